@@ -1,0 +1,22 @@
+import { WaypointError } from './waypoint-error.js';
+
+/**
+ * Stored bytes did not hash to the content address they were stored under (or could not be
+ * decoded). Waypoint never returns such bytes.
+ */
+export class BlobCorruptError extends WaypointError {
+  override readonly name = 'BlobCorruptError';
+  readonly hash: string;
+
+  constructor(options: { hash: string; reason: string; cause?: unknown }) {
+    super({
+      code: 'BLOB_CORRUPT',
+      message: `Blob ${options.hash} is corrupt: ${options.reason}. Its content cannot be trusted; restore the store from a backup or run \`waypoint gc\` to report what depends on it.`,
+      details: { hash: options.hash, reason: options.reason },
+      exitCode: 6,
+      httpStatus: 500,
+      cause: options.cause,
+    });
+    this.hash = options.hash;
+  }
+}

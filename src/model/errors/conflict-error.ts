@@ -1,0 +1,14 @@
+import { WaypointError } from './waypoint-error.js';
+
+/**
+ * The operation is valid in general but not against the current state (the head moved under
+ * us, a turn is running, a message belongs to another conversation tree …). Nothing was changed;
+ * retrying after refreshing state may succeed.
+ */
+export class ConflictError extends WaypointError {
+  override readonly name = 'ConflictError';
+
+  constructor(options: { code: string; message: string; details?: Record<string, unknown>; cause?: unknown }) {
+    super({ ...options, exitCode: 4, httpStatus: 409 });
+  }
+}

@@ -1,0 +1,6 @@
+export { WaypointError } from './waypoint-error.js';
+export { InvalidArgumentError } from './invalid-argument-error.js';
+export { NotFoundError, type EntityKind } from './not-found-error.js';
+export { ConflictError } from './conflict-error.js';
+export { StoreError, type StoreErrorCode } from './store-error.js';
+export { BlobCorruptError } from './blob-corrupt-error.js';

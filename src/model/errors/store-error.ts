@@ -1,0 +1,23 @@
+import { WaypointError } from './waypoint-error.js';
+
+export type StoreErrorCode =
+  | 'NOT_A_WAYPOINT_STORE'
+  | 'STORE_SCHEMA_TOO_NEW'
+  | 'STORE_READ_ONLY'
+  | 'STORE_CLOSED'
+  | 'STORE_BUSY'
+  | 'STORE_IO';
+
+/** The store file itself cannot be used as asked (wrong file, newer schema, read-only, busy). */
+export class StoreError extends WaypointError {
+  override readonly name = 'StoreError';
+  declare readonly code: StoreErrorCode;
+
+  constructor(options: { code: StoreErrorCode; message: string; details?: Record<string, unknown>; cause?: unknown }) {
+    super({
+      ...options,
+      exitCode: 5,
+      httpStatus: options.code === 'STORE_BUSY' ? 503 : 500,
+    });
+  }
+}

@@ -1,0 +1,10 @@
+export type { JsonValue, JsonObject } from './json.js';
+export type { Session, SessionKind } from './session.js';
+export type { Message, MessageRole, MessageKind, MessageStatus, Part, PartContent, MessageWithParts } from './message.js';
+export type { Entry, HeadMoveData, HeadMoveReason } from './entry.js';
+export type { Turn, TurnStatus } from './turn.js';
+export type { Checkpoint, CheckpointOp, CheckpointSource, CheckpointStatus } from './checkpoint.js';
+export type { Journal, JournalItem, JournalState } from './journal.js';
+export type { Effect, EffectKind, EffectStatus } from './effect.js';
+export type { CommandFact } from './command-fact.js';
+export type { BlobRecord, BlobEncoding } from './blob.js';

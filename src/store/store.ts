@@ -1,0 +1,311 @@
+import type {
+  BlobRecord,
+  Checkpoint,
+  CheckpointOp,
+  CheckpointSource,
+  CheckpointStatus,
+  CommandFact,
+  Effect,
+  EffectStatus,
+  Entry,
+  HeadMoveReason,
+  Journal,
+  JournalItem,
+  JournalState,
+  JsonObject,
+  JsonValue,
+  Message,
+  MessageKind,
+  MessageRole,
+  MessageStatus,
+  MessageWithParts,
+  PartContent,
+  Session,
+  SessionKind,
+  Turn,
+  TurnStatus,
+} from '../model/index.js';
+
+/**
+ * What a backend can do, so callers branch on capabilities instead of backend names.
+ */
+export interface StoreCapabilities {
+  /** Backend name for diagnostics only (`sqlite`, later `postgres`). Never branch on it. */
+  readonly backend: string;
+  /** Several processes may open the same store at once. */
+  readonly multiProcess: boolean;
+  /** Blob bytes live in files beside the database (swept by GC) rather than in a table. */
+  readonly blobFiles: boolean;
+}
+
+export interface CreateSessionInput {
+  /** Defaults to a new id. */
+  id?: string;
+  title?: string;
+  workdir?: string | null;
+  gitBranch?: string | null;
+  metadata?: JsonObject;
+}
+
+export interface NewMessage {
+  role: MessageRole;
+  kind?: MessageKind;
+  status?: MessageStatus;
+  parts: PartContent[];
+  turnId?: string | null;
+  metadata?: JsonObject;
+  /** Defaults to a new id. */
+  id?: string;
+}
+
+export interface AppendMessageInput extends NewMessage {
+  sessionId: string;
+  /** Compare-and-set: fail with `HEAD_MOVED` unless the head is this message (null: empty). */
+  expectedHeadId?: string | null;
+}
+
+export interface AppendResult {
+  message: MessageWithParts;
+  session: Session;
+}
+
+/** Which part data to load with messages. `none` loads part metadata (type, size) only. */
+export type PartsLoad = 'full' | 'none';
+
+export interface HistoryOptions {
+  parts?: PartsLoad;
+  /** Only messages at depth >= fromDepth (0 = root). */
+  fromDepth?: number;
+  /** Only messages at depth < toDepth. */
+  toDepth?: number;
+  /** The newest `last` messages of the path (applied after the depth bounds). */
+  last?: number;
+}
+
+export interface MoveHeadInput {
+  sessionId: string;
+  /** A message of the session's conversation tree, or null for an empty history. */
+  to: string | null;
+  reason: HeadMoveReason;
+  /** Compare-and-set on the current head. */
+  expectedFrom?: string | null;
+  /** Increment the branch generation (rewinds do; redo and plain appends do not). */
+  bumpGeneration?: boolean;
+  /** Extra fields recorded in the head-move entry. */
+  data?: JsonObject;
+}
+
+export interface MoveHeadResult {
+  session: Session;
+  entry: Entry;
+}
+
+export interface NewEntry {
+  type: string;
+  data: JsonObject;
+}
+
+export interface ForkSessionInput {
+  parentSessionId: string;
+  /** The message the child's head points at (null: empty history in the same tree). */
+  at: string | null;
+  kind: Exclude<SessionKind, 'main'>;
+  id?: string;
+  title?: string;
+  workdir?: string | null;
+  metadata?: JsonObject;
+  /** Entries copied or written into the child in the same transaction (model choice, goals …). */
+  entries?: NewEntry[];
+  /** Messages appended in the child after `at`, in the same transaction (fork notes …). */
+  messages?: NewMessage[];
+  /** Idempotency: the same command id returns the same child and writes nothing new. */
+  commandId?: string;
+}
+
+export interface ForkSessionResult {
+  session: Session;
+  /** False when `commandId` had already produced this child. */
+  created: boolean;
+}
+
+export interface ListSessionsOptions {
+  parentSessionId?: string;
+  rootSessionId?: string;
+  treeId?: string;
+  limit?: number;
+}
+
+export interface CreateTurnInput {
+  sessionId: string;
+  userMessageId: string;
+  id?: string;
+  metadata?: JsonObject;
+}
+
+export interface UpdateTurnInput {
+  status?: TurnStatus;
+  boundary?: string[] | null;
+  metadata?: JsonObject;
+  endedAt?: number | null;
+}
+
+export interface NewCheckpoint {
+  sessionId: string;
+  turnId?: string | null;
+  anchorMessageId?: string | null;
+  op: CheckpointOp;
+  path: string;
+  toPath?: string | null;
+  beforeHash: string | null;
+  afterHash: string | null;
+  beforeMode?: number | null;
+  afterMode?: number | null;
+  patch?: string | null;
+  source: CheckpointSource;
+  toolName?: string | null;
+  toolCallId?: string | null;
+  status?: CheckpointStatus;
+  skipReason?: string | null;
+  id?: string;
+}
+
+export interface ListCheckpointsOptions {
+  turnId?: string;
+  anchorMessageId?: string;
+  /** Only checkpoints with seq > afterSeq. */
+  afterSeq?: number;
+  /** The newest `last` checkpoints (still returned oldest first). */
+  last?: number;
+}
+
+export interface NewJournal {
+  sessionId?: string | null;
+  kind: string;
+  root: string;
+  items: JournalItem[];
+  metadata?: JsonObject;
+  id?: string;
+}
+
+export interface NewEffect {
+  sessionId: string;
+  turnId?: string | null;
+  toolName: string;
+  toolCallId?: string | null;
+  idempotencyKey: string;
+  status: EffectStatus;
+  request?: JsonValue;
+  result?: JsonValue;
+}
+
+/** Encoded blob bytes with their index record, ready to be stored. */
+export interface StoredBlobInput {
+  record: Omit<BlobRecord, 'createdAt'>;
+  bytes: Buffer;
+}
+
+export interface BlobStorageStats {
+  blobCount: number;
+  /** Sum of original sizes. */
+  rawBytes: number;
+  /** Sum of stored (encoded) sizes. */
+  storedBytes: number;
+  /** Bytes the backend occupies for blobs, including dead space not yet reclaimed. */
+  footprintBytes: number;
+}
+
+/**
+ * Raw blob persistence. `src/blobs/` does hashing, compression, deltas and verification on top.
+ * Bytes are durable before any index row refers to them; a crash leaves at worst unreferenced
+ * bytes, which `deleteMany`/`compact` reclaim.
+ */
+export interface BlobStorage {
+  /** Store many blobs durably with one sync; hashes already present are skipped. */
+  putMany(items: StoredBlobInput[]): Promise<void>;
+  getRecord(hash: string): Promise<BlobRecord | null>;
+  getRecords(hashes: readonly string[]): Promise<Map<string, BlobRecord>>;
+  /** The stored (encoded) bytes of a blob; throws `BLOB_NOT_FOUND` when absent. */
+  readStored(hash: string): Promise<Buffer>;
+  /** Which of these hashes are stored. */
+  has(hashes: readonly string[]): Promise<Set<string>>;
+  listRecords(): Promise<BlobRecord[]>;
+  /** Remove blobs and reclaim their space; returns the stored bytes freed. */
+  deleteMany(hashes: readonly string[]): Promise<{ freedBytes: number }>;
+  stats(): Promise<BlobStorageStats>;
+}
+
+/**
+ * The append-only session store. Every method is async; every write that belongs together is one
+ * transaction. Unknown ids raise `NotFoundError` (`SESSION_NOT_FOUND`, `MESSAGE_NOT_FOUND` …).
+ *
+ * Backends: `SqliteStore` (embedded default). All backends pass `runStoreConformance`.
+ */
+export interface Store {
+  readonly location: string;
+  readonly capabilities: StoreCapabilities;
+  readonly readOnly: boolean;
+  readonly blobs: BlobStorage;
+  close(): Promise<void>;
+
+  // sessions
+  createSession(input?: CreateSessionInput): Promise<Session>;
+  getSession(id: string): Promise<Session>;
+  findSession(id: string): Promise<Session | null>;
+  listSessions(options?: ListSessionsOptions): Promise<Session[]>;
+  setTitle(sessionId: string, title: string): Promise<Session>;
+  patchSessionMetadata(sessionId: string, patch: JsonObject): Promise<Session>;
+  /** A new session pointing at an existing message of the parent's tree; ancestors are shared. */
+  forkSession(input: ForkSessionInput): Promise<ForkSessionResult>;
+  /** Explicit deletion: the session, its entries, turns, checkpoints, effects, and messages no other session needs. */
+  deleteSession(id: string): Promise<void>;
+
+  // messages and the tree
+  appendMessage(input: AppendMessageInput): Promise<AppendResult>;
+  getMessage(id: string, options?: { parts?: PartsLoad }): Promise<MessageWithParts>;
+  findMessage(id: string): Promise<Message | null>;
+  /** The path from the tree root to the session's head, oldest first. */
+  history(sessionId: string, options?: HistoryOptions): Promise<MessageWithParts[]>;
+  /** The path from the tree root to `messageId`, oldest first. */
+  pathTo(messageId: string, options?: HistoryOptions): Promise<MessageWithParts[]>;
+  children(messageId: string): Promise<Message[]>;
+  /** Every message of a conversation tree, cut-off branches included, in creation order (metadata only). */
+  listTreeMessages(treeId: string): Promise<Message[]>;
+  /** While a message streams its parts may be replaced; afterwards it is immutable. */
+  replaceStreamingParts(messageId: string, parts: PartContent[]): Promise<MessageWithParts>;
+  /** Finish a streaming message (complete, error, interrupted); the only status change allowed. */
+  finishMessage(messageId: string, status: Exclude<MessageStatus, 'streaming'>, parts?: PartContent[]): Promise<MessageWithParts>;
+  moveHead(input: MoveHeadInput): Promise<MoveHeadResult>;
+
+  // entries
+  appendEntry(sessionId: string, entry: NewEntry): Promise<Entry>;
+  listEntries(sessionId: string, options?: { type?: string; afterSeq?: number; last?: number }): Promise<Entry[]>;
+
+  // turns
+  createTurn(input: CreateTurnInput): Promise<Turn>;
+  updateTurn(id: string, patch: UpdateTurnInput): Promise<Turn>;
+  getTurn(id: string): Promise<Turn>;
+  listTurns(sessionId: string, options?: { status?: Turn['status'] }): Promise<Turn[]>;
+
+  // checkpoints
+  addCheckpoints(checkpoints: NewCheckpoint[]): Promise<Checkpoint[]>;
+  getCheckpoint(id: string): Promise<Checkpoint>;
+  listCheckpoints(sessionId: string, options?: ListCheckpointsOptions): Promise<Checkpoint[]>;
+
+  // journals
+  createJournal(journal: NewJournal): Promise<Journal>;
+  setJournalState(id: string, state: Exclude<JournalState, 'pending'>): Promise<Journal>;
+  getJournal(id: string): Promise<Journal>;
+  listJournals(options?: { state?: JournalState }): Promise<Journal[]>;
+
+  // effects
+  appendEffect(effect: NewEffect): Promise<Effect>;
+  listEffects(options: { sessionId?: string; idempotencyKey?: string }): Promise<Effect[]>;
+
+  // command facts
+  getCommandFact(commandId: string): Promise<CommandFact | null>;
+  /** Record a command's result; when the id is already recorded, returns the earlier fact unchanged. */
+  putCommandFact(fact: Omit<CommandFact, 'createdAt'>): Promise<CommandFact>;
+
+  /** Every blob hash the store's records refer to (checkpoints, journals, parts): the GC roots. */
+  blobRoots(): Promise<Set<string>>;
+}
