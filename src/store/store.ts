@@ -306,6 +306,11 @@ export interface Store {
   /** Record a command's result; when the id is already recorded, returns the earlier fact unchanged. */
   putCommandFact(fact: Omit<CommandFact, 'createdAt'>): Promise<CommandFact>;
 
-  /** Every blob hash the store's records refer to (checkpoints, journals, parts): the GC roots. */
+  /**
+   * Keep blobs alive for an owner that is not a record (a workspace scan's last snapshot …):
+   * replaces the owner's pins with `hashes` (an empty list releases them).
+   */
+  setBlobPins(owner: string, hashes: readonly string[]): Promise<void>;
+  /** Every blob hash the store's records refer to (checkpoints, journals, parts, pins): the GC roots. */
   blobRoots(): Promise<Set<string>>;
 }

@@ -1,0 +1,27 @@
+export type {
+  Store,
+  StoreCapabilities,
+  BlobStorage,
+  BlobStorageStats,
+  StoredBlobInput,
+  CreateSessionInput,
+  NewMessage,
+  AppendMessageInput,
+  AppendResult,
+  PartsLoad,
+  HistoryOptions,
+  MoveHeadInput,
+  MoveHeadResult,
+  NewEntry,
+  ForkSessionInput,
+  ForkSessionResult,
+  ListSessionsOptions,
+  CreateTurnInput,
+  UpdateTurnInput,
+  NewCheckpoint,
+  ListCheckpointsOptions,
+  NewJournal,
+  NewEffect,
+} from './store.js';
+export { SqliteStore, SQLITE_SCHEMA_VERSION, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
+export { WAYPOINT_APPLICATION_ID } from './sqlite/open-database.js';

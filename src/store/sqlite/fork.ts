@@ -1,0 +1,105 @@
+import { InvalidArgumentError, newId, type Session } from '../../model/index.js';
+import type { ForkSessionInput, ForkSessionResult } from '../store.js';
+import { insertEntry, jsonOf } from './entries.js';
+import { insertMessage } from './messages.js';
+import { toSession, type SessionRow } from './rows.js';
+import { findSessionRow, insertSession, requireMessageRow, requireSession } from './sessions.js';
+import type { SqliteContext } from './sqlite-context.js';
+
+const FORK_COMMAND_KIND = 'session-fork';
+
+/**
+ * A new session whose head points at an existing message of the parent's tree: ancestors are
+ * shared, never copied, so the cost does not depend on history length. Entries and notes for the
+ * child are written in the same transaction; a repeated `commandId` returns the first child.
+ */
+export function forkSession(context: SqliteContext, input: ForkSessionInput): ForkSessionResult {
+  const now = Date.now();
+  return context.write('fork a session', () => {
+    if (input.commandId !== undefined) {
+      const fact = context.statement('SELECT kind, result FROM command_facts WHERE command_id = ?').get(input.commandId) as
+        | { kind: string; result: string }
+        | undefined;
+      if (fact) {
+        const { sessionId } = JSON.parse(fact.result) as { sessionId: string };
+        const existing = fact.kind === FORK_COMMAND_KIND ? findSessionRow(context, sessionId) : undefined;
+        if (!existing) {
+          throw new InvalidArgumentError({
+            parameter: 'commandId',
+            value: input.commandId,
+            code: 'COMMAND_ID_REUSED',
+            reason: `command id ${input.commandId} was already used for a different command (${fact.kind}); use a new id.`,
+          });
+        }
+        return { session: toSession(existing), created: false };
+      }
+    }
+    const parent = requireSession(context, input.parentSessionId);
+    if (input.at !== null) {
+      const target = requireMessageRow(context, input.at);
+      if (target.tree_id !== parent.tree_id) {
+        throw new InvalidArgumentError({
+          parameter: 'at',
+          value: input.at,
+          code: 'MESSAGE_NOT_IN_TREE',
+          reason: `message ${input.at} is not part of session ${parent.id}'s conversation; a fork must start at one of its messages.`,
+        });
+      }
+    }
+    const id = input.id ?? newId('session', now);
+    const row: SessionRow = {
+      id,
+      kind: input.kind,
+      tree_id: parent.tree_id,
+      parent_session_id: parent.id,
+      root_session_id: parent.root_session_id,
+      forked_from_message_id: input.at,
+      head_message_id: input.at,
+      branch_generation: 0,
+      title: input.title ?? (input.kind === 'side_chat' ? 'Selection side chat' : `Fork of ${parent.title}`),
+      workdir: input.workdir === undefined ? parent.workdir : input.workdir,
+      git_branch: parent.git_branch,
+      metadata: jsonOf(input.metadata),
+      created_at: now,
+      updated_at: now,
+    };
+    insertSession(context, row);
+    insertEntry(context, id, { type: 'title', data: { title: row.title } }, now);
+    insertEntry(context, id, { type: 'head-move', data: { from: null, to: input.at, reason: 'fork', branchGeneration: 0, parentSessionId: parent.id } }, now);
+    for (const entry of input.entries ?? []) insertEntry(context, id, entry, now);
+    let head = input.at;
+    for (const message of input.messages ?? []) head = insertMessage(context, row, head, message, now).id;
+    if (head !== input.at) context.statement('UPDATE sessions SET head_message_id = ? WHERE id = ?').run(head, id);
+    if (input.commandId !== undefined) {
+      context
+        .statement('INSERT INTO command_facts (command_id, session_id, kind, result, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(input.commandId, parent.id, FORK_COMMAND_KIND, JSON.stringify({ sessionId: id }), now);
+    }
+    const session: Session = toSession({ ...row, head_message_id: head });
+    return { session, created: true };
+  });
+}
+
+/**
+ * Delete a session with its entries, turns, checkpoints and effects, and the messages it wrote that
+ * no remaining session of the tree needs (on a path to any of their messages or heads).
+ */
+export function deleteSession(context: SqliteContext, id: string): void {
+  context.write('delete a session', () => {
+    const row = requireSession(context, id);
+    context.statement('DELETE FROM sessions WHERE id = ?').run(id);
+    context
+      .statement(
+        `WITH RECURSIVE needed(id) AS (
+           SELECT id FROM messages WHERE tree_id = @tree AND session_id != @id
+           UNION SELECT head_message_id FROM sessions WHERE tree_id = @tree AND head_message_id IS NOT NULL
+           UNION SELECT forked_from_message_id FROM sessions WHERE tree_id = @tree AND forked_from_message_id IS NOT NULL
+           UNION SELECT m.parent_id FROM messages m JOIN needed n ON m.id = n.id WHERE m.parent_id IS NOT NULL
+         )
+         DELETE FROM messages WHERE session_id = @id AND id NOT IN (SELECT id FROM needed)`,
+      )
+      .run({ tree: row.tree_id, id });
+    context.statement('DELETE FROM command_facts WHERE session_id = ?').run(id);
+    context.statement('DELETE FROM blob_pins WHERE owner = ?').run(`session:${id}`);
+  });
+}

@@ -1,0 +1,25 @@
+import type Database from 'better-sqlite3';
+import { SCHEMA_V1_SQL } from './schema-v1.js';
+
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: Database.Database): void;
+}
+
+/**
+ * Ordered schema migrations. Each runs inside the opening transaction; `PRAGMA user_version`
+ * records the last one applied. Never edit a shipped migration: add the next one.
+ */
+export function migrations(blobSchemaSql: string): Migration[] {
+  return [
+    {
+      version: 1,
+      description: 'sessions, message tree, parts, entries, turns, checkpoints, journals, effects, command facts, blobs',
+      up(db) {
+        db.exec(SCHEMA_V1_SQL);
+        db.exec(blobSchemaSql);
+      },
+    },
+  ];
+}

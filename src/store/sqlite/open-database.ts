@@ -1,0 +1,127 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { StoreError } from '../../model/index.js';
+import type { Migration } from './migrations.js';
+
+/** `PRAGMA application_id` of a Waypoint store: the bytes "WAYP". */
+export const WAYPOINT_APPLICATION_ID = 0x57415950;
+
+const SQLITE_HEADER = 'SQLite format 3\u0000';
+
+export interface OpenDatabaseOptions {
+  path: string;
+  readOnly: boolean;
+  busyTimeoutMs: number;
+  migrations: Migration[];
+}
+
+/**
+ * Opens (creating when absent) a Waypoint SQLite database: checks it is ours before changing
+ * anything, refuses a schema newer than the code, migrates older ones in one immediate
+ * transaction (safe when several processes open a fresh file at once), and sets WAL, the busy
+ * timeout and foreign keys.
+ */
+export function openDatabase(options: OpenDatabaseOptions): Database.Database {
+  const { path } = options;
+  const latest = options.migrations.at(-1)?.version ?? 0;
+  refuseForeignFile(path);
+  if (options.readOnly && !existsSync(path)) {
+    throw new StoreError({
+      code: 'STORE_READ_ONLY',
+      message: `Cannot create the store ${path} in read-only mode. Open it once writable to create it.`,
+      details: { path },
+    });
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: options.readOnly, fileMustExist: options.readOnly });
+  } catch (error) {
+    throw new StoreError({ code: 'STORE_IO', message: `Cannot open the store ${path}: ${(error as Error).message}`, details: { path }, cause: error });
+  }
+  try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
+    const applicationId = readPragma(db, path, 'application_id');
+    const version = readPragma(db, path, 'user_version');
+    if (applicationId !== WAYPOINT_APPLICATION_ID && !(applicationId === 0 && version === 0 && isEmpty(db))) {
+      throw notOurs(path, 'it is an SQLite database of another program');
+    }
+    if (version > latest) {
+      throw new StoreError({
+        code: 'STORE_SCHEMA_TOO_NEW',
+        message: `The store ${path} has schema version ${version}, newer than this Waypoint understands (${latest}). Upgrade Waypoint to open it.`,
+        details: { path, storeVersion: version, supportedVersion: latest },
+      });
+    }
+    if (!options.readOnly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+    if (version < latest) {
+      if (options.readOnly) {
+        throw new StoreError({
+          code: 'STORE_READ_ONLY',
+          message: `The store ${path} needs a schema upgrade (${version} → ${latest}); open it writable once.`,
+          details: { path, storeVersion: version, supportedVersion: latest },
+        });
+      }
+      migrate(db, options.migrations);
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function migrate(db: Database.Database, list: Migration[]): void {
+  db.transaction(() => {
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    const current = db.pragma('user_version', { simple: true }) as number;
+    for (const migration of list) {
+      if (migration.version <= current) continue;
+      migration.up(db);
+      db.pragma(`user_version = ${migration.version}`);
+    }
+    db.pragma(`application_id = ${WAYPOINT_APPLICATION_ID}`);
+  }).immediate();
+}
+
+function refuseForeignFile(path: string): void {
+  if (!existsSync(path)) return;
+  const stat = statSync(path);
+  if (stat.isDirectory()) throw notOurs(path, 'it is a directory');
+  if (stat.size === 0) return;
+  const header = Buffer.alloc(16);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, header, 0, 16, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (header.toString('latin1') !== SQLITE_HEADER) throw notOurs(path, 'it is not an SQLite database');
+}
+
+function readPragma(db: Database.Database, path: string, name: string): number {
+  try {
+    return db.pragma(name, { simple: true }) as number;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw notOurs(path, 'it is not a readable SQLite database', error);
+    throw new StoreError({ code: 'STORE_IO', message: `Cannot read the store ${path}: ${(error as Error).message}`, details: { path }, cause: error });
+  }
+}
+
+function isEmpty(db: Database.Database): boolean {
+  const row = db.prepare("SELECT count(*) AS count FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { count: number };
+  return row.count === 0;
+}
+
+function notOurs(path: string, reason: string, cause?: unknown): StoreError {
+  return new StoreError({
+    code: 'NOT_A_WAYPOINT_STORE',
+    message: `${path} is not a Waypoint store (${reason}). Point --store at a Waypoint store file or at a path that does not exist yet.`,
+    details: { path, reason },
+    cause,
+  });
+}

@@ -1,0 +1,165 @@
+/**
+ * Schema version 1. Messages, parts, entries, checkpoints and effects are append-only: triggers
+ * refuse updates (deletes stay possible for explicit session deletion and GC). The only update a
+ * message or its parts accept is while the message is still streaming.
+ */
+export const SCHEMA_V1_SQL = `
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('main', 'fork', 'side_chat')),
+  tree_id TEXT NOT NULL,
+  parent_session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+  root_session_id TEXT NOT NULL,
+  forked_from_message_id TEXT,
+  head_message_id TEXT REFERENCES messages(id),
+  branch_generation INTEGER NOT NULL DEFAULT 0,
+  title TEXT NOT NULL,
+  workdir TEXT,
+  git_branch TEXT,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX sessions_parent ON sessions(parent_session_id);
+CREATE INDEX sessions_root ON sessions(root_session_id);
+CREATE INDEX sessions_tree ON sessions(tree_id);
+CREATE INDEX sessions_created ON sessions(created_at);
+
+CREATE TABLE messages (
+  id TEXT PRIMARY KEY,
+  tree_id TEXT NOT NULL,
+  parent_id TEXT REFERENCES messages(id),
+  session_id TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('complete', 'streaming', 'error', 'interrupted')),
+  turn_id TEXT,
+  depth INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  metadata TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX messages_parent ON messages(parent_id);
+CREATE INDEX messages_tree ON messages(tree_id);
+CREATE INDEX messages_session ON messages(session_id);
+CREATE INDEX messages_turn ON messages(turn_id) WHERE turn_id IS NOT NULL;
+
+-- content is the last column so metadata-only reads never touch its overflow pages
+CREATE TABLE parts (
+  id TEXT PRIMARY KEY,
+  message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  blob_hash TEXT,
+  content TEXT NOT NULL,
+  UNIQUE (message_id, idx)
+);
+CREATE INDEX parts_blob ON parts(blob_hash) WHERE blob_hash IS NOT NULL;
+
+CREATE TABLE entries (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  UNIQUE (session_id, seq)
+);
+CREATE INDEX entries_type ON entries(session_id, type, seq);
+
+CREATE TABLE turns (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  user_message_id TEXT NOT NULL REFERENCES messages(id),
+  status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'interrupted', 'error')),
+  branch_generation INTEGER NOT NULL,
+  boundary TEXT,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  started_at INTEGER NOT NULL,
+  ended_at INTEGER
+);
+CREATE INDEX turns_session ON turns(session_id, started_at);
+
+CREATE TABLE checkpoints (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  turn_id TEXT,
+  anchor_message_id TEXT,
+  op TEXT NOT NULL,
+  path TEXT NOT NULL,
+  to_path TEXT,
+  before_hash TEXT,
+  after_hash TEXT,
+  before_mode INTEGER,
+  after_mode INTEGER,
+  source TEXT NOT NULL CHECK (source IN ('tool', 'fs', 'exec')),
+  tool_name TEXT,
+  tool_call_id TEXT,
+  status TEXT NOT NULL CHECK (status IN ('recorded', 'skipped')),
+  skip_reason TEXT,
+  created_at INTEGER NOT NULL,
+  patch TEXT,
+  UNIQUE (session_id, seq)
+);
+CREATE INDEX checkpoints_turn ON checkpoints(turn_id) WHERE turn_id IS NOT NULL;
+CREATE INDEX checkpoints_anchor ON checkpoints(anchor_message_id) WHERE anchor_message_id IS NOT NULL;
+CREATE INDEX checkpoints_before ON checkpoints(before_hash) WHERE before_hash IS NOT NULL;
+CREATE INDEX checkpoints_after ON checkpoints(after_hash) WHERE after_hash IS NOT NULL;
+
+CREATE TABLE journals (
+  id TEXT PRIMARY KEY,
+  session_id TEXT,
+  kind TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending', 'committed', 'rolled_back')),
+  root TEXT NOT NULL,
+  items TEXT NOT NULL,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX journals_state ON journals(state);
+
+CREATE TABLE effects (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  turn_id TEXT,
+  tool_name TEXT NOT NULL,
+  tool_call_id TEXT,
+  idempotency_key TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('started', 'succeeded', 'failed')),
+  request TEXT NOT NULL,
+  result TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX effects_session ON effects(session_id, created_at);
+CREATE INDEX effects_key ON effects(idempotency_key);
+
+CREATE TABLE command_facts (
+  command_id TEXT PRIMARY KEY,
+  session_id TEXT,
+  kind TEXT NOT NULL,
+  result TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE blob_pins (
+  owner TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  PRIMARY KEY (owner, hash)
+) WITHOUT ROWID;
+
+CREATE TRIGGER entries_append_only BEFORE UPDATE ON entries
+BEGIN SELECT RAISE(ABORT, 'waypoint: entries are append-only'); END;
+CREATE TRIGGER checkpoints_append_only BEFORE UPDATE ON checkpoints
+BEGIN SELECT RAISE(ABORT, 'waypoint: checkpoints are append-only'); END;
+CREATE TRIGGER effects_append_only BEFORE UPDATE ON effects
+BEGIN SELECT RAISE(ABORT, 'waypoint: effects are append-only'); END;
+CREATE TRIGGER messages_append_only BEFORE UPDATE ON messages
+WHEN OLD.status != 'streaming' OR NEW.id != OLD.id OR NEW.parent_id IS NOT OLD.parent_id
+  OR NEW.tree_id != OLD.tree_id OR NEW.depth != OLD.depth
+BEGIN SELECT RAISE(ABORT, 'waypoint: messages are immutable once complete'); END;
+CREATE TRIGGER parts_append_only BEFORE UPDATE ON parts
+WHEN (SELECT status FROM messages WHERE id = OLD.message_id) != 'streaming'
+BEGIN SELECT RAISE(ABORT, 'waypoint: parts are immutable once their message is complete'); END;
+`;

@@ -1,0 +1,90 @@
+import type Database from 'better-sqlite3';
+import { StoreError, WaypointError } from '../../model/index.js';
+
+/**
+ * The database handle with a prepared-statement cache and the one way to write: a synchronous
+ * `BEGIN IMMEDIATE` transaction (async callbacks cannot run inside one), with SQLite failures
+ * mapped to typed errors.
+ */
+export class SqliteContext {
+  private readonly statements = new Map<string, Database.Statement>();
+  closed = false;
+
+  constructor(
+    readonly db: Database.Database,
+    readonly path: string,
+    readonly readOnly: boolean,
+  ) {}
+
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Run `fn` in one immediate write transaction. */
+  write<T>(operation: string, fn: () => T): T {
+    this.assertOpen();
+    if (this.readOnly) {
+      throw new StoreError({
+        code: 'STORE_READ_ONLY',
+        message: `Cannot ${operation}: the store ${this.path} is open read-only.`,
+        details: { path: this.path, operation },
+      });
+    }
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (error) {
+      throw this.mapError(error, operation);
+    }
+  }
+
+  /** Run a read in a consistent snapshot. */
+  read<T>(operation: string, fn: () => T): T {
+    this.assertOpen();
+    try {
+      return this.db.transaction(fn).deferred();
+    } catch (error) {
+      throw this.mapError(error, operation);
+    }
+  }
+
+  assertOpen(): void {
+    if (this.closed) {
+      throw new StoreError({ code: 'STORE_CLOSED', message: `The store ${this.path} is closed.`, details: { path: this.path } });
+    }
+  }
+
+  mapError(error: unknown, operation: string): unknown {
+    if (error instanceof WaypointError) return error;
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_READONLY')) {
+      return new StoreError({
+        code: 'STORE_READ_ONLY',
+        message: `Cannot ${operation}: the store ${this.path} is read-only (${(error as Error).message}).`,
+        details: { path: this.path, operation },
+        cause: error,
+      });
+    }
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+      return new StoreError({
+        code: 'STORE_BUSY',
+        message: `Cannot ${operation}: the store ${this.path} stayed locked by another process. Try again.`,
+        details: { path: this.path, operation },
+        cause: error,
+      });
+    }
+    if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_FULL') {
+      return new StoreError({
+        code: 'STORE_IO',
+        message: `Cannot ${operation}: ${(error as Error).message}`,
+        details: { path: this.path, operation },
+        cause: error,
+      });
+    }
+    return error;
+  }
+}
