@@ -1,0 +1,247 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { BlobCorruptError, InvalidArgumentError, NotFoundError, StoreError, type BlobEncoding, type BlobRecord } from '../../../model/index.js';
+import type { BlobStorage, BlobStorageStats, StoredBlobInput } from '../../store.js';
+import { PackCompactor, type CompactOptions, type CompactResult } from './pack-compactor.js';
+import { PackReader } from './pack-reader.js';
+import { PackWriter } from './pack-writer.js';
+
+export interface PackBlobStorageOptions {
+  /** Refuse every write with `STORE_READ_ONLY`. */
+  readOnly: boolean;
+  /** Start a new pack once the current one would pass this size (default 64 MiB). */
+  maxPackBytes?: number;
+  /** Compaction threshold used by `deleteMany` (default 0.5, see `CompactOptions`). */
+  minLiveRatio?: number;
+}
+
+interface IndexRow {
+  hash: string;
+  pack: string;
+  pack_offset: number;
+  stored_size: number;
+  size: number;
+  encoding: BlobEncoding;
+  base_hash: string | null;
+  chain_depth: number;
+  created_at: number;
+}
+
+/** A concurrent delete can remove a blob we skipped as present; retry those this many times. */
+const MAX_PUT_ROUNDS = 3;
+
+/**
+ * The SQLite backend's `BlobStorage`: blob bytes in append-only pack files under `packDir`,
+ * indexed in the `blob_index` table (see `BLOB_SCHEMA_SQL`).
+ *
+ * Writes append a whole batch to this process's own pack, fsync once, then insert the index rows
+ * in one immediate transaction, so a row never refers to bytes that are not durable and several
+ * processes can write the same store at once. Deletes drop rows, then compact packs whose live
+ * share fell low (and sweep orphan bytes left by crashed writers).
+ *
+ * @example
+ * const db = new Database(file); db.pragma('journal_mode = WAL'); db.exec(BLOB_SCHEMA_SQL);
+ * const storage = new PackBlobStorage(db, join(dir, 'packs'), { readOnly: false });
+ * await storage.putMany([{ record: { hash, size, storedSize, encoding: 'raw', baseHash: null, chainDepth: 0 }, bytes }]);
+ */
+export class PackBlobStorage implements BlobStorage {
+  private readonly reader: PackReader;
+  private readonly writer: PackWriter;
+  private readonly compactor: PackCompactor;
+  private readonly readOnly: boolean;
+  private readonly minLiveRatio: number;
+  private readonly selectOne: Database.Statement;
+  private readonly selectMany: Database.Statement;
+  private insertStatement: Database.Statement | null = null;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly packDir: string,
+    options: PackBlobStorageOptions,
+  ) {
+    this.readOnly = options.readOnly;
+    this.minLiveRatio = options.minLiveRatio ?? 0.5;
+    this.reader = new PackReader(packDir);
+    this.writer = new PackWriter(db, packDir, options.maxPackBytes ?? 64 * 1024 * 1024);
+    this.compactor = new PackCompactor(db, packDir, this.reader, this.writer);
+    this.selectOne = db.prepare('SELECT * FROM blob_index WHERE hash = ?');
+    this.selectMany = db.prepare('SELECT * FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))');
+  }
+
+  async putMany(items: StoredBlobInput[]): Promise<void> {
+    this.assertWritable('store blobs');
+    const unique = new Map<string, StoredBlobInput>();
+    for (const item of items) {
+      validate(item);
+      if (!unique.has(item.record.hash)) unique.set(item.record.hash, item);
+    }
+    let pending = [...unique.values()];
+    for (let round = 0; round < MAX_PUT_ROUNDS && pending.length > 0; round++) {
+      const present = this.presentHashes(pending.map((item) => item.record.hash));
+      const toWrite = pending.filter((item) => !present.has(item.record.hash));
+      if (toWrite.length === 0) return;
+      const { pack, offsets } = this.writer.append(toWrite.map((item) => item.bytes));
+      const now = Date.now();
+      pending = this.db.transaction(() => {
+        toWrite.forEach((item, index) => {
+          const record = item.record;
+          this.insert.run(record.hash, pack, offsets[index]!, record.storedSize, record.size, record.encoding, record.baseHash, record.chainDepth, now);
+        });
+        // Skipped because present, but deleted since by a concurrent GC: write those again.
+        const nowPresent = this.presentHashes(pending.map((item) => item.record.hash));
+        return pending.filter((item) => !nowPresent.has(item.record.hash));
+      }).immediate();
+    }
+    if (pending.length > 0) {
+      throw new StoreError({
+        code: 'STORE_BUSY',
+        message: `Blobs kept disappearing while being stored (a garbage collection is running concurrently); retry when it has finished.`,
+        details: { hashes: pending.map((item) => item.record.hash) },
+      });
+    }
+  }
+
+  async getRecord(hash: string): Promise<BlobRecord | null> {
+    const row = this.selectOne.get(hash) as IndexRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  async getRecords(hashes: readonly string[]): Promise<Map<string, BlobRecord>> {
+    const rows = this.selectMany.all(JSON.stringify(hashes)) as IndexRow[];
+    return new Map(rows.map((row) => [row.hash, toRecord(row)]));
+  }
+
+  async readStored(hash: string): Promise<Buffer> {
+    return this.readStoredSync(hash);
+  }
+
+  async has(hashes: readonly string[]): Promise<Set<string>> {
+    return this.presentHashes(hashes);
+  }
+
+  async listRecords(): Promise<BlobRecord[]> {
+    return (this.db.prepare('SELECT * FROM blob_index ORDER BY created_at, hash').all() as IndexRow[]).map(toRecord);
+  }
+
+  async deleteMany(hashes: readonly string[]): Promise<{ freedBytes: number }> {
+    this.assertWritable('delete blobs');
+    const freedBytes = this.db.transaction(() => {
+      const json = JSON.stringify(hashes);
+      const freed = this.db
+        .prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))')
+        .get(json) as { bytes: number };
+      this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').run(json);
+      return freed.bytes;
+    }).immediate();
+    this.compactor.compact({ minLiveRatio: this.minLiveRatio });
+    return { freedBytes };
+  }
+
+  /**
+   * Rewrite packs whose live share is below `minLiveRatio`, remove packs without live blobs and
+   * stray pack files, sweeping orphan bytes of crashed writers. `deleteMany` runs this itself.
+   */
+  async compact(options: CompactOptions = {}): Promise<CompactResult> {
+    this.assertWritable('compact blob packs');
+    return this.compactor.compact({ minLiveRatio: options.minLiveRatio ?? this.minLiveRatio });
+  }
+
+  async stats(): Promise<BlobStorageStats> {
+    const totals = this.db
+      .prepare('SELECT COUNT(*) AS count, COALESCE(SUM(size), 0) AS raw, COALESCE(SUM(stored_size), 0) AS stored FROM blob_index')
+      .get() as { count: number; raw: number; stored: number };
+    const packs = this.db.prepare('SELECT name FROM blob_packs').pluck().all() as string[];
+    let footprintBytes = 0;
+    for (const pack of packs) {
+      try {
+        footprintBytes += statSync(join(this.packDir, pack)).size;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    return { blobCount: totals.count, rawBytes: totals.raw, storedBytes: totals.stored, footprintBytes };
+  }
+
+  /** Seal this process's pack and close cached descriptors. The database stays open (the store owns it). */
+  close(): void {
+    if (!this.readOnly) this.writer.seal();
+    this.reader.close();
+  }
+
+  private readStoredSync(hash: string): Buffer {
+    let row = this.selectOne.get(hash) as IndexRow | undefined;
+    if (!row) throw new NotFoundError({ entity: 'blob', id: hash });
+    let bytes: Buffer;
+    try {
+      bytes = this.reader.read(row.pack, row.pack_offset, row.stored_size);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(hash, row.pack, error);
+      // The pack vanished: another process compacted it after we read the row. Look again once.
+      const previousPack = row.pack;
+      row = this.selectOne.get(hash) as IndexRow | undefined;
+      if (!row) throw new NotFoundError({ entity: 'blob', id: hash });
+      if (row.pack === previousPack) throw ioError(hash, row.pack, error);
+      try {
+        bytes = this.reader.read(row.pack, row.pack_offset, row.stored_size);
+      } catch (retryError) {
+        throw ioError(hash, row.pack, retryError);
+      }
+    }
+    if (bytes.length !== row.stored_size) {
+      throw new BlobCorruptError({ hash, reason: `pack ${row.pack} ends after ${bytes.length} of ${row.stored_size} stored bytes` });
+    }
+    return bytes;
+  }
+
+  private get insert(): Database.Statement {
+    this.insertStatement ??= this.db.prepare(
+      `INSERT OR IGNORE INTO blob_index (hash, pack, pack_offset, stored_size, size, encoding, base_hash, chain_depth, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    return this.insertStatement;
+  }
+
+  private presentHashes(hashes: readonly string[]): Set<string> {
+    if (hashes.length === 0) return new Set();
+    const rows = this.db.prepare('SELECT hash FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(hashes)) as string[];
+    return new Set(rows);
+  }
+
+  private assertWritable(action: string): void {
+    if (this.readOnly) {
+      throw new StoreError({ code: 'STORE_READ_ONLY', message: `Cannot ${action}: the store was opened read-only.`, details: { packDir: this.packDir } });
+    }
+  }
+}
+
+function validate(item: StoredBlobInput): void {
+  const record = item.record;
+  if (record.storedSize !== item.bytes.length) {
+    throw new InvalidArgumentError({ parameter: 'record.storedSize', value: record.storedSize, reason: `it must equal the length of the bytes (${item.bytes.length}) of blob ${record.hash}` });
+  }
+  if ((record.encoding === 'delta') !== (record.baseHash !== null)) {
+    throw new InvalidArgumentError({ parameter: 'record.baseHash', value: record.baseHash, reason: `a base hash is required for delta blobs and only for them (blob ${record.hash} is ${record.encoding})` });
+  }
+}
+
+function toRecord(row: IndexRow): BlobRecord {
+  return {
+    hash: row.hash,
+    size: row.size,
+    storedSize: row.stored_size,
+    encoding: row.encoding,
+    baseHash: row.base_hash,
+    chainDepth: row.chain_depth,
+    createdAt: row.created_at,
+  };
+}
+
+function ioError(hash: string, pack: string, cause: unknown): StoreError {
+  return new StoreError({
+    code: 'STORE_IO',
+    message: `Cannot read blob ${hash} from pack ${pack}: ${(cause as Error).message}. The pack file may have been removed by hand.`,
+    details: { hash, pack },
+    cause,
+  });
+}

@@ -1,0 +1,164 @@
+import { readdirSync, statSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { isPackFileName, isProcessAlive } from './pack-file-name.js';
+import type { PackReader } from './pack-reader.js';
+import type { PackWriter } from './pack-writer.js';
+
+export interface CompactOptions {
+  /**
+   * Rewrite a pack when live (indexed) bytes are less than this share of its file size
+   * (default 0.5). 1 rewrites every pack holding any dead or orphan byte.
+   */
+  minLiveRatio?: number;
+}
+
+export interface CompactResult {
+  /** Packs whose live blobs were copied into a new pack before the old file was removed. */
+  packsRewritten: number;
+  /** Pack files removed (rewritten ones, packs left without live blobs, stray files). */
+  packsRemoved: number;
+  /** File bytes given back to the file system. */
+  bytesReclaimed: number;
+}
+
+interface PackRow {
+  name: string;
+  pid: number;
+  state: 'open' | 'sealed';
+}
+
+/**
+ * Reclaims dead space in pack files: bytes of deleted blobs and orphan bytes a crashed writer
+ * synced but never indexed. Only packs no live process appends to are touched: sealed packs and
+ * open packs of dead processes (this writer's own pack is sealed first when it qualifies). A pack
+ * file is unlinked only after a committed transaction shows no index row refers to it.
+ */
+export class PackCompactor {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly packDir: string,
+    private readonly reader: PackReader,
+    private readonly writer: PackWriter,
+  ) {}
+
+  compact(options: CompactOptions = {}): CompactResult {
+    const minLiveRatio = options.minLiveRatio ?? 0.5;
+    const result: CompactResult = { packsRewritten: 0, packsRemoved: 0, bytesReclaimed: 0 };
+    // List files before reading registrations: a pack is registered before its file is created,
+    // so a listed file without a registration can only be a pack whose removal was interrupted.
+    const files = this.listPackFiles();
+    const packs = this.db.prepare('SELECT name, pid, state FROM blob_packs').all() as PackRow[];
+    const live = this.liveBytesByPack();
+    const registered = new Set(packs.map((pack) => pack.name));
+
+    for (const file of files) {
+      if (registered.has(file)) continue;
+      result.bytesReclaimed += this.unlink(file);
+      result.packsRemoved++;
+    }
+
+    const own = this.writer.currentPack;
+    if (own) {
+      const size = this.fileSize(own);
+      if (size > 0 && (live.get(own) ?? 0) < size * minLiveRatio) this.writer.seal();
+    }
+
+    for (const pack of packs) {
+      if (pack.name === this.writer.currentPack) continue;
+      if (pack.state === 'open' && pack.name !== own && isProcessAlive(pack.pid)) continue;
+      const size = this.fileSize(pack.name);
+      const liveBytes = live.get(pack.name) ?? 0;
+      if (liveBytes === 0) {
+        if (this.unregister(pack.name)) {
+          result.bytesReclaimed += this.unlink(pack.name);
+          result.packsRemoved++;
+        }
+        continue;
+      }
+      if (pack.state === 'open') this.db.prepare(`UPDATE blob_packs SET state = 'sealed' WHERE name = ?`).run(pack.name);
+      if (liveBytes >= size * minLiveRatio) continue;
+      const moved = this.rewrite(pack.name);
+      if (moved === null) continue;
+      result.packsRewritten++;
+      if (this.unregister(pack.name)) {
+        result.bytesReclaimed += this.unlink(pack.name) - moved;
+        result.packsRemoved++;
+      }
+    }
+    return result;
+  }
+
+  /** Copy a pack's live blobs into this writer's pack, then repoint their rows. Returns bytes moved. */
+  private rewrite(pack: string): number | null {
+    const rows = this.db
+      .prepare('SELECT hash, pack_offset AS offset, stored_size AS length FROM blob_index WHERE pack = ? ORDER BY pack_offset')
+      .all(pack) as Array<{ hash: string; offset: number; length: number }>;
+    const buffers: Buffer[] = [];
+    try {
+      for (const row of rows) {
+        const bytes = this.reader.read(pack, row.offset, row.length);
+        // A truncated pack cannot be rewritten faithfully; leave it for a person to inspect.
+        if (bytes.length !== row.length) return null;
+        buffers.push(bytes);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    const target = this.writer.append(buffers);
+    const update = this.db.prepare('UPDATE blob_index SET pack = ?, pack_offset = ? WHERE hash = ? AND pack = ? AND pack_offset = ?');
+    this.db.transaction(() => {
+      rows.forEach((row, index) => update.run(target.pack, target.offsets[index]!, row.hash, pack, row.offset));
+    }).immediate();
+    return buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+  }
+
+  /** Drop a pack's registration if nothing refers to it any more (checked inside the transaction). */
+  private unregister(pack: string): boolean {
+    return this.db.transaction(() => {
+      const referenced = this.db.prepare('SELECT 1 FROM blob_index WHERE pack = ? LIMIT 1').get(pack);
+      if (referenced) return false;
+      this.db.prepare('DELETE FROM blob_packs WHERE name = ?').run(pack);
+      return true;
+    }).immediate();
+  }
+
+  private liveBytesByPack(): Map<string, number> {
+    const rows = this.db
+      .prepare('SELECT pack, SUM(stored_size) AS bytes FROM blob_index GROUP BY pack')
+      .all() as Array<{ pack: string; bytes: number }>;
+    return new Map(rows.map((row) => [row.pack, row.bytes]));
+  }
+
+  private listPackFiles(): string[] {
+    try {
+      return readdirSync(this.packDir).filter(isPackFileName);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+  }
+
+  private fileSize(pack: string): number {
+    try {
+      return statSync(join(this.packDir, pack)).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+  }
+
+  /** Remove a pack file; returns its size (0 when it was already gone). */
+  private unlink(pack: string): number {
+    const size = this.fileSize(pack);
+    this.reader.forget(pack);
+    try {
+      unlinkSync(join(this.packDir, pack));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      return 0;
+    }
+    return size;
+  }
+}

@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+
+const PACK_NAME = /^pack-[0-9a-z]+-(\d+)-[0-9a-f]{8}\.pack$/;
+
+/**
+ * A pack file name no other writer can produce: creation time, writer pid and random bits
+ * (`pack-lq3k2m-4242-9f1c0a7e.pack`). Each process appends only to packs it named itself.
+ */
+export function newPackFileName(pid: number = process.pid): string {
+  return `pack-${Date.now().toString(36)}-${pid}-${randomBytes(4).toString('hex')}.pack`;
+}
+
+/** True for names made by `newPackFileName` (everything else in the pack directory is left alone). */
+export function isPackFileName(name: string): boolean {
+  return PACK_NAME.test(name);
+}
+
+/**
+ * Whether the process that wrote a pack may still be appending to it. Conservative: any doubt
+ * (permission denied, unknown) counts as alive, so compaction never moves bytes under a live writer.
+ */
+export function isProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
