@@ -1,0 +1,195 @@
+import { InvalidArgumentError } from '../model/index.js';
+
+/**
+ * A compact copy/insert binary delta: `target` expressed as pieces copied from `base` and literal
+ * bytes. Format (all integers unsigned LEB128 varints):
+ *
+ *     baseLength targetLength op*
+ *     op = 0x00 length byte{length}     insert literal bytes
+ *        | 0x01 offset length            copy base[offset, offset + length)
+ *
+ * The encoder trims the common prefix and suffix (a one-line edit costs a few bytes), then finds
+ * matches for the middle through an index of the base's 16-byte blocks and a rolling hash over
+ * the target, extending each verified match forwards and backwards.
+ *
+ * @example
+ * const delta = encodeDelta(previous, next);
+ * decodeDelta(previous, delta).equals(next); // true
+ */
+export function encodeDelta(base: Buffer, target: Buffer): Buffer {
+  const out = new DeltaWriter();
+  out.varint(base.length);
+  out.varint(target.length);
+  const shorter = Math.min(base.length, target.length);
+  let prefix = 0;
+  while (prefix < shorter && base[prefix] === target[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < shorter - prefix && base[base.length - 1 - suffix] === target[target.length - 1 - suffix]) suffix++;
+  if (prefix > 0) out.copy(0, prefix);
+  encodeMiddle(base, target, prefix, target.length - suffix, out);
+  if (suffix > 0) out.copy(base.length - suffix, suffix);
+  return out.finish();
+}
+
+/**
+ * Rebuild the target from `base` and a delta made by `encodeDelta` against that same base.
+ * Throws `InvalidArgumentError` (`DELTA_MALFORMED`) for a truncated or inconsistent delta or a
+ * base of the wrong length; never returns a partially built buffer.
+ */
+export function decodeDelta(base: Buffer, delta: Buffer): Buffer {
+  const reader = new DeltaReader(delta);
+  const baseLength = reader.varint();
+  if (baseLength !== base.length) malformed(`it was made against a base of ${baseLength} bytes, not ${base.length}`);
+  const targetLength = reader.varint();
+  const target = Buffer.allocUnsafe(targetLength);
+  let position = 0;
+  while (!reader.done) {
+    const op = reader.byte();
+    if (op === OP_INSERT) {
+      const length = reader.varint();
+      if (position + length > targetLength) malformed('an insert runs past the target length');
+      reader.bytes(length).copy(target, position);
+      position += length;
+    } else if (op === OP_COPY) {
+      const offset = reader.varint();
+      const length = reader.varint();
+      if (offset + length > base.length) malformed('a copy reads past the end of the base');
+      if (position + length > targetLength) malformed('a copy runs past the target length');
+      base.copy(target, position, offset, offset + length);
+      position += length;
+    } else {
+      malformed(`unknown op ${op}`);
+    }
+  }
+  if (position !== targetLength) malformed(`it builds ${position} of ${targetLength} bytes`);
+  return target;
+}
+
+const OP_INSERT = 0x00;
+const OP_COPY = 0x01;
+const BLOCK = 16;
+const PRIME = 0x01000193;
+/** PRIME ** (BLOCK - 1) mod 2^32, to drop the outgoing byte from the rolling hash. */
+const OUT_FACTOR = (() => {
+  let factor = 1;
+  for (let index = 0; index < BLOCK - 1; index++) factor = Math.imul(factor, PRIME);
+  return factor;
+})();
+
+function blockHash(buffer: Buffer, start: number): number {
+  let hash = 0;
+  for (let index = start; index < start + BLOCK; index++) hash = (Math.imul(hash, PRIME) + buffer[index]!) | 0;
+  return hash;
+}
+
+function encodeMiddle(base: Buffer, target: Buffer, start: number, end: number, out: DeltaWriter): void {
+  if (end - start < BLOCK || base.length < BLOCK) {
+    out.insert(target, start, end);
+    return;
+  }
+  const index = new Map<number, number>();
+  for (let position = 0; position + BLOCK <= base.length; position += BLOCK) {
+    const hash = blockHash(base, position);
+    if (!index.has(hash)) index.set(hash, position);
+  }
+  let pending = start;
+  let position = start;
+  let hash = blockHash(target, position);
+  while (position + BLOCK <= end) {
+    const candidate = index.get(hash);
+    if (candidate !== undefined && base.compare(target, position, position + BLOCK, candidate, candidate + BLOCK) === 0) {
+      let length = BLOCK;
+      while (position + length < end && candidate + length < base.length && base[candidate + length] === target[position + length]) length++;
+      let back = 0;
+      while (position - back > pending && candidate - back > 0 && base[candidate - back - 1] === target[position - back - 1]) back++;
+      out.insert(target, pending, position - back);
+      out.copy(candidate - back, length + back);
+      position += length;
+      pending = position;
+      if (position + BLOCK <= end) hash = blockHash(target, position);
+      continue;
+    }
+    if (position + BLOCK < end) {
+      hash = (Math.imul(hash - Math.imul(target[position]!, OUT_FACTOR), PRIME) + target[position + BLOCK]!) | 0;
+    }
+    position++;
+  }
+  out.insert(target, pending, end);
+}
+
+class DeltaWriter {
+  private readonly chunks: Buffer[] = [];
+  private header: number[] = [];
+
+  varint(value: number): void {
+    while (value >= 0x80) {
+      this.header.push((value % 0x80) | 0x80);
+      value = Math.floor(value / 0x80);
+    }
+    this.header.push(value);
+  }
+
+  copy(offset: number, length: number): void {
+    if (length === 0) return;
+    this.header.push(OP_COPY);
+    this.varint(offset);
+    this.varint(length);
+  }
+
+  insert(source: Buffer, start: number, end: number): void {
+    if (end <= start) return;
+    this.header.push(OP_INSERT);
+    this.varint(end - start);
+    this.flushHeader();
+    this.chunks.push(source.subarray(start, end));
+  }
+
+  finish(): Buffer {
+    this.flushHeader();
+    return Buffer.concat(this.chunks);
+  }
+
+  private flushHeader(): void {
+    if (this.header.length === 0) return;
+    this.chunks.push(Buffer.from(this.header));
+    this.header = [];
+  }
+}
+
+class DeltaReader {
+  private position = 0;
+
+  constructor(private readonly delta: Buffer) {}
+
+  get done(): boolean {
+    return this.position >= this.delta.length;
+  }
+
+  byte(): number {
+    if (this.position >= this.delta.length) malformed('it ends in the middle of an op');
+    return this.delta[this.position++]!;
+  }
+
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = this.byte();
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 0x80;
+      if (scale > 2 ** 49) malformed('a length field is too long');
+    }
+  }
+
+  bytes(length: number): Buffer {
+    if (this.position + length > this.delta.length) malformed('an insert ends past the end of the delta');
+    const bytes = this.delta.subarray(this.position, this.position + length);
+    this.position += length;
+    return bytes;
+  }
+}
+
+function malformed(reason: string): never {
+  throw new InvalidArgumentError({ parameter: 'delta', value: null, reason: `the delta is malformed: ${reason}`, code: 'DELTA_MALFORMED' });
+}
