@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCode } from '../conformance/index.js';
+import { SqliteStore, SQLITE_SCHEMA_VERSION } from './sqlite-store.js';
+
+const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+describe('opening a SQLite store', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'waypoint-open-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates a new store with WAL, foreign keys and the current schema version', async () => {
+    const path = join(dir, 'nested', 'store.db');
+    const store = await SqliteStore.open({ path });
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    db.close();
+  });
+
+  it('refuses a text file and leaves it untouched', async () => {
+    const path = join(dir, 'notes.txt');
+    writeFileSync(path, 'my notes, not a database\n'.repeat(10));
+    const before = digest(path);
+    const error = await expectCode(SqliteStore.open({ path }), 'NOT_A_WAYPOINT_STORE');
+    expect(error.message).toContain('not a Waypoint store');
+    expect(digest(path)).toBe(before);
+  });
+
+  it("refuses another program's SQLite database and leaves it untouched", async () => {
+    const path = join(dir, 'other.db');
+    const other = new Database(path);
+    other.exec('CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES (\'x\')');
+    other.close();
+    const before = digest(path);
+    await expectCode(SqliteStore.open({ path }), 'NOT_A_WAYPOINT_STORE');
+    expect(digest(path)).toBe(before);
+  });
+
+  it('refuses a directory', async () => {
+    await expectCode(SqliteStore.open({ path: dir }), 'NOT_A_WAYPOINT_STORE');
+  });
+
+  it('refuses a store written by a newer Waypoint and does not change it', async () => {
+    const path = join(dir, 'store.db');
+    await (await SqliteStore.open({ path })).close();
+    const db = new Database(path);
+    db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
+    db.close();
+    const before = digest(path);
+    const error = await expectCode(SqliteStore.open({ path }), 'STORE_SCHEMA_TOO_NEW');
+    expect(error.details).toMatchObject({ storeVersion: SQLITE_SCHEMA_VERSION + 1, supportedVersion: SQLITE_SCHEMA_VERSION });
+    expect(digest(path)).toBe(before);
+  });
+
+  it('opened read-only, it reads but every write raises STORE_READ_ONLY and changes nothing', async () => {
+    const path = join(dir, 'store.db');
+    const writable = await SqliteStore.open({ path });
+    const session = await writable.createSession({ title: 'Frozen' });
+    await writable.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: 'hi' }] });
+    await writable.close();
+    const store = await SqliteStore.open({ path, readOnly: true });
+    expect(store.readOnly).toBe(true);
+    expect((await store.history(session.id)).length).toBe(1);
+    await expectCode(store.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: 'no' }] }), 'STORE_READ_ONLY');
+    await expectCode(store.createSession(), 'STORE_READ_ONLY');
+    await expectCode(store.moveHead({ sessionId: session.id, to: null, reason: 'rewind' }), 'STORE_READ_ONLY');
+    await expectCode(store.blobs.putMany([{ record: { hash: 'a'.repeat(64), size: 1, storedSize: 1, encoding: 'raw', baseHash: null, chainDepth: 0 }, bytes: Buffer.from('a') }]), 'STORE_READ_ONLY');
+    await store.close();
+    const again = await SqliteStore.open({ path });
+    expect((await again.history(session.id)).length).toBe(1);
+    expect(await again.listSessions()).toHaveLength(1);
+    await again.close();
+  });
+
+  it('refuses to create a missing store in read-only mode', async () => {
+    await expectCode(SqliteStore.open({ path: join(dir, 'absent.db'), readOnly: true }), 'STORE_READ_ONLY');
+  });
+
+  it('a closed store raises STORE_CLOSED', async () => {
+    const store = await SqliteStore.open({ path: join(dir, 'store.db') });
+    await store.close();
+    await expectCode(store.listSessions(), 'STORE_CLOSED');
+  });
+
+  it('enforces append-only records in the database itself', async () => {
+    const path = join(dir, 'store.db');
+    const store = await SqliteStore.open({ path });
+    const session = await store.createSession();
+    const { message } = await store.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: 'fixed' }] });
+    await store.close();
+    const db = new Database(path);
+    expect(() => db.prepare('UPDATE entries SET type = ?').run('tampered')).toThrow(/append-only/);
+    expect(() => db.prepare('UPDATE messages SET kind = ? WHERE id = ?').run('summary', message.id)).toThrow(/immutable/);
+    expect(() => db.prepare('UPDATE parts SET content = ?').run('{}')).toThrow(/immutable/);
+    db.close();
+  });
+});
