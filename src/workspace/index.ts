@@ -1,0 +1,33 @@
+export { Workspace, type WorkspaceOptions } from './workspace.js';
+export {
+  createWorkspaceRoot,
+  isTrackedKind,
+  ROOT_KINDS,
+  type RootKind,
+  type WorkspaceRoot,
+  type WorkspaceRootSpec,
+} from './workspace-root.js';
+export { toWorkspacePath, parseWorkspacePath, type WorkspacePath } from './workspace-path.js';
+export { resolveInRoot, type ResolvedPath, type Exclusions } from './resolve-path.js';
+export { PathOutsideWorkspaceError, type PathRefusalReason } from './path-outside-workspace-error.js';
+export { FileReadFailedError } from './file-read-failed-error.js';
+export { FileWriteFailedError, type FileWriteOperation } from './file-write-failed-error.js';
+export { writeFileAtomic, fsyncDirectory, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
+export { deletePath, type DeleteResult } from './delete-path.js';
+export { movePath, type MoveOptions } from './move-path.js';
+export { readFileState, type FileState, type ExistingFileState, type FileKind, type ReadFileStateOptions } from './file-state.js';
+export { hashContent } from './hash-content.js';
+export { IgnoreRules, IGNORE_FILE_NAMES } from './ignore-rules.js';
+export {
+  StatCache,
+  createStatCacheState,
+  isStatCacheState,
+  DEFAULT_RACY_WINDOW_MS,
+  type StatCacheState,
+  type StatSignature,
+} from './stat-cache.js';
+export type { Snapshot, SnapshotEntry, SkippedPath, SkipReason } from './snapshot.js';
+export { nodeScanIo, type ScanIo, type ScanStats } from './scan-io.js';
+export { scanWorkspace, DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_FILES, type ScanOptions, type ScanResult } from './scanner.js';
+export { diffSnapshots, type SnapshotDiff, type FileModification, type FileVersion } from './diff-snapshots.js';
+export { materializeTree, type MaterializeFile, type MaterializeOptions, type MaterializeResult } from './materialize.js';

@@ -1,0 +1,114 @@
+import { closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { InvalidArgumentError, WaypointError } from '../model/errors/index.js';
+import { fsyncDirectory } from './atomic-write.js';
+import { errorReason, hasErrorCode } from './error-reason.js';
+import { FileWriteFailedError } from './file-write-failed-error.js';
+import { resolveInRoot } from './resolve-path.js';
+import { createWorkspaceRoot } from './workspace-root.js';
+
+/** One file of a tree to materialize. */
+export interface MaterializeFile {
+  /** Relative to the target directory, `/`-separated. */
+  path: string;
+  /** Permission bits, applied exactly (the umask does not apply). */
+  mode: number;
+  /** The bytes (for a symlink: the link text), or a function producing them when needed. */
+  content: Buffer | (() => Buffer);
+  /** Default `'file'`. */
+  kind?: 'file' | 'symlink';
+}
+
+export interface MaterializeOptions {
+  /** Called after each file with how many are done out of how many. */
+  onProgress?: (done: number, total: number) => void;
+  /** fsync every file. Default true. */
+  durable?: boolean;
+}
+
+export interface MaterializeResult {
+  dir: string;
+  files: number;
+  bytes: number;
+}
+
+/**
+ * Writes a tree of files into a new directory `targetDir` (for an isolated fork). The tree is built
+ * in a hidden sibling directory and renamed into place at the end, so `targetDir` appears complete
+ * or not at all; on failure the partial tree is removed. Every path is confined to the new
+ * directory (`..`, absolute paths and paths through a symlink the tree itself created that points
+ * outside are refused with `PATH_OUTSIDE_WORKSPACE`). `targetDir` must not exist or be empty.
+ *
+ * @example
+ * materializeTree('/tmp/fork-1', files.map((file) => ({ path: file.path, mode: file.mode, content: () => blobs.getSync(file.hash) })),
+ *   { onProgress: (done, total) => bar.update(done / total) })
+ */
+export function materializeTree(targetDir: string, files: readonly MaterializeFile[], options: MaterializeOptions = {}): MaterializeResult {
+  if (typeof targetDir !== 'string' || !isAbsolute(targetDir)) {
+    throw new InvalidArgumentError({ parameter: 'targetDir', value: targetDir, reason: 'must be an absolute directory path' });
+  }
+  const target = resolve(targetDir);
+  assertFreshTarget(target);
+  const parent = dirname(target);
+  try {
+    mkdirSync(parent, { recursive: true });
+  } catch (error) {
+    throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
+  }
+  const staging = join(parent, `.${basename(target)}.${randomBytes(6).toString('hex')}.wp-partial`);
+  mkdirSync(staging, { mode: 0o755 });
+  const root = createWorkspaceRoot({ name: 'materialize', dir: staging, kind: 'workspace' });
+  const exclusions = { dirs: [], names: new Set<string>() };
+  const durable = options.durable ?? true;
+  let bytes = 0;
+  try {
+    files.forEach((file, index) => {
+      const resolved = resolveInRoot(root, file.path, exclusions);
+      if (resolved.relativePath === '') {
+        throw new InvalidArgumentError({ parameter: 'files.path', value: file.path, reason: 'names the target directory itself' });
+      }
+      mkdirSync(dirname(resolved.realPath), { recursive: true });
+      const content = typeof file.content === 'function' ? file.content() : file.content;
+      if ((file.kind ?? 'file') === 'symlink') symlinkSync(content.toString(), resolved.realPath);
+      else writeNewFile(resolved.realPath, content, file.mode, durable);
+      bytes += content.length;
+      options.onProgress?.(index + 1, files.length);
+    });
+    renameSync(staging, target);
+    if (durable) fsyncDirectory(parent);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (error instanceof WaypointError) throw error;
+    throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
+  }
+  return { dir: target, files: files.length, bytes };
+}
+
+function writeNewFile(path: string, content: Buffer, mode: number, durable: boolean): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    let offset = 0;
+    while (offset < content.length) offset += writeSync(fd, content, offset, content.length - offset);
+    fchmodSync(fd, mode & 0o7777);
+    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function assertFreshTarget(target: string): void {
+  try {
+    const stats = lstatSync(target);
+    if (stats.isDirectory() && readdirSync(target).length === 0) return;
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return;
+    throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
+  }
+  throw new InvalidArgumentError({
+    code: 'MATERIALIZE_TARGET_NOT_EMPTY',
+    parameter: 'targetDir',
+    value: target,
+    reason: 'already exists and is not an empty directory; choose a new directory for the materialized tree',
+  });
+}
