@@ -8,7 +8,7 @@
  * const events = new EventBus<{ 'message-append': { messageId: string } }>();
  * const off = events.on('message-append', (event) => console.log(event.messageId));
  */
-export class EventBus<Events extends { [name: string]: unknown }> {
+export class EventBus<Events extends object> {
   private readonly listeners = new Map<keyof Events, Set<(event: never) => void>>();
 
   constructor(private readonly onListenerError: (error: unknown, name: keyof Events) => void = () => {}) {}
