@@ -1,0 +1,47 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { InvalidArgumentError, type BlobEncoding } from '../model/index.js';
+import { decodeDelta, encodeDelta } from './delta-codec.js';
+
+/** Encoded bytes of one blob and how to read them back. */
+export interface EncodedBlob {
+  encoding: BlobEncoding;
+  bytes: Buffer;
+}
+
+/** First byte of a stored delta: how the delta body that follows is kept. */
+const DELTA_PLAIN = 0;
+const DELTA_DEFLATED = 1;
+
+/**
+ * Deflate (raw) when it saves at least 1/32 of the size, otherwise keep the bytes as they are:
+ * already-compressed data (images, archives) is stored raw and read back without inflating.
+ */
+export function encodeWhole(content: Buffer): EncodedBlob {
+  if (content.length < 32) return { encoding: 'raw', bytes: content };
+  const deflated = deflateRawSync(content);
+  if (deflated.length <= content.length - content.length / 32) return { encoding: 'deflate', bytes: deflated };
+  return { encoding: 'raw', bytes: content };
+}
+
+/** A delta of `content` against `base`, its body deflated when that is smaller. */
+export function encodeDeltaBlob(base: Buffer, content: Buffer): EncodedBlob {
+  const delta = encodeDelta(base, content);
+  const deflated = delta.length >= 64 ? deflateRawSync(delta) : null;
+  const body = deflated && deflated.length < delta.length ? deflated : delta;
+  const flag = body === delta ? DELTA_PLAIN : DELTA_DEFLATED;
+  return { encoding: 'delta', bytes: Buffer.concat([Buffer.from([flag]), body]) };
+}
+
+/** Content of a whole (raw or deflated) blob. Throws on undecodable bytes. */
+export function decodeWhole(encoding: Exclude<BlobEncoding, 'delta'>, bytes: Buffer): Buffer {
+  return encoding === 'deflate' ? inflateRawSync(bytes) : bytes;
+}
+
+/** Content of a delta blob given its base's content. Throws on undecodable bytes. */
+export function decodeDeltaBlob(base: Buffer, bytes: Buffer): Buffer {
+  const flag = bytes[0];
+  const body = bytes.subarray(1);
+  if (flag === DELTA_PLAIN) return decodeDelta(base, body);
+  if (flag === DELTA_DEFLATED) return decodeDelta(base, inflateRawSync(body));
+  throw new InvalidArgumentError({ parameter: 'delta', value: flag ?? null, reason: `unknown delta flag ${String(flag)}`, code: 'DELTA_MALFORMED' });
+}

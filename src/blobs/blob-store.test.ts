@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { WaypointError } from '../model/index.js';
+import { BlobStore } from './blob-store.js';
+import { packBackend } from './fixtures/pack-backend.js';
+import { hashContent } from './hash-content.js';
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    if (WaypointError.is(error)) return error.code;
+    throw error;
+  }
+  return undefined;
+}
+
+/** A 100 KB source-like text file as lines, deterministic. */
+function sourceLines(): string[] {
+  const lines: string[] = [];
+  for (let index = 0; lines.join('\n').length < 100 * 1024; index++) {
+    lines.push(`  const item${index} = await repository.load(${(index * 7919) % 10007}, { retries: ${index % 5}, label: "row-${index}" });`);
+  }
+  return lines;
+}
+
+describe('BlobStore', () => {
+  it('hashes content with sha256 hex', () => {
+    expect(hashContent(Buffer.alloc(0))).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+
+  it('round-trips any bytes exactly, empty content included', async () => {
+    const blobs = new BlobStore(packBackend());
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 5000 }), async (array) => {
+        const content = Buffer.from(array);
+        const hash = await blobs.put(content);
+        expect(hash).toBe(hashContent(content));
+        expect((await blobs.get(hash)).equals(content)).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+    expect((await blobs.get(await blobs.put(Buffer.alloc(0)))).length).toBe(0);
+  });
+
+  it('stores identical content once', async () => {
+    const backend = packBackend();
+    const blobs = new BlobStore(backend);
+    const content = Buffer.from('same bytes '.repeat(100));
+    const hashes = await blobs.putMany([content, content, { content }]);
+    await blobs.put(content);
+    expect(new Set(hashes).size).toBe(1);
+    expect((await backend.storage.stats()).blobCount).toBe(1);
+  });
+
+  it('deflates text and keeps incompressible data raw', async () => {
+    const blobs = new BlobStore(packBackend());
+    const text = await blobs.stat(await blobs.put(Buffer.from(sourceLines().join('\n'))));
+    expect(text.encoding).toBe('deflate');
+    expect(text.storedSize).toBeLessThan(text.size / 3);
+    const noise = await blobs.stat(await blobs.put(randomBytes(20_000)));
+    expect(noise).toMatchObject({ encoding: 'raw', storedSize: 20_000, size: 20_000 });
+  });
+
+  it('stores 100 one-line edits of a 100 KB file in well under 1 MB', async () => {
+    const backend = packBackend();
+    const blobs = new BlobStore(backend);
+    const lines = sourceLines();
+    const versions: Buffer[] = [Buffer.from(lines.join('\n'))];
+    let previous = await blobs.put(versions[0]!);
+    for (let edit = 1; edit <= 100; edit++) {
+      lines[(edit * 37) % lines.length] = `  // edit ${edit}: changed this line`;
+      const content = Buffer.from(lines.join('\n'));
+      versions.push(content);
+      previous = await blobs.put(content, { baseHash: previous });
+    }
+    const stats = await backend.storage.stats();
+    expect(stats.blobCount).toBe(101);
+    expect(stats.rawBytes).toBeGreaterThan(10_000_000);
+    expect(stats.storedBytes).toBeLessThan(1024 * 1024);
+    expect(stats.footprintBytes).toBeLessThan(1024 * 1024);
+    const records = await backend.storage.listRecords();
+    expect(Math.max(...records.map((record) => record.chainDepth))).toBeLessThanOrEqual(16);
+    expect(records.filter((record) => record.encoding === 'delta').length).toBeGreaterThan(80);
+    const read = await blobs.getMany(versions.map(hashContent));
+    for (const content of versions) expect(read.get(hashContent(content))!.equals(content)).toBe(true);
+  });
+
+  it('bounds delta chains: past maxChainDepth a version is stored whole', async () => {
+    const blobs = new BlobStore(packBackend(), { maxChainDepth: 3 });
+    let previous = await blobs.put(Buffer.from('line\n'.repeat(2000)));
+    const depths: number[] = [];
+    for (let edit = 0; edit < 8; edit++) {
+      previous = await blobs.put(Buffer.from(`edit ${edit}\n` + 'line\n'.repeat(2000)), { baseHash: previous });
+      depths.push((await blobs.stat(previous)).chainDepth);
+    }
+    expect(depths).toEqual([1, 2, 3, 0, 1, 2, 3, 0]);
+  });
+
+  it('uses a base stored earlier in the same batch and ignores an unknown base', async () => {
+    const blobs = new BlobStore(packBackend());
+    const base = Buffer.from('shared text line\n'.repeat(500));
+    const next = Buffer.concat([base, Buffer.from('one more line\n')]);
+    const [baseHash, nextHash] = await blobs.putMany([base, { content: next, baseHash: hashContent(base) }]);
+    expect(await blobs.stat(nextHash!)).toMatchObject({ encoding: 'delta', baseHash, chainDepth: 1 });
+    const orphan = await blobs.put(Buffer.from('x'.repeat(300)), { baseHash: 'f'.repeat(64) });
+    expect(await blobs.stat(orphan)).toMatchObject({ baseHash: null, chainDepth: 0 });
+  });
+
+  it('answers has/stat and raises BLOB_NOT_FOUND for unknown hashes', async () => {
+    const blobs = new BlobStore(packBackend());
+    const hash = await blobs.put(Buffer.from('here'));
+    expect(await blobs.has(hash)).toBe(true);
+    expect(await blobs.has('0'.repeat(64))).toBe(false);
+    expect(await codeOf(blobs.get('0'.repeat(64)))).toBe('BLOB_NOT_FOUND');
+    expect(await codeOf(blobs.stat('0'.repeat(64)))).toBe('BLOB_NOT_FOUND');
+  });
+
+  it('never returns corrupt bytes: flipped pack bytes, bad deflate, missing delta base', async () => {
+    const backend = packBackend();
+    const db = (backend.storage as unknown as { db: import('better-sqlite3').Database }).db;
+    const blobs = new BlobStore(backend);
+    const text = Buffer.from(sourceLines().slice(0, 200).join('\n'));
+    const raw = randomBytes(4000);
+    const [textHash, rawHash] = await blobs.putMany([text, raw]);
+    const edited = Buffer.concat([text, Buffer.from('\nappended')]);
+    const editedHash = await blobs.put(edited, { baseHash: textHash });
+    expect((await blobs.stat(editedHash)).encoding).toBe('delta');
+
+    // Point the raw blob's row at other bytes of the same length: decodes fine, hash mismatches.
+    db.prepare('UPDATE blob_index SET pack_offset = pack_offset + 1 WHERE hash = ?').run(rawHash);
+    expect(await codeOf(blobs.get(rawHash!))).toBe('BLOB_CORRUPT');
+    // Deflated bytes that are not a deflate stream.
+    db.prepare(`UPDATE blob_index SET encoding = 'deflate' WHERE hash = ?`).run(rawHash);
+    db.prepare('UPDATE blob_index SET pack_offset = pack_offset - 1 WHERE hash = ?').run(rawHash);
+    expect(await codeOf(blobs.get(rawHash!))).toBe('BLOB_CORRUPT');
+    // A delta whose base is gone.
+    db.prepare('DELETE FROM blob_index WHERE hash = ?').run(textHash);
+    expect(await codeOf(blobs.get(editedHash))).toBe('BLOB_CORRUPT');
+  });
+});
