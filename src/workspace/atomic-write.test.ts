@@ -1,0 +1,134 @@
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeFileAtomic } from './atomic-write.js';
+import { deletePath } from './delete-path.js';
+import { FileWriteFailedError } from './file-write-failed-error.js';
+import { movePath } from './move-path.js';
+import { Workspace } from './workspace.js';
+
+function setup() {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'wp-aw-')));
+  return { dir, workspace: new Workspace({ roots: [{ name: 'workspace', dir, kind: 'workspace' }] }) };
+}
+
+const mode = (path: string) => statSync(path).mode & 0o7777;
+
+describe('writeFileAtomic', () => {
+  it('writes binary content exactly, including every byte value and empty files', () => {
+    const { dir, workspace } = setup();
+    const bytes = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, index) => index)), randomBytes(100_000)]);
+    const result = writeFileAtomic(workspace.resolve('bin/data.bin'), bytes);
+    expect(readFileSync(join(dir, 'bin/data.bin')).equals(bytes)).toBe(true);
+    expect(result.size).toBe(bytes.length);
+    writeFileAtomic(workspace.resolve('empty'), Buffer.alloc(0));
+    expect(statSync(join(dir, 'empty')).size).toBe(0);
+    writeFileAtomic(workspace.resolve('text.txt'), 'héllo\r\n');
+    expect(readFileSync(join(dir, 'text.txt'), 'utf8')).toBe('héllo\r\n');
+  });
+
+  it("keeps the existing file's mode, applies a given mode exactly, and leaves no temp files", () => {
+    const { dir, workspace } = setup();
+    const script = join(dir, 'run.sh');
+    writeFileSync(script, 'old');
+    chmodSync(script, 0o751);
+    const inodeBefore = statSync(script).ino;
+    const result = writeFileAtomic(workspace.resolve('run.sh'), 'new');
+    expect(mode(script)).toBe(0o751);
+    expect(result.mode).toBe(0o751);
+    expect(statSync(script).ino).not.toBe(inodeBefore); // replaced by rename, not rewritten in place
+    writeFileAtomic(workspace.resolve('private'), 'x', { mode: 0o600 });
+    expect(mode(join(dir, 'private'))).toBe(0o600);
+    writeFileAtomic(workspace.resolve('setgid'), 'x', { mode: 0o2775 });
+    expect(mode(join(dir, 'setgid'))).toBe(0o2775);
+    expect(readdirSync(dir).sort()).toEqual(['private', 'run.sh', 'setgid']);
+  });
+
+  it('writes through a symlink inside the root, keeping the link', () => {
+    const { dir, workspace } = setup();
+    writeFileSync(join(dir, 'real.txt'), 'old');
+    symlinkSync('real.txt', join(dir, 'alias.txt'));
+    writeFileAtomic(workspace.resolve('alias.txt'), 'new');
+    expect(lstatSync(join(dir, 'alias.txt')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'real.txt'), 'utf8')).toBe('new');
+  });
+
+  it('fails with FILE_WRITE_FAILED and no temp file when the parent is a file', () => {
+    const { dir, workspace } = setup();
+    writeFileSync(join(dir, 'plain'), 'x');
+    const attempt = () => writeFileAtomic(workspace.resolve('plain/child.txt'), 'x');
+    expect(attempt).toThrow(FileWriteFailedError);
+    try {
+      attempt();
+    } catch (error) {
+      expect((error as FileWriteFailedError).code).toBe('FILE_WRITE_FAILED');
+      expect((error as FileWriteFailedError).reason).toMatch(/^(ENOTDIR|EEXIST)$/);
+    }
+    expect(readdirSync(dir)).toEqual(['plain']);
+    expect(readFileSync(join(dir, 'plain'), 'utf8')).toBe('x');
+  });
+
+  it('removes its temp file when the final rename fails (target is a non-empty directory)', () => {
+    const { dir, workspace } = setup();
+    mkdirSync(join(dir, 'taken'));
+    writeFileSync(join(dir, 'taken/inside'), 'keep');
+    expect(() => writeFileAtomic(workspace.resolve('taken'), 'x')).toThrow(FileWriteFailedError);
+    expect(readdirSync(dir)).toEqual(['taken']);
+    expect(readdirSync(join(dir, 'taken'))).toEqual(['inside']);
+  });
+
+  it('refuses to write the root itself or an invalid mode', () => {
+    const { workspace } = setup();
+    expect(() => writeFileAtomic(workspace.resolve(''), 'x')).toThrow(/root directory itself/);
+    expect(() => writeFileAtomic(workspace.resolve('a'), 'x', { mode: 0o10000 })).toThrow(/Invalid mode/);
+  });
+});
+
+describe('deletePath', () => {
+  it('removes files, links (not their targets) and empty directories; a missing path is not an error', () => {
+    const { dir, workspace } = setup();
+    writeFileSync(join(dir, 'a.txt'), 'a');
+    symlinkSync('a.txt', join(dir, 'link'));
+    mkdirSync(join(dir, 'empty'));
+    expect(deletePath(workspace.resolve('link'))).toEqual({ existed: true, kind: 'symlink' });
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('a');
+    expect(deletePath(workspace.resolve('a.txt'))).toEqual({ existed: true, kind: 'file' });
+    expect(deletePath(workspace.resolve('empty'))).toEqual({ existed: true, kind: 'dir' });
+    expect(deletePath(workspace.resolve('a.txt'))).toEqual({ existed: false });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a non-empty directory', () => {
+    const { dir, workspace } = setup();
+    mkdirSync(join(dir, 'full'));
+    writeFileSync(join(dir, 'full/x'), 'x');
+    expect(() => deletePath(workspace.resolve('full'))).toThrow(/ENOTEMPTY/);
+    expect(readdirSync(join(dir, 'full'))).toEqual(['x']);
+  });
+});
+
+describe('movePath', () => {
+  it('renames files and links, creating missing parents, and refuses an existing destination unless asked', () => {
+    const { dir, workspace } = setup();
+    writeFileSync(join(dir, 'a.txt'), 'a');
+    chmodSync(join(dir, 'a.txt'), 0o640);
+    movePath(workspace.resolve('a.txt'), workspace.resolve('docs/b.txt'));
+    expect(readFileSync(join(dir, 'docs/b.txt'), 'utf8')).toBe('a');
+    expect(mode(join(dir, 'docs/b.txt'))).toBe(0o640);
+    symlinkSync('docs/b.txt', join(dir, 'link'));
+    movePath(workspace.resolve('link'), workspace.resolve('docs/link'));
+    expect(readlinkSync(join(dir, 'docs/link'))).toBe('docs/b.txt');
+    writeFileSync(join(dir, 'c.txt'), 'c');
+    expect(() => movePath(workspace.resolve('c.txt'), workspace.resolve('docs/b.txt'))).toThrow(/EEXIST/);
+    movePath(workspace.resolve('c.txt'), workspace.resolve('docs/b.txt'), { overwrite: true });
+    expect(readFileSync(join(dir, 'docs/b.txt'), 'utf8')).toBe('c');
+    expect(readdirSync(dir).sort()).toEqual(['docs']);
+  });
+
+  it('fails with FILE_WRITE_FAILED when the source is missing', () => {
+    const { workspace } = setup();
+    expect(() => movePath(workspace.resolve('nope'), workspace.resolve('there'))).toThrow(FileWriteFailedError);
+  });
+});
