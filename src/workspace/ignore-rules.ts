@@ -4,6 +4,23 @@ import ignore, { type Ignore } from 'ignore';
 /** Files whose rules apply to their directory and everything below it (same syntax as git). */
 export const IGNORE_FILE_NAMES: readonly string[] = ['.gitignore', '.waypointignore'];
 
+// Matchers are reused across scans for the same directory and rule text: `ignore` memoizes every
+// path it has tested, so a re-scan of an unchanged tree answers from that memo.
+const MATCHER_CACHE_LIMIT = 512;
+const matcherCache = new Map<string, Ignore>();
+
+function matcherFor(relativeDir: string, texts: readonly string[]): Ignore {
+  const key = `${relativeDir}\0${texts.join('\0')}`;
+  let matcher = matcherCache.get(key);
+  if (matcher === undefined) {
+    matcher = ignore();
+    for (const text of texts) matcher.add(text);
+    if (matcherCache.size >= MATCHER_CACHE_LIMIT) matcherCache.delete(matcherCache.keys().next().value!);
+    matcherCache.set(key, matcher);
+  }
+  return matcher;
+}
+
 interface IgnoreLayer {
   /** Root-relative directory the rules were read in (`''` for the root). */
   readonly base: string;
@@ -33,18 +50,17 @@ export class IgnoreRules {
    */
   withDirectory(relativeDir: string, absoluteDir: string, ignoreFileNames: readonly string[]): IgnoreRules {
     if (ignoreFileNames.length === 0) return this;
-    const matcher = ignore();
-    let added = false;
+    const texts: string[] = [];
     for (const name of IGNORE_FILE_NAMES) {
       if (!ignoreFileNames.includes(name)) continue;
       try {
-        matcher.add(readFileSync(`${absoluteDir}/${name}`, 'utf8'));
-        added = true;
+        texts.push(readFileSync(`${absoluteDir}/${name}`, 'utf8'));
       } catch {
         // an unreadable ignore file ignores nothing; the scan reports the file itself
       }
     }
-    return added ? new IgnoreRules([...this.layers, { base: relativeDir, matcher }]) : this;
+    if (texts.length === 0) return this;
+    return new IgnoreRules([...this.layers, { base: relativeDir, matcher: matcherFor(relativeDir, texts) }]);
   }
 
   /** Whether a root-relative path (a directory when `isDirectory`) is ignored. */
