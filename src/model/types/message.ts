@@ -45,9 +45,8 @@ export interface PartContent {
   [key: string]: JsonValue | undefined;
 }
 
+/** A part as stored: its position, type and serialized size are known without loading it. */
 export interface Part {
-  id: string;
-  messageId: string;
   index: number;
   type: string;
   /** Length in bytes of the serialized content, known without loading it. */

@@ -1,30 +1,34 @@
 import {
   ConflictError,
   InvalidArgumentError,
+  NotFoundError,
   newId,
   type Message,
   type MessageStatus,
   type MessageWithParts,
-  type Part,
   type PartContent,
   type Session,
 } from '../../model/index.js';
 import type { AppendMessageInput, AppendResult, HistoryOptions, NewMessage, PartsLoad } from '../store.js';
 import { jsonOf } from './entries.js';
-import { MESSAGE_COLUMNS, toMessage, toPart, toSession, type MessageRow, type PartRow, type SessionRow } from './rows.js';
+import { MESSAGE_COLUMNS, toMessage, toMessageWithParts, toSession, type MessageRow, type SessionRow } from './rows.js';
 import { headMoved, requireMessageRow, requireSession } from './sessions.js';
 import type { SqliteContext } from './sqlite-context.js';
 
 /** Insert a message and its parts as a child of `parentId` in the session's tree. Inside a write. */
 export function insertMessage(context: SqliteContext, session: SessionRow, parentId: string | null, input: NewMessage, now: number): MessageWithParts {
   let depth = 0;
+  let parentSeq: number | null = null;
   if (parentId !== null) {
     const parent = requireMessageRow(context, parentId);
     depth = parent.depth + 1;
+    parentSeq = parent.seq;
   }
-  const row: MessageRow = {
+  const encoded = encodeParts(input.parts);
+  const row: Omit<MessageRow, 'seq'> = {
     id: input.id ?? newId('message', now),
     tree_id: session.tree_id,
+    parent_seq: parentSeq,
     parent_id: parentId,
     session_id: session.id,
     role: input.role,
@@ -34,38 +38,44 @@ export function insertMessage(context: SqliteContext, session: SessionRow, paren
     depth,
     created_at: now,
     metadata: jsonOf(input.metadata),
+    part_meta: encoded.meta,
+    parts: encoded.parts,
   };
-  context
+  const { lastInsertRowid } = context
     .statement(
-      `INSERT INTO messages (${MESSAGE_COLUMNS})
-       VALUES (@id, @tree_id, @parent_id, @session_id, @role, @kind, @status, @turn_id, @depth, @created_at, @metadata)`,
+      `INSERT INTO messages (id, tree_id, parent_seq, parent_id, session_id, role, kind, status, turn_id, depth, created_at, metadata, part_meta, parts)
+       VALUES (@id, @tree_id, @parent_seq, @parent_id, @session_id, @role, @kind, @status, @turn_id, @depth, @created_at, @metadata, @part_meta, @parts)`,
     )
     .run(row);
-  const parts = insertParts(context, row.id, input.parts, now);
-  return { ...toMessage(row), parts };
+  insertBlobRefs(context, Number(lastInsertRowid), encoded.blobHashes);
+  return toMessageWithParts({ ...row, seq: Number(lastInsertRowid) });
 }
 
-function insertParts(context: SqliteContext, messageId: string, contents: PartContent[], now: number): Part[] {
-  const insert = context.statement(
-    'INSERT INTO parts (id, message_id, idx, type, size, blob_hash, content) VALUES (@id, @message_id, @idx, @type, @size, @blob_hash, @content)',
-  );
-  return contents.map((content, index) => {
+interface EncodedParts {
+  meta: string;
+  parts: string;
+  blobHashes: string[];
+}
+
+function encodeParts(contents: PartContent[]): EncodedParts {
+  const meta: Array<[string, number]> = [];
+  const serialized: string[] = [];
+  const blobHashes: string[] = [];
+  contents.forEach((content, index) => {
     if (typeof content?.type !== 'string') {
       throw new InvalidArgumentError({ parameter: `parts[${index}].type`, value: content?.type, reason: 'every part needs a string type.' });
     }
     const json = JSON.stringify(content);
-    const row = {
-      id: newId('part', now),
-      message_id: messageId,
-      idx: index,
-      type: content.type,
-      size: Buffer.byteLength(json),
-      blob_hash: typeof content.blobHash === 'string' ? content.blobHash : null,
-      content: json,
-    };
-    insert.run(row);
-    return toPart(row);
+    serialized.push(json);
+    meta.push([content.type, Buffer.byteLength(json)]);
+    if (typeof content.blobHash === 'string') blobHashes.push(content.blobHash);
   });
+  return { meta: JSON.stringify(meta), parts: `[${serialized.join(',')}]`, blobHashes };
+}
+
+function insertBlobRefs(context: SqliteContext, messageSeq: number, hashes: string[]): void {
+  const insert = context.statement('INSERT OR IGNORE INTO message_blobs (message_seq, hash) VALUES (?, ?)');
+  for (const hash of hashes) insert.run(messageSeq, hash);
 }
 
 function defaultKind(role: Message['role']): Message['kind'] {
@@ -96,8 +106,8 @@ export function appendMessage(context: SqliteContext, input: AppendMessageInput)
 }
 
 /**
- * The path from the root to `headId`, oldest first, with parts. One recursive walk up the parent
- * links, bounded below by `fromDepth` so reading the newest N messages costs O(N).
+ * The path from the root to `headId`, oldest first, with parts. One recursive walk up the
+ * integer parent links, bounded below by `fromDepth` so reading the newest N messages costs O(N).
  */
 export function readPath(context: SqliteContext, headId: string | null, options: HistoryOptions): MessageWithParts[] {
   if (headId === null) return [];
@@ -107,55 +117,64 @@ export function readPath(context: SqliteContext, headId: string | null, options:
     const toDepth = Math.min(options.toDepth ?? Number.MAX_SAFE_INTEGER, head.depth + 1);
     if (options.last !== undefined) fromDepth = Math.max(fromDepth, toDepth - options.last);
     if (fromDepth >= toDepth) return [];
-    const load: PartsLoad = options.parts ?? 'full';
-    const partColumns = load === 'full' ? 'p.id AS part_id, p.idx, p.type, p.size, p.content' : 'p.id AS part_id, p.idx, p.type, p.size';
+    const full = (options.parts ?? 'full') === 'full';
+    const columns = full ? PATH_COLUMNS_WITH_PARTS : PATH_COLUMNS;
     const rows = context
       .statement(
-        `WITH RECURSIVE path(id) AS (
-           SELECT id FROM messages WHERE id = @headId
+        `WITH RECURSIVE path(seq, parent_seq, depth) AS (
+           SELECT seq, parent_seq, depth FROM messages WHERE seq = @headSeq
            UNION ALL
-           SELECT m.parent_id FROM messages m JOIN path ON m.id = path.id
-           WHERE m.parent_id IS NOT NULL AND m.depth > @fromDepth
+           SELECT m.seq, m.parent_seq, m.depth FROM messages m JOIN path ON m.seq = path.parent_seq
+           WHERE path.depth > @fromDepth
          )
-         SELECT ${MESSAGE_COLUMNS.split(', ').map((column) => `m.${column}`).join(', ')}, ${partColumns}
-         FROM path JOIN messages m ON m.id = path.id
-         LEFT JOIN parts p ON p.message_id = m.id
-         WHERE m.depth >= @fromDepth AND m.depth < @toDepth
-         ORDER BY m.depth, p.idx`,
+         SELECT ${columns} FROM path JOIN messages m ON m.seq = path.seq
+         WHERE m.depth < @toDepth`,
       )
-      .all({ headId, fromDepth, toDepth }) as Array<MessageRow & { part_id: string | null; idx: number; type: string; size: number; content?: string }>;
-    return groupParts(rows);
+      .raw(true)
+      .all({ headSeq: head.seq, fromDepth, toDepth }) as PathRow[];
+    // No ORDER BY: sorting would copy every payload through SQLite's sorter. Rows arrive in walk
+    // order (head first); depths are distinct, so placing each row at its depth orders the path.
+    const messages = new Array<MessageWithParts>(rows.length);
+    for (const row of rows) messages[row[8] - fromDepth] = fromPathRow(row);
+    return messages;
   });
 }
 
-function groupParts(rows: Array<MessageRow & { part_id: string | null; idx: number; type: string; size: number; content?: string }>): MessageWithParts[] {
-  const out: MessageWithParts[] = [];
-  let current: MessageWithParts | undefined;
-  for (const row of rows) {
-    if (!current || current.id !== row.id) {
-      current = { ...toMessage(row), parts: [] };
-      out.push(current);
-    }
-    if (row.part_id !== null) {
-      const part: PartRow = { id: row.part_id, message_id: row.id, idx: row.idx, type: row.type, size: row.size };
-      if (row.content !== undefined) part.content = row.content;
-      current.parts.push(toPart(part));
-    }
-  }
-  return out;
+/** Column order of a raw history row; kept next to `fromPathRow`, which reads it by position. */
+const PATH_COLUMNS = 'm.id, m.tree_id, m.parent_id, m.session_id, m.role, m.kind, m.status, m.turn_id, m.depth, m.created_at, m.metadata, m.part_meta';
+const PATH_COLUMNS_WITH_PARTS = `${PATH_COLUMNS}, m.parts`;
+type PathRow = [string, string, string | null, string, Message['role'], Message['kind'], MessageStatus, string | null, number, number, string, string, string?];
+
+function fromPathRow(row: PathRow): MessageWithParts {
+  return toMessageWithParts({
+    seq: 0,
+    id: row[0],
+    tree_id: row[1],
+    parent_seq: null,
+    parent_id: row[2],
+    session_id: row[3],
+    role: row[4],
+    kind: row[5],
+    status: row[6],
+    turn_id: row[7],
+    depth: row[8],
+    created_at: row[9],
+    metadata: row[10],
+    part_meta: row[11],
+    ...(row[12] === undefined ? {} : { parts: row[12] }),
+  });
 }
+
 
 export function getMessage(context: SqliteContext, id: string, load: PartsLoad): MessageWithParts {
-  return context.read('read a message', () => {
-    const row = requireMessageRow(context, id);
-    const columns = load === 'full' ? 'id, message_id, idx, type, size, content' : 'id, message_id, idx, type, size';
-    const parts = context.statement(`SELECT ${columns} FROM parts WHERE message_id = ? ORDER BY idx`).all(id) as PartRow[];
-    return { ...toMessage(row), parts: parts.map(toPart) };
-  });
+  context.assertOpen();
+  const columns = load === 'full' ? `${MESSAGE_COLUMNS}, parts` : MESSAGE_COLUMNS;
+  const row = context.statement(`SELECT ${columns} FROM messages WHERE id = ?`).get(id) as MessageRow | undefined;
+  if (!row) throw new NotFoundError({ entity: 'message', id });
+  return toMessageWithParts(row);
 }
 
 export function replaceStreamingParts(context: SqliteContext, messageId: string, parts: PartContent[], status?: Exclude<MessageStatus, 'streaming'>): MessageWithParts {
-  const now = Date.now();
   context.write(status ? 'finish a message' : 'update a streaming message', () => {
     const row = requireMessageRow(context, messageId);
     if (row.status !== 'streaming') {
@@ -165,9 +184,10 @@ export function replaceStreamingParts(context: SqliteContext, messageId: string,
         details: { messageId, status: row.status },
       });
     }
-    context.statement('DELETE FROM parts WHERE message_id = ?').run(messageId);
-    insertParts(context, messageId, parts, now);
-    if (status) context.statement('UPDATE messages SET status = ? WHERE id = ?').run(status, messageId);
+    const encoded = encodeParts(parts);
+    context.statement('UPDATE messages SET part_meta = ?, parts = ? WHERE seq = ?').run(encoded.meta, encoded.parts, row.seq);
+    insertBlobRefs(context, row.seq, encoded.blobHashes);
+    if (status) context.statement('UPDATE messages SET status = ? WHERE seq = ?').run(status, row.seq);
   });
   return getMessage(context, messageId, 'full');
 }

@@ -55,6 +55,8 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
     if (!options.readOnly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // History reads touch every page of a long path; keep them in this connection's cache.
+      db.pragma('cache_size = -32768');
     }
     db.pragma('foreign_keys = ON');
     if (version < latest) {

@@ -287,7 +287,7 @@ export function blobRoots(context: SqliteContext): Set<string> {
       .statement(
         `SELECT before_hash AS hash FROM checkpoints WHERE before_hash IS NOT NULL
          UNION SELECT after_hash FROM checkpoints WHERE after_hash IS NOT NULL
-         UNION SELECT blob_hash FROM parts WHERE blob_hash IS NOT NULL
+         UNION SELECT hash FROM message_blobs
          UNION SELECT hash FROM blob_pins
          UNION SELECT json_extract(item.value, '$.expectedHash') FROM journals, json_each(journals.items) AS item
            WHERE json_extract(item.value, '$.expectedHash') IS NOT NULL

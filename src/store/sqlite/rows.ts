@@ -6,6 +6,7 @@ import type {
   Journal,
   JsonObject,
   Message,
+  MessageWithParts,
   Part,
   PartContent,
   Session,
@@ -51,8 +52,10 @@ export function toSession(row: SessionRow): Session {
 }
 
 export interface MessageRow {
+  seq: number;
   id: string;
   tree_id: string;
+  parent_seq: number | null;
   parent_id: string | null;
   session_id: string;
   role: Message['role'];
@@ -62,9 +65,13 @@ export interface MessageRow {
   depth: number;
   created_at: number;
   metadata: string;
+  part_meta: string;
+  parts?: string;
 }
 
-export const MESSAGE_COLUMNS = 'id, tree_id, parent_id, session_id, role, kind, status, turn_id, depth, created_at, metadata';
+/** Every column but the part payloads. */
+export const MESSAGE_COLUMNS =
+  'seq, id, tree_id, parent_seq, parent_id, session_id, role, kind, status, turn_id, depth, created_at, metadata, part_meta';
 
 export function toMessage(row: MessageRow): Message {
   return {
@@ -77,24 +84,27 @@ export function toMessage(row: MessageRow): Message {
     status: row.status,
     turnId: row.turn_id,
     depth: row.depth,
-    metadata: JSON.parse(row.metadata) as JsonObject,
+    metadata: parseObject(row.metadata),
     createdAt: row.created_at,
   };
 }
 
-export interface PartRow {
-  id: string;
-  message_id: string;
-  idx: number;
-  type: string;
-  size: number;
-  content?: string;
+/** `part_meta` is `[[type, size], …]`; `parts` the JSON array of contents, when loaded. */
+export function toMessageWithParts(row: MessageRow): MessageWithParts {
+  const meta = JSON.parse(row.part_meta) as Array<[string, number]>;
+  const contents = row.parts === undefined ? undefined : (JSON.parse(row.parts) as PartContent[]);
+  const parts = new Array<Part>(meta.length);
+  for (let index = 0; index < meta.length; index++) {
+    const [type, size] = meta[index]!;
+    parts[index] = contents === undefined ? { index, type, size } : { index, type, size, content: contents[index]! };
+  }
+  const message = toMessage(row) as MessageWithParts;
+  message.parts = parts;
+  return message;
 }
 
-export function toPart(row: PartRow): Part {
-  const part: Part = { id: row.id, messageId: row.message_id, index: row.idx, type: row.type, size: row.size };
-  if (row.content !== undefined) part.content = JSON.parse(row.content) as PartContent;
-  return part;
+function parseObject(json: string): JsonObject {
+  return json === '{}' ? {} : (JSON.parse(json) as JsonObject);
 }
 
 export interface EntryRow {

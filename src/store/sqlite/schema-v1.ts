@@ -25,10 +25,15 @@ CREATE INDEX sessions_root ON sessions(root_session_id);
 CREATE INDEX sessions_tree ON sessions(tree_id);
 CREATE INDEX sessions_created ON sessions(created_at);
 
+-- seq/parent_seq are integer twins of id/parent_id: history walks follow rowids, the fastest
+-- lookup SQLite has. parts (the message content, a JSON array) is the last column, so reads that
+-- only need part_meta (types and sizes) never touch its overflow pages.
 CREATE TABLE messages (
-  id TEXT PRIMARY KEY,
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
   tree_id TEXT NOT NULL,
-  parent_id TEXT REFERENCES messages(id),
+  parent_seq INTEGER REFERENCES messages(seq),
+  parent_id TEXT,
   session_id TEXT NOT NULL,
   role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
   kind TEXT NOT NULL,
@@ -36,25 +41,22 @@ CREATE TABLE messages (
   turn_id TEXT,
   depth INTEGER NOT NULL,
   created_at INTEGER NOT NULL,
-  metadata TEXT NOT NULL DEFAULT '{}'
+  metadata TEXT NOT NULL DEFAULT '{}',
+  part_meta TEXT NOT NULL,
+  parts TEXT NOT NULL
 );
-CREATE INDEX messages_parent ON messages(parent_id);
+CREATE INDEX messages_parent ON messages(parent_seq);
 CREATE INDEX messages_tree ON messages(tree_id);
 CREATE INDEX messages_session ON messages(session_id);
 CREATE INDEX messages_turn ON messages(turn_id) WHERE turn_id IS NOT NULL;
 
--- content is the last column so metadata-only reads never touch its overflow pages
-CREATE TABLE parts (
-  id TEXT PRIMARY KEY,
-  message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
-  idx INTEGER NOT NULL,
-  type TEXT NOT NULL,
-  size INTEGER NOT NULL,
-  blob_hash TEXT,
-  content TEXT NOT NULL,
-  UNIQUE (message_id, idx)
-);
-CREATE INDEX parts_blob ON parts(blob_hash) WHERE blob_hash IS NOT NULL;
+-- blobs that message parts refer to (large tool outputs kept in the blob store): GC roots
+CREATE TABLE message_blobs (
+  message_seq INTEGER NOT NULL REFERENCES messages(seq) ON DELETE CASCADE,
+  hash TEXT NOT NULL,
+  PRIMARY KEY (message_seq, hash)
+) WITHOUT ROWID;
+CREATE INDEX message_blobs_hash ON message_blobs(hash);
 
 CREATE TABLE entries (
   id TEXT PRIMARY KEY,
@@ -156,10 +158,7 @@ BEGIN SELECT RAISE(ABORT, 'waypoint: checkpoints are append-only'); END;
 CREATE TRIGGER effects_append_only BEFORE UPDATE ON effects
 BEGIN SELECT RAISE(ABORT, 'waypoint: effects are append-only'); END;
 CREATE TRIGGER messages_append_only BEFORE UPDATE ON messages
-WHEN OLD.status != 'streaming' OR NEW.id != OLD.id OR NEW.parent_id IS NOT OLD.parent_id
-  OR NEW.tree_id != OLD.tree_id OR NEW.depth != OLD.depth
+WHEN OLD.status != 'streaming' OR NEW.id != OLD.id OR NEW.parent_seq IS NOT OLD.parent_seq
+  OR NEW.tree_id != OLD.tree_id OR NEW.depth != OLD.depth OR NEW.session_id != OLD.session_id
 BEGIN SELECT RAISE(ABORT, 'waypoint: messages are immutable once complete'); END;
-CREATE TRIGGER parts_append_only BEFORE UPDATE ON parts
-WHEN (SELECT status FROM messages WHERE id = OLD.message_id) != 'streaming'
-BEGIN SELECT RAISE(ABORT, 'waypoint: parts are immutable once their message is complete'); END;
 `;
