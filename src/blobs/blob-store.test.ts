@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { WaypointError } from '../model/index.js';
 import { BlobStore } from './blob-store.js';
 import { packBackend } from './fixtures/pack-backend.js';
+import { removeTempDirs } from '../store/sqlite/blobs/fixtures/blob-test-database.js';
 import { hashContent } from './hash-content.js';
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
@@ -24,6 +25,8 @@ function sourceLines(): string[] {
   }
   return lines;
 }
+
+afterAll(removeTempDirs);
 
 describe('BlobStore', () => {
   it('hashes content with sha256 hex', () => {

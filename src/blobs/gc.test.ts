@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BlobStore } from './blob-store.js';
 import { packBackend } from './fixtures/pack-backend.js';
+import { removeTempDirs } from '../store/sqlite/blobs/fixtures/blob-test-database.js';
 
 const text = (label: string) => Buffer.from(`${label}\n` + 'a line of a file that changes a little\n'.repeat(400));
+
+afterAll(removeTempDirs);
 
 describe('BlobStore.gc', () => {
   it('keeps roots and their delta bases transitively, sweeps the rest', async () => {

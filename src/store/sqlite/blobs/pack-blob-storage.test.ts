@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { WaypointError } from '../../../model/index.js';
 import type { StoredBlobInput } from '../../store.js';
-import { blobContent, makeTempDir, openBlobDatabase } from './fixtures/blob-test-database.js';
+import { blobContent, makeTempDir, openBlobDatabase, removeTempDirs } from './fixtures/blob-test-database.js';
 import { PackBlobStorage } from './pack-blob-storage.js';
 
 function rawBlob(content: Buffer): StoredBlobInput {
@@ -28,6 +28,8 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   }
   return undefined;
 }
+
+afterAll(removeTempDirs);
 
 describe('PackBlobStorage', () => {
   it('stores a batch in one pack and reads every blob back exactly', async () => {

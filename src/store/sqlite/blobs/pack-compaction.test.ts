@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { StoredBlobInput } from '../../store.js';
-import { blobContent, makeTempDir, openBlobDatabase } from './fixtures/blob-test-database.js';
+import { blobContent, makeTempDir, openBlobDatabase, removeTempDirs } from './fixtures/blob-test-database.js';
 import { PackBlobStorage } from './pack-blob-storage.js';
 
 function rawBlob(content: Buffer): StoredBlobInput {
@@ -24,6 +24,8 @@ async function expectReadable(storage: PackBlobStorage, items: StoredBlobInput[]
 }
 
 const sum = (items: StoredBlobInput[]) => items.reduce((total, item) => total + item.bytes.length, 0);
+
+afterAll(removeTempDirs);
 
 describe('PackBlobStorage compaction', () => {
   it('rewrites a mostly dead pack: footprint shrinks to the live bytes, live blobs intact', async () => {

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BlobStore, hashContent } from '../../../blobs/index.js';
-import { blobContent, makeTempDir, openBlobDatabase } from './fixtures/blob-test-database.js';
+import { blobContent, makeTempDir, openBlobDatabase, removeTempDirs } from './fixtures/blob-test-database.js';
 import { PackBlobStorage } from './pack-blob-storage.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -40,6 +40,8 @@ function openStore(dir: string) {
   const storage = new PackBlobStorage(db, join(dir, 'packs'), { readOnly: false });
   return { db, storage, blobs: new BlobStore({ blobs: storage, blobRoots: async () => new Set<string>() }) };
 }
+
+afterAll(removeTempDirs);
 
 describe('PackBlobStorage with several processes', () => {
   it('two processes write the same store at once, overlapping hashes, without losing a blob', async () => {
