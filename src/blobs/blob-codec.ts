@@ -8,6 +8,14 @@ export interface EncodedBlob {
   bytes: Buffer;
 }
 
+/**
+ * zlib level 1: capture of a whole workspace hashes and compresses every file, and level 1 made
+ * bulk writes 2x faster end to end than the default level 6 (bench `blobs`), for about a fifth
+ * more stored bytes — git makes the same trade for loose objects. Deltas keep repeated versions
+ * of a file small whatever the level.
+ */
+const DEFLATE_OPTIONS = { level: 1 };
+
 /** First byte of a stored delta: how the delta body that follows is kept. */
 const DELTA_PLAIN = 0;
 const DELTA_DEFLATED = 1;
@@ -18,7 +26,7 @@ const DELTA_DEFLATED = 1;
  */
 export function encodeWhole(content: Buffer): EncodedBlob {
   if (content.length < 32) return { encoding: 'raw', bytes: content };
-  const deflated = deflateRawSync(content);
+  const deflated = deflateRawSync(content, DEFLATE_OPTIONS);
   if (deflated.length <= content.length - content.length / 32) return { encoding: 'deflate', bytes: deflated };
   return { encoding: 'raw', bytes: content };
 }
@@ -26,7 +34,7 @@ export function encodeWhole(content: Buffer): EncodedBlob {
 /** A delta of `content` against `base`, its body deflated when that is smaller. */
 export function encodeDeltaBlob(base: Buffer, content: Buffer): EncodedBlob {
   const delta = encodeDelta(base, content);
-  const deflated = delta.length >= 64 ? deflateRawSync(delta) : null;
+  const deflated = delta.length >= 64 ? deflateRawSync(delta, DEFLATE_OPTIONS) : null;
   const body = deflated && deflated.length < delta.length ? deflated : delta;
   const flag = body === delta ? DELTA_PLAIN : DELTA_DEFLATED;
   return { encoding: 'delta', bytes: Buffer.concat([Buffer.from([flag]), body]) };
