@@ -6,4 +6,4 @@ export * from './model/index.js';
 export * from './store/index.js';
 export * from './history/index.js';
 export { BlobStore, DEFAULT_MAX_CHAIN_DEPTH, collectGarbage, type BlobInput, type BlobStoreBackend, type BlobStoreOptions, type PutBlobOptions, type GcOptions, type GcReport } from './blobs/index.js';
-export { hashContent } from './blobs/index.js';
+export * from './workspace/index.js';

@@ -5,7 +5,7 @@ import { WaypointError } from '../model/index.js';
 import { BlobStore } from './blob-store.js';
 import { packBackend } from './fixtures/pack-backend.js';
 import { removeTempDirs } from '../store/sqlite/blobs/fixtures/blob-test-database.js';
-import { hashContent } from './hash-content.js';
+import { hashContent } from '../model/index.js';
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   try {

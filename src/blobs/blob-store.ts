@@ -2,7 +2,7 @@ import { BlobCorruptError, NotFoundError, WaypointError, type BlobRecord } from 
 import type { Store, StoredBlobInput } from '../store/store.js';
 import { decodeDeltaBlob, decodeWhole, encodeDeltaBlob, encodeWhole, type EncodedBlob } from './blob-codec.js';
 import { collectGarbage, type GcOptions, type GcReport } from './gc.js';
-import { hashContent } from './hash-content.js';
+import { hashContent } from '../model/index.js';
 
 /** What `BlobStore` needs from a store: its blob storage and the GC roots. */
 export type BlobStoreBackend = Pick<Store, 'blobs' | 'blobRoots'>;

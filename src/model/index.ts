@@ -2,3 +2,4 @@ export * from './errors/index.js';
 export * from './types/index.js';
 export { newId, isId, idTime, ID_PREFIXES, type IdKind } from './ids.js';
 export { EventBus } from './events.js';
+export { hashContent } from './hash-content.js';

@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileReadFailedError } from './file-read-failed-error.js';
-import { hashContent } from './hash-content.js';
+import { hashContent } from '../model/index.js';
 import type { ResolvedPath } from './resolve-path.js';
 
 export type FileKind = 'file' | 'symlink' | 'dir';

@@ -16,7 +16,7 @@ export { writeFileAtomic, fsyncDirectory, type AtomicWriteOptions, type AtomicWr
 export { deletePath, type DeleteResult } from './delete-path.js';
 export { movePath, type MoveOptions } from './move-path.js';
 export { readFileState, type FileState, type ExistingFileState, type FileKind, type ReadFileStateOptions } from './file-state.js';
-export { hashContent } from './hash-content.js';
+
 export { IgnoreRules, IGNORE_FILE_NAMES } from './ignore-rules.js';
 export {
   StatCache,

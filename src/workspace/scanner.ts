@@ -1,5 +1,5 @@
 import { errorReason, hasErrorCode } from './error-reason.js';
-import { hashContent } from './hash-content.js';
+import { hashContent } from '../model/index.js';
 import { IGNORE_FILE_NAMES, IgnoreRules } from './ignore-rules.js';
 import { nodeScanIo, type ScanIo, type ScanStats } from './scan-io.js';
 import type { SkippedPath, Snapshot, SnapshotEntry } from './snapshot.js';

@@ -3,13 +3,14 @@ import { appendFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BlobStore, hashContent } from '../../../blobs/index.js';
-import { blobContent, makeTempDir, openBlobDatabase, removeTempDirs } from './fixtures/blob-test-database.js';
-import { PackBlobStorage } from './pack-blob-storage.js';
+import { BlobStore } from '../../src/blobs/index.js';
+import { hashContent } from '../../src/model/index.js';
+import { blobContent, makeTempDir, openBlobDatabase, removeTempDirs } from '../../src/store/sqlite/blobs/fixtures/blob-test-database.js';
+import { PackBlobStorage } from '../../src/store/sqlite/blobs/pack-blob-storage.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '../../../..');
-const childScript = join(here, 'fixtures', 'blob-writer-child.ts');
+const repoRoot = resolve(here, '../..');
+const childScript = join(here, '..', 'fixtures', 'blob-writer-child.ts');
 
 function startWriter(dbFile: string, packDir: string, prefix: string, count: number, batchSize: number): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', childScript, dbFile, packDir, prefix, String(count), String(batchSize)], {

@@ -1,0 +1,58 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** Which layers each layer may import (ARCHITECTURE.md). Tests and fixtures obey the same rule. */
+const ALLOWED: Record<string, string[]> = {
+  model: [],
+  store: ['model'],
+  blobs: ['model', 'store'],
+  history: ['model', 'store'],
+  workspace: ['model'],
+  checkpoint: ['model', 'store', 'blobs', 'history', 'workspace'],
+  rewind: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint'],
+  fork: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind'],
+  runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork'],
+  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'runtime'],
+};
+
+const src = resolve(import.meta.dirname, '..', 'src');
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+describe('layering', () => {
+  it('imports only point down the layer table', () => {
+    const violations: string[] = [];
+    for (const file of files(src)) {
+      const layer = relative(src, file).split('/')[0]!;
+      if (!(layer in ALLOWED)) continue;
+      for (const match of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
+        const target = relative(src, resolve(dirname(file), match[1]!)).split('/')[0]!;
+        if (target === layer || !(target in ALLOWED)) continue;
+        if (!ALLOWED[layer]!.includes(target)) violations.push(`${relative(src, file)} imports ${target}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('every engine folder has an explicit barrel (the CLI is a shell with main.ts)', () => {
+    for (const layer of Object.keys(ALLOWED).filter((name) => name !== 'cli')) {
+      const dir = join(src, layer);
+      let exists: boolean;
+      try {
+        exists = statSync(dir).isDirectory();
+      } catch {
+        exists = false;
+      }
+      if (!exists) continue;
+      // `export *` is allowed only from a sub-folder's own explicit barrel.
+      const wildcards = [...readFileSync(join(dir, 'index.ts'), 'utf8').matchAll(/export \* from '([^']+)'/g)].map((match) => match[1]!);
+      expect(wildcards.filter((target) => !target.endsWith('/index.js'))).toEqual([]);
+    }
+  });
+});
