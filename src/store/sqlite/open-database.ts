@@ -105,11 +105,20 @@ function refuseForeignFile(path: string): void {
 }
 
 function readPragma(db: Database.Database, path: string, name: string): number {
+  // The first read of a WAL database is where a missing, uncreatable -shm file shows up.
   try {
     return db.pragma(name, { simple: true }) as number;
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw notOurs(path, 'it is not a readable SQLite database', error);
+    if (code?.startsWith('SQLITE_READONLY')) {
+      throw new StoreError({
+        code: 'STORE_READ_ONLY',
+        message: `Cannot open the store ${path}: this user may not write it or its directory, and SQLite needs to create its shared-memory file (${path}-shm) beside it to read a WAL database. Ask the owner for write access to the directory, or copy the store somewhere writable.`,
+        details: { path },
+        cause: error,
+      });
+    }
     throw new StoreError({ code: 'STORE_IO', message: `Cannot read the store ${path}: ${(error as Error).message}`, details: { path }, cause: error });
   }
 }

@@ -14,6 +14,8 @@ export class SqliteContext {
     readonly db: Database.Database,
     readonly path: string,
     readonly readOnly: boolean,
+    /** Why the store is read-only, for error messages. */
+    readonly readOnlyReason: string | null = null,
   ) {}
 
   statement(sql: string): Database.Statement {
@@ -31,8 +33,8 @@ export class SqliteContext {
     if (this.readOnly) {
       throw new StoreError({
         code: 'STORE_READ_ONLY',
-        message: `Cannot ${operation}: the store ${this.path} is open read-only.`,
-        details: { path: this.path, operation },
+        message: `Cannot ${operation}: the store ${this.path} is read-only (${this.readOnlyReason ?? 'opened read-only'}).`,
+        details: { path: this.path, operation, reason: this.readOnlyReason },
       });
     }
     try {

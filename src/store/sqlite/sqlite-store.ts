@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { CommandFact, JournalState, JsonObject, MessageStatus, PartContent, Turn } from '../../model/index.js';
 import type {
@@ -29,6 +29,22 @@ import * as records from './records.js';
 import { toMessage, toSession } from './rows.js';
 import * as sessions from './sessions.js';
 import { SqliteContext } from './sqlite-context.js';
+
+/** Why the current process cannot write `path` (null when it can, or when it does not exist yet). */
+function unwritableReason(path: string): string | null {
+  if (!existsSync(path)) return null;
+  try {
+    accessSync(path, constants.W_OK);
+    accessSync(dirname(path), constants.W_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+      return code === 'EROFS' ? 'it is on a read-only file system' : 'this user has no write permission on the file or its directory';
+    }
+    return null;
+  }
+}
 
 export interface SqliteStoreOptions {
   /** The database file; created with its parent directory when absent. */
@@ -63,10 +79,14 @@ export class SqliteStore implements Store {
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
     const path = resolve(options.path);
-    const readOnly = options.readOnly ?? false;
+    // A store file this process may not write is opened read-only: reads work, writes raise
+    // STORE_READ_ONLY naming the reason, instead of failing deep inside SQLite.
+    const notWritable = options.readOnly ? null : unwritableReason(path);
+    const readOnly = options.readOnly === true || notWritable !== null;
     if (!readOnly) mkdirSync(dirname(path), { recursive: true });
     const db = openDatabase({ path, readOnly, busyTimeoutMs: options.busyTimeoutMs ?? 5000, migrations: migrations(BLOB_SCHEMA_SQL) });
-    return new SqliteStore(new SqliteContext(db, path, readOnly), join(dirname(path), `${basename(path)}.blobs`));
+    const context = new SqliteContext(db, path, readOnly, notWritable ?? (readOnly ? 'it was opened read-only' : null));
+    return new SqliteStore(context, join(dirname(path), `${basename(path)}.blobs`));
   }
 
   get location(): string {
