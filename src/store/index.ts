@@ -21,6 +21,7 @@ export type {
   NewCheckpoint,
   ListCheckpointsOptions,
   NewJournal,
+  JournalCommitWrites,
   NewEffect,
 } from './store.js';
 export { SqliteStore, SQLITE_SCHEMA_VERSION, type SqliteStoreOptions } from './sqlite/sqlite-store.js';

@@ -187,6 +187,16 @@ export interface NewJournal {
   id?: string;
 }
 
+/**
+ * Store writes that must commit together with a journal's final state: the record of an applied
+ * rewind, a head move made by edit-and-resend … Declarative, because a synchronous transaction
+ * cannot await a callback.
+ */
+export interface JournalCommitWrites {
+  entries?: Array<{ sessionId: string; entry: NewEntry }>;
+  headMoves?: MoveHeadInput[];
+}
+
 export interface NewEffect {
   sessionId: string;
   turnId?: string | null;
@@ -293,7 +303,11 @@ export interface Store {
 
   // journals
   createJournal(journal: NewJournal): Promise<Journal>;
-  setJournalState(id: string, state: Exclude<JournalState, 'pending'>): Promise<Journal>;
+  /**
+   * Finish a pending journal. `writes` commit in the same transaction: if any of them fails
+   * (e.g. a head move that is no longer valid), nothing is written and the journal stays pending.
+   */
+  setJournalState(id: string, state: Exclude<JournalState, 'pending'>, writes?: JournalCommitWrites): Promise<Journal>;
   getJournal(id: string): Promise<Journal>;
   listJournals(options?: { state?: JournalState }): Promise<Journal[]>;
 

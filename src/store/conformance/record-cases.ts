@@ -62,6 +62,32 @@ export const recordCases: Record<string, ConformanceCase> = {
     await expectCode(store.setJournalState('jnl_nope', 'committed'), 'JOURNAL_NOT_FOUND');
   },
 
+  async 'a journal commits together with its entries and head moves, or not at all'(harness) {
+    const { store } = harness();
+    const session = await store.createSession();
+    const first = await store.appendMessage({ sessionId: session.id, role: 'user', parts: [text('q')] });
+    await store.appendMessage({ sessionId: session.id, role: 'assistant', parts: [text('a')] });
+    const failing = await store.createJournal({ kind: 'file-rewind', root: '/w', items: [] });
+    await expectCode(
+      store.setJournalState(failing.id, 'committed', {
+        entries: [{ sessionId: session.id, entry: { type: 'file-rewind', data: { journalId: failing.id } } }],
+        headMoves: [{ sessionId: session.id, to: 'msg_nope', reason: 'edit' }],
+      }),
+      'MESSAGE_NOT_FOUND',
+    );
+    expect((await store.getJournal(failing.id)).state).toBe('pending');
+    expect(await store.listEntries(session.id, { type: 'file-rewind' })).toEqual([]);
+    const journal = await store.createJournal({ kind: 'file-rewind', root: '/w', items: [] });
+    await store.setJournalState(journal.id, 'committed', {
+      entries: [{ sessionId: session.id, entry: { type: 'file-rewind', data: { journalId: journal.id } } }],
+      headMoves: [{ sessionId: session.id, to: null, reason: 'edit', bumpGeneration: true }],
+    });
+    expect((await store.getSession(session.id)).headMessageId).toBeNull();
+    expect((await store.listEntries(session.id, { type: 'file-rewind' }))[0]?.data).toEqual({ journalId: journal.id });
+    await expectCode(store.setJournalState(journal.id, 'rolled_back'), 'JOURNAL_FINISHED');
+    expect((await store.findMessage(first.message.id))?.id).toBe(first.message.id);
+  },
+
   async 'effects form an append-only ledger findable by idempotency key'(harness) {
     const { store } = harness();
     const session = await store.createSession();

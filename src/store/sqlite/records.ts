@@ -1,6 +1,6 @@
-import { InvalidArgumentError, NotFoundError, newId, type Checkpoint, type CommandFact, type Effect, type Journal, type Turn } from '../../model/index.js';
-import type { CreateTurnInput, ListCheckpointsOptions, NewCheckpoint, NewEffect, NewJournal, UpdateTurnInput } from '../store.js';
-import { jsonOf } from './entries.js';
+import { ConflictError, InvalidArgumentError, NotFoundError, newId, type Checkpoint, type CommandFact, type Effect, type Journal, type Turn } from '../../model/index.js';
+import type { CreateTurnInput, JournalCommitWrites, ListCheckpointsOptions, NewCheckpoint, NewEffect, NewJournal, UpdateTurnInput } from '../store.js';
+import { insertEntry, jsonOf } from './entries.js';
 import {
   toCheckpoint,
   toCommandFact,
@@ -13,7 +13,7 @@ import {
   type JournalRow,
   type TurnRow,
 } from './rows.js';
-import { requireMessageRow, requireSession } from './sessions.js';
+import { moveHead, requireMessageRow, requireSession } from './sessions.js';
 import type { SqliteContext } from './sqlite-context.js';
 
 /** Turns, checkpoints, journals, effects and command facts: the per-session records. */
@@ -176,12 +176,25 @@ export function createJournal(context: SqliteContext, journal: NewJournal): Jour
   return toJournal(row);
 }
 
-export function setJournalState(context: SqliteContext, id: string, state: Journal['state']): Journal {
+export function setJournalState(context: SqliteContext, id: string, state: Journal['state'], writes: JournalCommitWrites = {}): Journal {
   const now = Date.now();
   return withFullSync(context, () =>
-    context.write('update a journal', () => {
+    context.write('finish a journal', () => {
       const row = requireJournal(context, id);
+      if (row.state !== 'pending') {
+        throw new ConflictError({
+          code: 'JOURNAL_FINISHED',
+          message: `Journal ${id} is already ${row.state}; a journal is finished once.`,
+          details: { journalId: id, state: row.state },
+        });
+      }
       context.statement('UPDATE journals SET state = ?, updated_at = ? WHERE id = ?').run(state, now, id);
+      for (const { sessionId, entry } of writes.entries ?? []) {
+        requireSession(context, sessionId);
+        insertEntry(context, sessionId, entry, now);
+      }
+      // Nested writes run as savepoints of this transaction: one failure undoes everything.
+      for (const move of writes.headMoves ?? []) moveHead(context, move);
       return toJournal({ ...row, state, updated_at: now });
     }),
   );

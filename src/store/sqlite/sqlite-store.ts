@@ -8,6 +8,7 @@ import type {
   CreateTurnInput,
   ForkSessionInput,
   HistoryOptions,
+  JournalCommitWrites,
   ListCheckpointsOptions,
   ListSessionsOptions,
   MoveHeadInput,
@@ -238,8 +239,8 @@ export class SqliteStore implements Store {
     return records.createJournal(this.context, journal);
   }
 
-  async setJournalState(id: string, state: Exclude<JournalState, 'pending'>) {
-    return records.setJournalState(this.context, id, state);
+  async setJournalState(id: string, state: Exclude<JournalState, 'pending'>, writes?: JournalCommitWrites) {
+    return records.setJournalState(this.context, id, state, writes);
   }
 
   async getJournal(id: string) {

@@ -1,0 +1,1 @@
+export { sessionWorkspace, PRIMARY_ROOT } from './session-workspace.js';
