@@ -25,7 +25,7 @@ export function insertMessage(context: SqliteContext, session: SessionRow, paren
     parentSeq = parent.seq;
   }
   const encoded = encodeParts(input.parts);
-  const row: Omit<MessageRow, 'seq'> = {
+  const row: Omit<MessageRow, 'seq' | 'parts'> = {
     id: input.id ?? newId('message', now),
     tree_id: session.tree_id,
     parent_seq: parentSeq,
@@ -39,16 +39,17 @@ export function insertMessage(context: SqliteContext, session: SessionRow, paren
     created_at: now,
     metadata: jsonOf(input.metadata),
     part_meta: encoded.meta,
-    parts: encoded.parts,
   };
   const { lastInsertRowid } = context
     .statement(
-      `INSERT INTO messages (id, tree_id, parent_seq, parent_id, session_id, role, kind, status, turn_id, depth, created_at, metadata, part_meta, parts)
-       VALUES (@id, @tree_id, @parent_seq, @parent_id, @session_id, @role, @kind, @status, @turn_id, @depth, @created_at, @metadata, @part_meta, @parts)`,
+      `INSERT INTO messages (id, tree_id, parent_seq, parent_id, session_id, role, kind, status, turn_id, depth, created_at, metadata, part_meta)
+       VALUES (@id, @tree_id, @parent_seq, @parent_id, @session_id, @role, @kind, @status, @turn_id, @depth, @created_at, @metadata, @part_meta)`,
     )
     .run(row);
-  insertBlobRefs(context, Number(lastInsertRowid), encoded.blobHashes);
-  return toMessageWithParts({ ...row, seq: Number(lastInsertRowid) });
+  const seq = Number(lastInsertRowid);
+  context.statement('INSERT INTO message_parts (seq, parts) VALUES (?, ?)').run(seq, encoded.parts);
+  insertBlobRefs(context, seq, encoded.blobHashes);
+  return toMessageWithParts({ ...row, seq, parts: encoded.parts });
 }
 
 interface EncodedParts {
@@ -127,7 +128,7 @@ export function readPath(context: SqliteContext, headId: string | null, options:
            SELECT m.seq, m.parent_seq, m.depth FROM messages m JOIN path ON m.seq = path.parent_seq
            WHERE path.depth > @fromDepth
          )
-         SELECT ${columns} FROM path JOIN messages m ON m.seq = path.seq
+         SELECT ${columns} FROM path JOIN messages m ON m.seq = path.seq${full ? ' JOIN message_parts mp ON mp.seq = path.seq' : ''}
          WHERE m.depth < @toDepth`,
       )
       .raw(true)
@@ -142,7 +143,7 @@ export function readPath(context: SqliteContext, headId: string | null, options:
 
 /** Column order of a raw history row; kept next to `fromPathRow`, which reads it by position. */
 const PATH_COLUMNS = 'm.id, m.tree_id, m.parent_id, m.session_id, m.role, m.kind, m.status, m.turn_id, m.depth, m.created_at, m.metadata, m.part_meta';
-const PATH_COLUMNS_WITH_PARTS = `${PATH_COLUMNS}, m.parts`;
+const PATH_COLUMNS_WITH_PARTS = `${PATH_COLUMNS}, mp.parts`;
 type PathRow = [string, string, string | null, string, Message['role'], Message['kind'], MessageStatus, string | null, number, number, string, string, string?];
 
 function fromPathRow(row: PathRow): MessageWithParts {
@@ -168,8 +169,11 @@ function fromPathRow(row: PathRow): MessageWithParts {
 
 export function getMessage(context: SqliteContext, id: string, load: PartsLoad): MessageWithParts {
   context.assertOpen();
-  const columns = load === 'full' ? `${MESSAGE_COLUMNS}, parts` : MESSAGE_COLUMNS;
-  const row = context.statement(`SELECT ${columns} FROM messages WHERE id = ?`).get(id) as MessageRow | undefined;
+  const row = (
+    load === 'full'
+      ? context.statement(`SELECT m.*, mp.parts FROM messages m JOIN message_parts mp ON mp.seq = m.seq WHERE m.id = ?`).get(id)
+      : context.statement(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = ?`).get(id)
+  ) as MessageRow | undefined;
   if (!row) throw new NotFoundError({ entity: 'message', id });
   return toMessageWithParts(row);
 }
@@ -185,7 +189,8 @@ export function replaceStreamingParts(context: SqliteContext, messageId: string,
       });
     }
     const encoded = encodeParts(parts);
-    context.statement('UPDATE messages SET part_meta = ?, parts = ? WHERE seq = ?').run(encoded.meta, encoded.parts, row.seq);
+    context.statement('UPDATE messages SET part_meta = ? WHERE seq = ?').run(encoded.meta, row.seq);
+    context.statement('UPDATE message_parts SET parts = ? WHERE seq = ?').run(encoded.parts, row.seq);
     insertBlobRefs(context, row.seq, encoded.blobHashes);
     if (status) context.statement('UPDATE messages SET status = ? WHERE seq = ?').run(status, row.seq);
   });

@@ -100,7 +100,8 @@ describe('opening a SQLite store', () => {
     const db = new Database(path);
     expect(() => db.prepare('UPDATE entries SET type = ?').run('tampered')).toThrow(/append-only/);
     expect(() => db.prepare('UPDATE messages SET kind = ? WHERE id = ?').run('summary', message.id)).toThrow(/immutable/);
-    expect(() => db.prepare('UPDATE messages SET parts = ? WHERE id = ?').run('[]', message.id)).toThrow(/immutable/);
+    expect(() => db.prepare('UPDATE message_parts SET parts = ?').run('[]')).toThrow(/immutable/);
+    expect(() => db.prepare('UPDATE messages SET status = ? WHERE id = ?').run('error', message.id)).toThrow(/immutable/);
     db.close();
   });
 });

@@ -26,8 +26,8 @@ CREATE INDEX sessions_tree ON sessions(tree_id);
 CREATE INDEX sessions_created ON sessions(created_at);
 
 -- seq/parent_seq are integer twins of id/parent_id: history walks follow rowids, the fastest
--- lookup SQLite has. parts (the message content, a JSON array) is the last column, so reads that
--- only need part_meta (types and sizes) never touch its overflow pages.
+-- lookup SQLite has. Rows stay small (part_meta holds part types and sizes); the content lives in
+-- message_parts under the same rowid, so listing a history never reads a payload page.
 CREATE TABLE messages (
   seq INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -42,13 +42,18 @@ CREATE TABLE messages (
   depth INTEGER NOT NULL,
   created_at INTEGER NOT NULL,
   metadata TEXT NOT NULL DEFAULT '{}',
-  part_meta TEXT NOT NULL,
-  parts TEXT NOT NULL
+  part_meta TEXT NOT NULL
 );
 CREATE INDEX messages_parent ON messages(parent_seq);
 CREATE INDEX messages_tree ON messages(tree_id);
 CREATE INDEX messages_session ON messages(session_id);
 CREATE INDEX messages_turn ON messages(turn_id) WHERE turn_id IS NOT NULL;
+
+-- the parts of a message as one JSON array, keyed by the message's seq
+CREATE TABLE message_parts (
+  seq INTEGER PRIMARY KEY REFERENCES messages(seq) ON DELETE CASCADE,
+  parts TEXT NOT NULL
+);
 
 -- blobs that message parts refer to (large tool outputs kept in the blob store): GC roots
 CREATE TABLE message_blobs (
@@ -157,6 +162,9 @@ CREATE TRIGGER checkpoints_append_only BEFORE UPDATE ON checkpoints
 BEGIN SELECT RAISE(ABORT, 'waypoint: checkpoints are append-only'); END;
 CREATE TRIGGER effects_append_only BEFORE UPDATE ON effects
 BEGIN SELECT RAISE(ABORT, 'waypoint: effects are append-only'); END;
+CREATE TRIGGER message_parts_append_only BEFORE UPDATE ON message_parts
+WHEN (SELECT status FROM messages WHERE seq = OLD.seq) != 'streaming'
+BEGIN SELECT RAISE(ABORT, 'waypoint: parts are immutable once their message is complete'); END;
 CREATE TRIGGER messages_append_only BEFORE UPDATE ON messages
 WHEN OLD.status != 'streaming' OR NEW.id != OLD.id OR NEW.parent_seq IS NOT OLD.parent_seq
   OR NEW.tree_id != OLD.tree_id OR NEW.depth != OLD.depth OR NEW.session_id != OLD.session_id
