@@ -272,6 +272,8 @@ export interface Store {
   // messages and the tree
   appendMessage(input: AppendMessageInput): Promise<AppendResult>;
   getMessage(id: string, options?: { parts?: PartsLoad }): Promise<MessageWithParts>;
+  /** Many messages at once, in the order asked; an unknown id raises `MESSAGE_NOT_FOUND`. */
+  getMessages(ids: readonly string[], options?: { parts?: PartsLoad }): Promise<MessageWithParts[]>;
   findMessage(id: string): Promise<Message | null>;
   /** The path from the tree root to the session's head, oldest first. */
   history(sessionId: string, options?: HistoryOptions): Promise<MessageWithParts[]>;

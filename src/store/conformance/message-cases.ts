@@ -71,6 +71,17 @@ export const messageCases: Record<string, ConformanceCase> = {
     expect(await store.listTreeMessages(session.treeId)).toHaveLength(2);
   },
 
+  async 'many messages read at once come back in the order asked'(harness) {
+    const { store } = harness();
+    const session = await store.createSession();
+    const a = await store.appendMessage({ sessionId: session.id, role: 'user', parts: [text('a')] });
+    const b = await store.appendMessage({ sessionId: session.id, role: 'assistant', parts: [text('b')] });
+    const both = await store.getMessages([b.message.id, a.message.id]);
+    expect(both.map((message) => message.parts[0]?.content)).toEqual([text('b'), text('a')]);
+    expect((await store.getMessages([a.message.id], { parts: 'none' }))[0]!.parts[0]!.content).toBeUndefined();
+    await expectCode(store.getMessages([a.message.id, 'msg_nope']), 'MESSAGE_NOT_FOUND');
+  },
+
   async 'unknown message ids raise MESSAGE_NOT_FOUND'(harness) {
     const { store } = harness();
     await expectCode(store.getMessage('msg_nope'), 'MESSAGE_NOT_FOUND');

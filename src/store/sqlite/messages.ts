@@ -178,6 +178,10 @@ export function getMessage(context: SqliteContext, id: string, load: PartsLoad):
   return toMessageWithParts(row);
 }
 
+export function getMessages(context: SqliteContext, ids: readonly string[], load: PartsLoad): MessageWithParts[] {
+  return context.read('read messages', () => ids.map((id) => getMessage(context, id, load)));
+}
+
 export function replaceStreamingParts(context: SqliteContext, messageId: string, parts: PartContent[], status?: Exclude<MessageStatus, 'streaming'>): MessageWithParts {
   context.write(status ? 'finish a message' : 'update a streaming message', () => {
     const row = requireMessageRow(context, messageId);

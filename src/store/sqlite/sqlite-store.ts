@@ -150,6 +150,10 @@ export class SqliteStore implements Store {
     return messages.getMessage(this.context, id, options.parts ?? 'full');
   }
 
+  async getMessages(ids: readonly string[], options: { parts?: 'full' | 'none' } = {}) {
+    return messages.getMessages(this.context, ids, options.parts ?? 'full');
+  }
+
   async findMessage(id: string) {
     this.context.assertOpen();
     const row = this.context.statement('SELECT * FROM messages WHERE id = ?').get(id);
