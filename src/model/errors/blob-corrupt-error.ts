@@ -5,7 +5,7 @@ import { WaypointError } from './waypoint-error.js';
  * decoded). Waypoint never returns such bytes.
  */
 export class BlobCorruptError extends WaypointError {
-  override readonly name = 'BlobCorruptError';
+  override readonly name: string = 'BlobCorruptError';
   readonly hash: string;
 
   constructor(options: { hash: string; reason: string; cause?: unknown }) {

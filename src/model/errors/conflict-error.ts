@@ -6,7 +6,7 @@ import { WaypointError } from './waypoint-error.js';
  * retrying after refreshing state may succeed.
  */
 export class ConflictError extends WaypointError {
-  override readonly name = 'ConflictError';
+  override readonly name: string = 'ConflictError';
 
   constructor(options: { code: string; message: string; details?: Record<string, unknown>; cause?: unknown }) {
     super({ ...options, exitCode: 4, httpStatus: 409 });

@@ -2,7 +2,7 @@ import { WaypointError } from './waypoint-error.js';
 
 /** A caller passed a value Waypoint cannot use; nothing was changed. */
 export class InvalidArgumentError extends WaypointError {
-  override readonly name = 'InvalidArgumentError';
+  override readonly name: string = 'InvalidArgumentError';
   readonly parameter: string;
   readonly value: unknown;
 

@@ -7,7 +7,7 @@ export type EntityKind = 'session' | 'message' | 'turn' | 'checkpoint' | 'blob' 
  * (`SESSION_NOT_FOUND`, `MESSAGE_NOT_FOUND`, `BLOB_NOT_FOUND` …).
  */
 export class NotFoundError extends WaypointError {
-  override readonly name = 'NotFoundError';
+  override readonly name: string = 'NotFoundError';
   readonly entity: EntityKind;
   readonly id: string;
 

@@ -10,7 +10,7 @@ export type StoreErrorCode =
 
 /** The store file itself cannot be used as asked (wrong file, newer schema, read-only, busy). */
 export class StoreError extends WaypointError {
-  override readonly name = 'StoreError';
+  override readonly name: string = 'StoreError';
   declare readonly code: StoreErrorCode;
 
   constructor(options: { code: StoreErrorCode; message: string; details?: Record<string, unknown>; cause?: unknown }) {
