@@ -266,7 +266,10 @@ export interface Store {
   patchSessionMetadata(sessionId: string, patch: JsonObject): Promise<Session>;
   /** A new session pointing at an existing message of the parent's tree; ancestors are shared. */
   forkSession(input: ForkSessionInput): Promise<ForkSessionResult>;
-  /** Explicit deletion: the session, its entries, turns, checkpoints, effects, and messages no other session needs. */
+  /**
+   * Explicit deletion: the session, its entries, turns, checkpoints, effects, messages no other
+   * session needs, and blob pins owned by `session:<id>` or `session:<id>:<anything>`.
+   */
   deleteSession(id: string): Promise<void>;
 
   // messages and the tree

@@ -116,4 +116,16 @@ export const recordCases: Record<string, ConformanceCase> = {
     await store.setBlobPins('scan:w', []);
     expect(await store.blobRoots()).toEqual(new Set());
   },
+
+  async 'deleting a session releases the pins it owns, and only those'(harness) {
+    const { store } = harness();
+    const doomed = await store.createSession({ id: 'ses_a' });
+    await store.createSession({ id: 'ses_ab' });
+    await store.setBlobPins(`session:${doomed.id}`, [hash('1')]);
+    await store.setBlobPins(`session:${doomed.id}:exec-files`, [hash('2')]);
+    await store.setBlobPins('session:ses_ab:exec-files', [hash('3')]);
+    await store.setBlobPins('scan:w', [hash('4')]);
+    await store.deleteSession(doomed.id);
+    expect(await store.blobRoots()).toEqual(new Set([hash('3'), hash('4')]));
+  },
 };

@@ -100,6 +100,8 @@ export function deleteSession(context: SqliteContext, id: string): void {
       )
       .run({ tree: row.tree_id, id });
     context.statement('DELETE FROM command_facts WHERE session_id = ?').run(id);
-    context.statement('DELETE FROM blob_pins WHERE owner = ?').run(`session:${id}`);
+    // Pins owned by the session (`session:<id>`) or by one of its parts (`session:<id>:<what>`,
+    // e.g. the exec capture's scan state) go with it.
+    context.statement('DELETE FROM blob_pins WHERE owner = ? OR substr(owner, 1, ?) = ?').run(`session:${id}`, `session:${id}:`.length, `session:${id}:`);
   });
 }
