@@ -5,3 +5,4 @@ export { CreateSessionRequest, AppendRequest, TitleRequest } from './history-sch
 export { visibilityOf, coveredRange, isUserInput, type Visibility, type CoveredRange } from './message-visibility.js';
 export { compactionOrder, compactedPositions, modelView, uiView } from './compaction-view.js';
 export { listRewindTargets, inputText, type RewindTarget } from './rewind-targets.js';
+export { EffectsLedger, type EffectCheck } from './effects-ledger.js';

@@ -1,0 +1,73 @@
+import { ConflictError, EventBus, type MessageWithParts, type Session } from '../../model/index.js';
+import { inputText } from '../../history/index.js';
+import type { Store } from '../../store/store.js';
+import type { ConversationEvents } from './conversation-events.js';
+import { resolveUserTarget } from './rewind-target.js';
+import type { TaskRegistry } from './task-registry.js';
+
+export interface RewindConversationOptions {
+  sessionId: string;
+  /** A user input on the active path (or, with `mapAssistant`, a reply of the turn to retry). */
+  messageId: string;
+  /** Conversation-only rewinds (and retry) map an assistant message to its turn's input. */
+  mapAssistant?: boolean;
+  tasks?: TaskRegistry;
+  events?: EventBus<ConversationEvents>;
+  /** Extra fields for the head-move entry. */
+  reason?: 'rewind' | 'edit' | 'retry';
+}
+
+export interface ConversationRewind {
+  session: Session;
+  /** The user input rewound to; it and everything after it left the active path. */
+  target: MessageWithParts;
+  /** The input as typed, to put back in the input box. */
+  draft: string;
+  /** Head before the rewind (what `redoConversation` returns to). */
+  previousHead: string | null;
+  stoppedTasks: string[];
+}
+
+/**
+ * Rewinds the conversation to just before a user input: the head moves to the input's parent
+ * (nothing is deleted; the cut messages stay in the tree and a redo brings them back), the branch
+ * generation is bumped, and the input's text is returned as a draft. Background tasks started in
+ * the turns being cut are stopped first; if one cannot be stopped, nothing changes.
+ */
+export async function rewindConversation(store: Store, options: RewindConversationOptions): Promise<ConversationRewind> {
+  const session = await store.getSession(options.sessionId);
+  const target = await resolveUserTarget(store, session, options.messageId, { mapAssistant: options.mapAssistant ?? false });
+  const cut = await store.history(session.id, { fromDepth: target.depth, parts: 'none' });
+  const cutTurns = new Set(cut.map((message) => message.turnId).filter((turnId): turnId is string => turnId !== null));
+  let stoppedTasks: string[] = [];
+  if (options.tasks) {
+    const report = await options.tasks.stopTurns(session.id, cutTurns);
+    if (report.failed.length > 0) {
+      throw new ConflictError({
+        code: 'TASK_STOP_FAILED',
+        message: `Cannot rewind: ${report.failed.length} background task(s) of the turns being cut would not stop (${report.failed.map((failure) => `${failure.id}: ${failure.reason}`).join('; ')}). Nothing was changed; stop them and try again.`,
+        details: { failed: report.failed, stopped: report.stopped },
+      });
+    }
+    stoppedTasks = report.stopped;
+  }
+  const { session: rewound } = await store.moveHead({
+    sessionId: session.id,
+    to: target.parentId,
+    expectedFrom: session.headMessageId,
+    reason: options.reason ?? 'rewind',
+    bumpGeneration: true,
+    data: { targetMessageId: target.id, cutMessages: cut.length },
+  });
+  options.tasks?.setGeneration(session.id, rewound.branchGeneration);
+  const draft = inputText(target);
+  options.events?.emit('rewind-trigger', {
+    session: rewound,
+    scope: 'conversation',
+    strategy: 'active_chain',
+    targetMessageId: target.id,
+    fromMessageId: session.headMessageId,
+    draft,
+  });
+  return { session: rewound, target, draft, previousHead: session.headMessageId, stoppedTasks };
+}
