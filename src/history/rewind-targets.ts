@@ -1,7 +1,6 @@
 import type { MessageWithParts, Session } from '../model/index.js';
 import type { Store } from '../store/store.js';
-import { compactedPositions } from './compaction-view.js';
-import { isUserInput } from './message-visibility.js';
+import { coveredRange, isUserInput } from './message-visibility.js';
 
 /** One entry of the `/rewind` list: a user input on the session's active path. */
 export interface RewindTarget {
@@ -24,13 +23,14 @@ export interface RewindTarget {
  */
 export async function listRewindTargets(store: Store, sessionId: string): Promise<RewindTarget[]> {
   const session: Session = await store.getSession(sessionId);
-  const path = await store.history(sessionId, { parts: 'none' });
-  const hidden = new Set([...compactedPositions(path)].map((position) => path[position]!.id));
-  let start = 0;
+  // User messages only: inputs, and the summaries that decide what is compacted.
+  const userMessages = await store.history(sessionId, { parts: 'none', roles: ['user'] });
+  const compactedTo = await lastCompactedDepth(store, userMessages);
+  let startDepth = 0;
   if (session.kind === 'side_chat' && session.forkedFromMessageId) {
-    start = path.findIndex((message) => message.id === session.forkedFromMessageId) + 1;
+    startDepth = (await store.getMessage(session.forkedFromMessageId, { parts: 'none' })).depth + 1;
   }
-  const inputs = path.slice(start).filter(isUserInput);
+  const inputs = userMessages.filter((message) => message.depth >= startDepth && isUserInput(message));
   const withText = await store.getMessages(inputs.map((message) => message.id));
   return withText.map((message) => ({
     messageId: message.id,
@@ -38,8 +38,23 @@ export async function listRewindTargets(store: Store, sessionId: string): Promis
     depth: message.depth,
     text: inputText(message),
     createdAt: message.createdAt,
-    compacted: hidden.has(message.id),
+    compacted: message.depth <= compactedTo,
   }));
+}
+
+/** Depth of the last message hidden by the path's last valid summary (-1: nothing compacted). */
+async function lastCompactedDepth(store: Store, userMessages: MessageWithParts[]): Promise<number> {
+  for (let index = userMessages.length - 1; index >= 0; index--) {
+    const range = coveredRange(userMessages[index]!);
+    if (!range) continue;
+    const covered = await store.findMessage(range.to);
+    // The same rule as compactionOrder: the range must end before the summary, on this path.
+    if (covered && covered.depth < userMessages[index]!.depth && covered.treeId === userMessages[index]!.treeId) {
+      const [onPath] = await store.pathTo(userMessages[index]!.id, { fromDepth: covered.depth, toDepth: covered.depth + 1, parts: 'none' });
+      if (onPath?.id === covered.id) return covered.depth;
+    }
+  }
+  return -1;
 }
 
 /** The text of a user input as typed: its text parts, joined by blank lines. */

@@ -80,6 +80,8 @@ export interface HistoryOptions {
   toDepth?: number;
   /** The newest `last` messages of the path (applied after the depth bounds). */
   last?: number;
+  /** Only messages of these roles (the walk still follows every link; `last` counts all roles). */
+  roles?: readonly MessageRole[];
 }
 
 export interface MoveHeadInput {
@@ -275,7 +277,7 @@ export interface Store {
   // messages and the tree
   appendMessage(input: AppendMessageInput): Promise<AppendResult>;
   getMessage(id: string, options?: { parts?: PartsLoad }): Promise<MessageWithParts>;
-  /** Many messages at once, in the order asked; an unknown id raises `MESSAGE_NOT_FOUND`. */
+  /** Many messages at once (one query), in the order asked; an unknown id raises `MESSAGE_NOT_FOUND`. */
   getMessages(ids: readonly string[], options?: { parts?: PartsLoad }): Promise<MessageWithParts[]>;
   findMessage(id: string): Promise<Message | null>;
   /** The path from the tree root to the session's head, oldest first. */

@@ -120,6 +120,7 @@ export function readPath(context: SqliteContext, headId: string | null, options:
     if (fromDepth >= toDepth) return [];
     const full = (options.parts ?? 'full') === 'full';
     const columns = full ? PATH_COLUMNS_WITH_PARTS : PATH_COLUMNS;
+    const roles = options.roles ? ` AND m.role IN (SELECT value FROM json_each(@roles))` : '';
     const rows = context
       .statement(
         `WITH RECURSIVE path(seq, parent_seq, depth) AS (
@@ -129,12 +130,13 @@ export function readPath(context: SqliteContext, headId: string | null, options:
            WHERE path.depth > @fromDepth
          )
          SELECT ${columns} FROM path JOIN messages m ON m.seq = path.seq${full ? ' JOIN message_parts mp ON mp.seq = path.seq' : ''}
-         WHERE m.depth < @toDepth`,
+         WHERE m.depth < @toDepth${roles}`,
       )
       .raw(true)
-      .all({ headSeq: head.seq, fromDepth, toDepth }) as PathRow[];
+      .all({ headSeq: head.seq, fromDepth, toDepth, ...(options.roles ? { roles: JSON.stringify(options.roles) } : {}) }) as PathRow[];
     // No ORDER BY: sorting would copy every payload through SQLite's sorter. Rows arrive in walk
     // order (head first); depths are distinct, so placing each row at its depth orders the path.
+    if (options.roles) return rows.map(fromPathRow).sort((a, b) => a.depth - b.depth);
     const messages = new Array<MessageWithParts>(rows.length);
     for (const row of rows) messages[row[8] - fromDepth] = fromPathRow(row);
     return messages;
@@ -179,7 +181,18 @@ export function getMessage(context: SqliteContext, id: string, load: PartsLoad):
 }
 
 export function getMessages(context: SqliteContext, ids: readonly string[], load: PartsLoad): MessageWithParts[] {
-  return context.read('read messages', () => ids.map((id) => getMessage(context, id, load)));
+  if (ids.length === 0) return [];
+  const sql =
+    load === 'full'
+      ? `SELECT m.*, mp.parts FROM messages m JOIN message_parts mp ON mp.seq = m.seq WHERE m.id IN (SELECT value FROM json_each(?))`
+      : `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id IN (SELECT value FROM json_each(?))`;
+  const rows = context.read('read messages', () => context.statement(sql).all(JSON.stringify(ids)) as MessageRow[]);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => {
+    const row = byId.get(id);
+    if (!row) throw new NotFoundError({ entity: 'message', id });
+    return toMessageWithParts(row);
+  });
 }
 
 export function replaceStreamingParts(context: SqliteContext, messageId: string, parts: PartContent[], status?: Exclude<MessageStatus, 'streaming'>): MessageWithParts {
