@@ -1,0 +1,212 @@
+import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
+import { writeFileAtomic } from '../workspace/index.js';
+import type { CaptureContext } from './capture-context.js';
+import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
+import { storeChangeContents, type PendingChange } from './record-changes.js';
+
+/** A successful Write/Edit tool result, as the tool saw it. */
+export interface ToolChange {
+  toolName: string;
+  toolCallId?: string | null;
+  /** Relative to the primary root, absolute inside a root, or root-qualified with `root`. */
+  path: string;
+  root?: string;
+  /** null: the file did not exist. */
+  before: Buffer | null;
+  /** null: the tool deleted the file. */
+  after: Buffer | null;
+  /** Permission bits after the change (and before it, unless `beforeMode` says otherwise). */
+  mode?: number | null;
+  beforeMode?: number | null;
+  /** Contents above this are recorded `skipped` / `too_large` (default 10 MiB). */
+  maxFileSize?: number;
+}
+
+/**
+ * Records what a Write/Edit tool did, after it succeeded (a failed tool calls nothing, so records
+ * nothing): stores before and after in the blob store, then writes one checkpoint with source
+ * `tool` and a unified patch for text. Returns null when nothing is recorded: the path is in an
+ * untracked root (data, logs, tmp …) or the store's directory, or the content did not change.
+ *
+ * @example
+ * const before = existsSync(file) ? readFileSync(file) : null
+ * writeFileSync(file, next) // the tool's own write
+ * await recordToolChange({ ...context, toolName: 'Write', toolCallId: 'call_1', path: 'src/a.ts', before, after: next })
+ */
+export async function recordToolChange(input: CaptureContext & ToolChange): Promise<Checkpoint | null> {
+  if (typeof input.toolName !== 'string' || input.toolName === '') {
+    throw new InvalidArgumentError({ parameter: 'toolName', value: input.toolName, reason: 'name the tool that made the change (e.g. "Write").' });
+  }
+  if (input.before === null && input.after === null) {
+    throw new InvalidArgumentError({ parameter: 'before/after', value: null, reason: 'at least one of before and after must be content; a change from nothing to nothing is no change.' });
+  }
+  for (const [name, value] of [['before', input.before], ['after', input.after]] as const) {
+    if (value !== null && !Buffer.isBuffer(value)) throw new InvalidArgumentError({ parameter: name, value: typeof value, reason: 'must be a Buffer or null.' });
+  }
+  const target = input.workspace.resolve(input.path, input.root === undefined ? {} : { root: input.root });
+  if (!target.tracked) return null;
+  if (input.before !== null && input.after !== null && input.before.equals(input.after) && (input.beforeMode ?? input.mode) === input.mode) return null;
+  const change = toolPendingChange(target.key, input.before, input.after, input.beforeMode ?? input.mode ?? null, input.mode ?? null, input.maxFileSize);
+  const rows = await storeChangeContents(input, { source: 'tool', toolName: input.toolName, toolCallId: input.toolCallId ?? null }, [change]);
+  const [checkpoint] = await input.store.addCheckpoints(rows);
+  return checkpoint!;
+}
+
+export interface ToolWriteInput {
+  path: string;
+  root?: string;
+  content: Buffer | string;
+  /** Permission bits; default: the existing file's, else 0o666 less the umask. */
+  mode?: number;
+  toolName?: string;
+  toolCallId?: string | null;
+  maxFileSize?: number;
+}
+
+export interface ToolWriteResult {
+  /** The workspace key of the file written (`workspace:src/a.ts`). */
+  path: string;
+  created: boolean;
+  /** null when nothing was recorded (untracked root, or unchanged content and mode). */
+  checkpoint: Checkpoint | null;
+}
+
+/**
+ * A Write tool: replaces (or creates) a file atomically through the workspace and records the
+ * checkpoint. The before content is in the blob store before the file is touched; the row is
+ * written only after the write succeeded. Refusals (outside the roots, a directory at the path)
+ * and write failures change nothing and record nothing.
+ */
+export async function applyToolWrite(context: CaptureContext, input: ToolWriteInput): Promise<ToolWriteResult> {
+  const target = resolveWriteTarget(context.workspace, input.path, input.root === undefined ? {} : { root: input.root });
+  const maxFileSize = input.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE;
+  const content = typeof input.content === 'string' ? Buffer.from(input.content) : input.content;
+  if (!Buffer.isBuffer(content)) throw new InvalidArgumentError({ parameter: 'content', value: typeof input.content, reason: 'must be a string or a Buffer.' });
+  const before = captureEntry(target, maxFileSize);
+  if (before.exists && before.kind === 'dir') {
+    throw new InvalidArgumentError({ code: 'PATH_IS_DIRECTORY', parameter: 'path', value: target.key, reason: 'is a directory; write to a file path inside it.' });
+  }
+  return writeAndRecord(context, target, before.exists ? before : null, content, input.mode, {
+    toolName: input.toolName ?? 'Write',
+    toolCallId: input.toolCallId ?? null,
+    maxFileSize,
+  });
+}
+
+export interface ToolEditInput {
+  path: string;
+  root?: string;
+  oldString: string;
+  newString: string;
+  /** Replace every occurrence instead of requiring exactly one. */
+  replaceAll?: boolean;
+  toolName?: string;
+  toolCallId?: string | null;
+  maxFileSize?: number;
+}
+
+export interface ToolEditResult extends ToolWriteResult {
+  replacements: number;
+}
+
+/**
+ * An Edit tool: exact-string replacement in an existing text file, written atomically (mode kept)
+ * and checkpointed. Refused with nothing changed when the file is missing (`EDIT_FILE_NOT_FOUND`),
+ * binary or too large (`EDIT_NOT_TEXT`), `oldString` is empty or equals `newString`
+ * (`INVALID_ARGUMENT`), is absent (`EDIT_OLD_STRING_NOT_FOUND`) or occurs more than once without
+ * `replaceAll` (`EDIT_OLD_STRING_AMBIGUOUS`).
+ */
+export async function applyToolEdit(context: CaptureContext, input: ToolEditInput): Promise<ToolEditResult> {
+  if (typeof input.oldString !== 'string' || input.oldString === '') {
+    throw new InvalidArgumentError({ parameter: 'oldString', value: input.oldString, reason: 'must be the non-empty text to replace; use a Write to create or overwrite a file.' });
+  }
+  if (typeof input.newString !== 'string' || input.newString === input.oldString) {
+    throw new InvalidArgumentError({ parameter: 'newString', value: input.newString, reason: 'must be a string different from oldString.' });
+  }
+  const target = resolveWriteTarget(context.workspace, input.path, input.root === undefined ? {} : { root: input.root });
+  const maxFileSize = input.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE;
+  const before = captureEntry(target, maxFileSize);
+  if (!before.exists || before.kind !== 'file') {
+    throw new InvalidArgumentError({
+      code: 'EDIT_FILE_NOT_FOUND',
+      parameter: 'path',
+      value: target.key,
+      reason: before.exists ? 'is not a regular file; Edit changes text files.' : 'does not exist; create it with a Write first.',
+    });
+  }
+  const text = before.content?.toString('utf8');
+  if (before.content === null || text === undefined || !Buffer.from(text).equals(before.content) || before.content.includes(0)) {
+    throw new InvalidArgumentError({
+      code: 'EDIT_NOT_TEXT',
+      parameter: 'path',
+      value: target.key,
+      reason: before.tooLarge ? `is larger than ${maxFileSize} bytes; Edit works on text files below that.` : 'is not UTF-8 text; Edit replaces text only.',
+    });
+  }
+  const occurrences = countOccurrences(text, input.oldString);
+  if (occurrences === 0) {
+    throw new InvalidArgumentError({
+      code: 'EDIT_OLD_STRING_NOT_FOUND',
+      parameter: 'oldString',
+      value: input.oldString,
+      reason: `was not found in ${target.key}; read the file again and copy the exact text, whitespace included.`,
+    });
+  }
+  if (occurrences > 1 && !input.replaceAll) {
+    throw new InvalidArgumentError({
+      code: 'EDIT_OLD_STRING_AMBIGUOUS',
+      parameter: 'oldString',
+      value: input.oldString,
+      reason: `occurs ${occurrences} times in ${target.key}; include more surrounding text so it is unique, or pass replaceAll.`,
+    });
+  }
+  const next = input.replaceAll ? text.split(input.oldString).join(input.newString) : text.replace(input.oldString, () => input.newString);
+  const result = await writeAndRecord(context, target, before, Buffer.from(next), undefined, {
+    toolName: input.toolName ?? 'Edit',
+    toolCallId: input.toolCallId ?? null,
+    maxFileSize,
+  });
+  return { ...result, replacements: input.replaceAll ? occurrences : 1 };
+}
+
+async function writeAndRecord(
+  context: CaptureContext,
+  target: ReturnType<typeof resolveWriteTarget>,
+  before: Exclude<ReturnType<typeof captureEntry>, { exists: false }> | null,
+  content: Buffer,
+  mode: number | undefined,
+  tool: { toolName: string; toolCallId: string | null; maxFileSize: number },
+): Promise<ToolWriteResult> {
+  const unchanged = before !== null && before.content !== null && before.content.equals(content) && (mode === undefined || mode === before.mode);
+  let rows = null;
+  if (target.tracked && !unchanged) {
+    const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, null, tool.maxFileSize, before?.tooLarge ?? false);
+    rows = await storeChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change]);
+  }
+  const written = writeFileAtomic(target, content, mode === undefined ? {} : { mode });
+  if (rows === null) return { path: target.key, created: before === null, checkpoint: null };
+  rows[0]!.afterMode = written.mode;
+  const [checkpoint] = await context.store.addCheckpoints(rows);
+  return { path: target.key, created: before === null, checkpoint: checkpoint! };
+}
+
+function toolPendingChange(
+  key: string,
+  before: Buffer | null,
+  after: Buffer | null,
+  beforeMode: number | null,
+  afterMode: number | null,
+  maxFileSize = DEFAULT_CHECKPOINT_MAX_FILE_SIZE,
+  beforeTooLarge = false,
+): PendingChange {
+  const op = before === null && !beforeTooLarge ? 'create' : after === null ? 'delete' : 'modify';
+  const tooLarge = beforeTooLarge || (before?.length ?? 0) > maxFileSize || (after?.length ?? 0) > maxFileSize;
+  if (tooLarge) return { op, path: key, beforeMode, afterMode, skipReason: 'too_large' };
+  return { op, path: key, before, after, beforeMode, afterMode };
+}
+
+function countOccurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length)) count++;
+  return count;
+}
