@@ -1,0 +1,253 @@
+import type { Checkpoint, JsonObject, JsonValue } from '../model/index.js';
+import {
+  diffSnapshots,
+  scanWorkspace,
+  type ScanResult,
+  type SkippedPath,
+  type Snapshot,
+  type SnapshotDiff,
+  type SnapshotEntry,
+  type StatCacheState,
+} from '../workspace/index.js';
+import type { CaptureContext } from './capture-context.js';
+import {
+  filesPinOwner,
+  loadScanState,
+  rootsKeyOf,
+  saveScanState,
+  stateFromSnapshot,
+  type LoadedScanState,
+} from './exec-scan-state.js';
+import { DEFAULT_CHECKPOINT_MAX_FILE_SIZE, SYMLINK_MODE } from './file-capture.js';
+import { recordChanges, type PendingChange } from './record-changes.js';
+import { ScanBlobSink } from './scan-blob-sink.js';
+import { unifiedPatch } from './text-patch.js';
+
+export interface ExecCaptureOptions {
+  toolName?: string | null;
+  toolCallId?: string | null;
+  /** The command, kept in the turn's metadata with what it left uncovered. */
+  command?: string | null;
+  /** Files above this are not read: their changes are recorded `skipped` / `too_large`. Default 10 MiB. */
+  maxFileSize?: number;
+  /** Stop scanning after this many files (the scan is then incomplete: no creations or deletions are inferred). Default 100,000. */
+  maxFiles?: number;
+  /** Contents held in memory during a scan before falling back to re-reading (default 256 MiB). */
+  memoryBudgetBytes?: number;
+}
+
+/** A path whose changes the capture could not (fully) keep, and why. */
+export interface UncoveredPath {
+  path: string;
+  reason: string;
+  detail?: string;
+}
+
+/** An exec capture in progress: the before-scan, taken right before the command. */
+export interface ExecHandle {
+  readonly context: CaptureContext;
+  readonly options: ExecCaptureOptions;
+  readonly before: ScanResult;
+  /** Changes since this session's previous scan, made by someone else (other sessions, a person, this session's own tool/fs writes); not recorded. */
+  readonly external: SnapshotDiff | null;
+  readonly state: LoadedScanState | null;
+  readonly rootsKey: string;
+}
+
+/** What a command changed, as recorded. */
+export interface ExecCaptureResult {
+  checkpoints: Checkpoint[];
+  uncovered: UncoveredPath[];
+  /** True when something the command may have changed could not be kept (see `uncovered`). */
+  partiallyProtected: boolean;
+  external: SnapshotDiff | null;
+  stats: { before: ScanResult['stats']; after: ScanResult['stats'] };
+}
+
+const DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024;
+/** At most this many uncovered paths are kept in a turn's metadata (the count is always exact). */
+const UNCOVERED_IN_METADATA = 100;
+
+/**
+ * Scans the tracked roots right before a shell command. The stat cache persisted by the previous
+ * scan of this session means only changed files are read; the first scan of a workspace reads
+ * every tracked file and stores it as a blob (they are the before contents of whatever the command
+ * changes). Works without git.
+ *
+ * Attribution: only differences between this before-scan and the after-scan in {@link endExec}
+ * are recorded as the command's. Changes that happened since the session's previous scan (another
+ * session or a person editing the same directory, or this session's own tool writes, which are
+ * checkpointed by themselves) are reported as `external` and not recorded. Changes someone else
+ * makes *while* the command runs cannot be told apart and are attributed to the command.
+ */
+export async function beginExec(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ExecHandle> {
+  const rootsKey = rootsKeyOf(context.workspace);
+  const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
+  const before = await scanAndStore(context, options, state?.snapshot ?? null, state?.cache ?? null);
+  const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
+  if (!state || changedHashes(external)) await pinSnapshot(context, before.snapshot);
+  return { context, options, before, external, state, rootsKey };
+}
+
+/**
+ * Scans again after the command, records every difference as an `exec` checkpoint (before content
+ * from the before-scan's blobs, after content stored now; a rename shows as delete + create), and
+ * persists the scan state for the next command. The turn gets `execUsed: true`, and
+ * `partiallyProtected: true` with `uncovered` when something could not be kept: files too large or
+ * unreadable, an incomplete scan (too many files: no creations or deletions inferred), or paths
+ * excluded by ignore rules, whose changes the scan cannot see.
+ */
+export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
+  const { context, options, before } = handle;
+  const sink = new ScanBlobSink(before.snapshot, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
+  const after = await scanAndStore(context, options, before.snapshot, before.cache, sink);
+  const complete = before.complete && after.complete;
+  const diff = diffSnapshots(before.snapshot, after.snapshot);
+  if (!complete) {
+    // A path missing from a truncated scan is not a deleted (or created) file.
+    diff.created = [];
+    diff.deleted = [];
+  }
+  const uncovered: UncoveredPath[] = [];
+  const changes = await toPendingChanges(context, diff, before, after, sink, uncovered);
+  if (!complete) uncovered.push({ path: '', reason: 'too_many_files', detail: `the scan stopped at ${options.maxFiles ?? 'the file limit'} files; only modifications of scanned files were recorded` });
+  for (const skipped of after.skipped) {
+    if (skipped.reason === 'ignored' || skipped.reason === 'unreadable') uncovered.push(fromSkipped(skipped));
+  }
+  const checkpoints = await recordChanges(context, { source: 'exec', toolName: options.toolName ?? null, toolCallId: options.toolCallId ?? null }, changes);
+  if (!handle.state || checkpoints.length > 0 || before.stats.hashed > 0 || after.stats.hashed > 0) {
+    if (changedHashes(diff) || !handle.state) await pinSnapshot(context, after.snapshot);
+    await saveScanState(context.store, context.blobs, context.sessionId, stateFromSnapshot(handle.rootsKey, after.snapshot, after.cache, after.complete), handle.state?.stateHash ?? null);
+  }
+  const partiallyProtected = uncovered.length > 0;
+  if (context.turnId !== null) await markTurn(context, uncovered, options.command ?? null);
+  return { checkpoints, uncovered, partiallyProtected, external: handle.external, stats: { before: before.stats, after: after.stats } };
+}
+
+/**
+ * Runs `fn` between {@link beginExec} and {@link endExec}. The capture is recorded whether `fn`
+ * succeeds or throws (a failed command may still have changed files); its error is rethrown.
+ *
+ * @example
+ * const { value, capture } = await captureExec(context, () => run('bash', ['-c', 'npm run build']))
+ * if (capture.partiallyProtected) console.warn(capture.uncovered)
+ */
+export async function captureExec<T>(context: CaptureContext, fn: () => Promise<T> | T, options: ExecCaptureOptions = {}): Promise<{ value: T; capture: ExecCaptureResult }> {
+  const handle = await beginExec(context, options);
+  let value: T;
+  try {
+    value = await fn();
+  } catch (error) {
+    await endExec(handle);
+    throw error;
+  }
+  return { value, capture: await endExec(handle) };
+}
+
+async function scanAndStore(
+  context: CaptureContext,
+  options: ExecCaptureOptions,
+  previous: Snapshot | null,
+  cache: StatCacheState | null,
+  sink = new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET),
+): Promise<ScanResult> {
+  const result = scanWorkspace(context.workspace, {
+    cache,
+    maxFileSize: options.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE,
+    ...(options.maxFiles === undefined ? {} : { maxFiles: options.maxFiles }),
+    onContent: sink.onContent,
+  });
+  await sink.flush(context.blobs, context.workspace, result.snapshot);
+  return result;
+}
+
+async function toPendingChanges(
+  context: CaptureContext,
+  diff: SnapshotDiff,
+  before: ScanResult,
+  after: ScanResult,
+  sink: ScanBlobSink,
+  uncovered: UncoveredPath[],
+): Promise<PendingChange[]> {
+  const skipReasons = new Map<string, SkippedPath>();
+  for (const skipped of [...before.skipped, ...after.skipped]) skipReasons.set(skipped.path, skipped);
+  const items: Array<{ path: string; old: SnapshotEntry | null; next: SnapshotEntry | null }> = [
+    ...diff.deleted.map((item) => ({ path: item.path, old: before.snapshot.get(item.path)!, next: null })),
+    ...diff.modified.map((item) => ({ path: item.path, old: before.snapshot.get(item.path)!, next: after.snapshot.get(item.path)! })),
+    ...diff.created.map((item) => ({ path: item.path, old: null, next: after.snapshot.get(item.path)! })),
+  ];
+  const beforeHashes = items.flatMap((item) => (item.old?.hash ? [item.old.hash] : []));
+  const stored = await context.store.blobs.has([...new Set(beforeHashes)]);
+  const changes: PendingChange[] = [];
+  for (const { path, old, next } of items) {
+    const op = old === null ? 'create' : next === null ? 'delete' : 'modify';
+    const base: PendingChange = { op, path, beforeMode: modeOf(old), afterMode: modeOf(next), beforeHash: old?.hash ?? null, afterHash: next?.hash ?? null };
+    const unknown = (old !== null && old.hash === null) || (next !== null && next.hash === null);
+    if (unknown) {
+      const skipped = skipReasons.get(path);
+      const reason = skipped?.reason ?? 'unreadable';
+      uncovered.push({ path, reason, ...(skipped?.detail ? { detail: skipped.detail } : {}) });
+      changes.push({ ...base, beforeHash: null, afterHash: null, skipReason: reason });
+      continue;
+    }
+    if (old?.hash && !stored.has(old.hash)) {
+      uncovered.push({ path, reason: 'before_missing', detail: 'the previous content was not in the blob store' });
+      changes.push({ ...base, beforeHash: null, afterHash: null, skipReason: 'before_missing' });
+      continue;
+    }
+    changes.push({ ...base, patch: await execPatch(context, path, old, next, sink) });
+  }
+  return changes;
+}
+
+async function execPatch(context: CaptureContext, path: string, old: SnapshotEntry | null, next: SnapshotEntry | null, sink: ScanBlobSink): Promise<string | null> {
+  if (old?.kind === 'symlink' || next?.kind === 'symlink') return null;
+  const limit = 2 * 1024 * 1024;
+  if ((old?.size ?? 0) > limit || (next?.size ?? 0) > limit) return null;
+  const beforeContent = old?.hash ? await context.blobs.get(old.hash) : null;
+  const afterContent = next?.hash ? (sink.contentOf(path) ?? (await context.blobs.get(next.hash))) : null;
+  return unifiedPatch(path, beforeContent, afterContent);
+}
+
+function modeOf(entry: SnapshotEntry | null): number | null {
+  if (entry === null) return null;
+  return entry.kind === 'symlink' ? SYMLINK_MODE | entry.mode : entry.mode;
+}
+
+function changedHashes(diff: SnapshotDiff | null): boolean {
+  if (diff === null) return false;
+  return diff.created.length > 0 || diff.deleted.length > 0 || diff.modified.some((item) => item.before.hash !== item.after.hash);
+}
+
+async function pinSnapshot(context: CaptureContext, snapshot: Snapshot): Promise<void> {
+  const hashes = new Set<string>();
+  for (const entry of snapshot.values()) if (entry.hash !== null) hashes.add(entry.hash);
+  await context.store.setBlobPins(filesPinOwner(context.sessionId), [...hashes]);
+}
+
+function fromSkipped(skipped: SkippedPath): UncoveredPath {
+  return { path: skipped.path, reason: skipped.reason, ...(skipped.detail ? { detail: skipped.detail } : {}) };
+}
+
+async function markTurn(context: CaptureContext, uncovered: UncoveredPath[], command: string | null): Promise<void> {
+  const turn = await context.store.getTurn(context.turnId!);
+  const metadata: JsonObject = { execUsed: true };
+  if (uncovered.length > 0) {
+    const earlier = Array.isArray(turn.metadata.uncovered) ? (turn.metadata.uncovered as JsonValue[]) : [];
+    const seen = new Set(earlier.map((item) => JSON.stringify(item)));
+    const merged = [...earlier];
+    for (const item of uncovered) {
+      const value: JsonObject = { path: item.path, reason: item.reason, ...(item.detail ? { detail: item.detail } : {}), ...(command ? { command } : {}) };
+      const key = JSON.stringify(value);
+      if (!seen.has(key)) {
+        seen.add(key);
+        merged.push(value);
+      }
+    }
+    const previousCount = typeof turn.metadata.uncoveredCount === 'number' ? turn.metadata.uncoveredCount : earlier.length;
+    metadata.partiallyProtected = true;
+    metadata.uncovered = merged.slice(0, UNCOVERED_IN_METADATA);
+    metadata.uncoveredCount = previousCount + (merged.length - earlier.length);
+  }
+  await context.store.updateTurn(turn.id, { metadata });
+}

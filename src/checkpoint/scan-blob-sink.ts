@@ -1,0 +1,85 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+import { hashContent } from '../model/index.js';
+import type { BlobInput, BlobStore } from '../blobs/index.js';
+import type { Snapshot, Workspace } from '../workspace/index.js';
+
+/** Bytes handed to one `BlobStore.putMany` (one pack append, one fsync). */
+const BATCH_BYTES = 32 * 1024 * 1024;
+const BATCH_ITEMS = 4096;
+
+/**
+ * Collects the bytes a scan read (its `onContent` callback) and stores them as blobs after the
+ * scan, in batches, each delta-encoded against the path's previous version when there is one. The
+ * scanner is synchronous, so contents are held until it returns; past `memoryBudgetBytes` only the
+ * path and hash are kept and the file is read again afterwards. A file that changed in between is
+ * stored as it is now, and its snapshot entry takes the new hash (its stat signature is stale, so
+ * the next scan reads it again).
+ */
+export class ScanBlobSink {
+  private readonly held: Array<{ path: string; hash: string; content: Buffer | null }> = [];
+  private byPath: Map<string, Buffer | null> | null = null;
+  private heldBytes = 0;
+
+  constructor(
+    private readonly previous: Snapshot | null,
+    private readonly memoryBudgetBytes: number,
+  ) {}
+
+  readonly onContent = (path: string, content: Buffer, hash: string): void => {
+    const keep = this.heldBytes + content.length <= this.memoryBudgetBytes;
+    if (keep) this.heldBytes += content.length;
+    this.held.push({ path, hash, content: keep ? content : null });
+  };
+
+  /** Contents read by the scan, by path (only those still held in memory). */
+  contentOf(path: string): Buffer | null {
+    this.byPath ??= new Map(this.held.map((item) => [item.path, item.content]));
+    return this.byPath.get(path) ?? null;
+  }
+
+  get count(): number {
+    return this.held.length;
+  }
+
+  /** Stores everything collected; fixes `snapshot` entries of files that changed since the scan read them. */
+  async flush(blobs: BlobStore, workspace: Workspace, snapshot: Snapshot): Promise<void> {
+    let batch: BlobInput[] = [];
+    let batchBytes = 0;
+    for (const item of this.held) {
+      let content = item.content;
+      if (content === null) {
+        content = this.reread(workspace, item.path, snapshot);
+        if (content === null) continue;
+      }
+      const baseHash = this.previous?.get(item.path)?.hash ?? undefined;
+      batch.push(baseHash && baseHash !== item.hash ? { content, baseHash } : content);
+      batchBytes += content.length;
+      if (batchBytes >= BATCH_BYTES || batch.length >= BATCH_ITEMS) {
+        await blobs.putMany(batch);
+        batch = [];
+        batchBytes = 0;
+      }
+    }
+    if (batch.length > 0) await blobs.putMany(batch);
+  }
+
+  private reread(workspace: Workspace, path: string, snapshot: Snapshot): Buffer | null {
+    const entry = snapshot.get(path);
+    if (!entry) return null;
+    let content: Buffer;
+    try {
+      const target = workspace.resolveKey(path);
+      content = entry.kind === 'symlink' ? Buffer.from(readlinkSync(target.entryPath)) : readFileSync(target.entryPath);
+    } catch {
+      // Gone or unreadable now: the snapshot keeps the scanned hash; no content means a later
+      // checkpoint of this file reports its before as missing rather than inventing one.
+      return null;
+    }
+    const hash = hashContent(content);
+    if (hash !== entry.hash) {
+      entry.hash = hash;
+      entry.size = content.length;
+    }
+    return content;
+  }
+}
