@@ -1,0 +1,39 @@
+import { WaypointError } from '../../model/index.js';
+import { readFileState, type ResolvedPath, type Workspace } from '../../workspace/index.js';
+
+/** A path's content as the rewind sees it: absent, or a regular file's bytes and mode. */
+export interface ContentState {
+  exists: boolean;
+  hash: string | null;
+  content: Buffer | null;
+  mode: number | null;
+}
+
+export const ABSENT: ContentState = Object.freeze({ exists: false, hash: null, content: null, mode: null });
+
+/** Reading a path for a rewind: its state, or why it cannot be used. */
+export type DiskRead = { ok: true; resolved: ResolvedPath; state: ContentState } | { ok: false; resolved: ResolvedPath | null; reason: string };
+
+/**
+ * Reads the current content of a workspace key. Only regular files and absent paths can be rewound;
+ * a directory or a symbolic link at the path, or a path that no longer resolves inside its root,
+ * is reported with a reason instead.
+ */
+export function readDisk(workspace: Workspace, path: string): DiskRead {
+  let resolved: ResolvedPath;
+  try {
+    resolved = workspace.resolveKey(path);
+  } catch (error) {
+    if (WaypointError.is(error)) return { ok: false, resolved: null, reason: error.message };
+    throw error;
+  }
+  try {
+    const state = readFileState(resolved, { withContent: true });
+    if (!state.exists) return { ok: true, resolved, state: ABSENT };
+    if (state.kind !== 'file') return { ok: false, resolved, reason: `it is now a ${state.kind === 'dir' ? 'directory' : 'symbolic link'}; only regular files are rewound` };
+    return { ok: true, resolved, state: { exists: true, hash: state.hash, content: state.content ?? null, mode: state.mode } };
+  } catch (error) {
+    if (WaypointError.is(error)) return { ok: false, resolved, reason: error.message };
+    throw error;
+  }
+}

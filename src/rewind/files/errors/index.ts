@@ -1,0 +1,6 @@
+export { RewindConflictError, type RewindConflictFile } from './rewind-conflict-error.js';
+export { SnapshotMissingError, type MissingSnapshot } from './snapshot-missing-error.js';
+export { NothingToRewindError } from './nothing-to-rewind-error.js';
+export { RewindApplyFailedError } from './rewind-apply-failed-error.js';
+export { RewindUnrecoverableError, type UnrestoredFile } from './rewind-unrecoverable-error.js';
+export { RewindNotFoundError } from './rewind-not-found-error.js';

@@ -1,0 +1,31 @@
+import { ConflictError } from '../../../model/index.js';
+
+/** One file that blocks a rewind, as a person would need to see it. */
+export interface RewindConflictFile {
+  path: string;
+  status: string;
+  reason: string;
+}
+
+/**
+ * Files changed since the rewind was previewed, or files a preview marked unsafe with no chosen
+ * resolution. Nothing was written; preview again, and choose `merge` or `force` per file to go on.
+ */
+export class RewindConflictError extends ConflictError {
+  override readonly name = 'RewindConflictError';
+  readonly files: readonly RewindConflictFile[];
+
+  constructor(options: { files: RewindConflictFile[]; hint?: string; cause?: unknown }) {
+    const listed = options.files.slice(0, 5).map((file) => `${file.path} (${file.status}: ${file.reason})`).join('; ');
+    const more = options.files.length > 5 ? ` and ${options.files.length - 5} more` : '';
+    super({
+      code: 'REWIND_CONFLICT',
+      message:
+        `Cannot rewind files: ${listed}${more}. Nothing was changed. ` +
+        (options.hint ?? 'Preview again to see the current state, then resolve each file with "merge" (keep later edits) or "force" (overwrite; the current content is kept and can be restored with a redo).'),
+      details: { files: options.files },
+      cause: options.cause,
+    });
+    this.files = Object.freeze([...options.files]);
+  }
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { InvalidArgumentError } from '../../model/index.js';
+
+const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`), `expected an id like "${prefix}_01…"`);
+const workspaceKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*:.+$/, 'expected a workspace path such as "workspace:src/a.ts"');
+
+export const ConflictResolutionSchema = z.enum(['merge', 'force']);
+
+/** `preview` input: by message (that turn and every later one) or by turn, never both. */
+export const FileRewindPreviewRequest = z
+  .object({
+    sessionId: id('ses'),
+    messageId: id('msg').optional(),
+    turnId: id('trn').optional(),
+    /** Also undo changes made by shell commands (listed separately either way). Default false. */
+    includeShellChanges: z.boolean().optional(),
+    /** Per-file ways past a conflict, keyed by workspace path. */
+    resolutions: z.record(workspaceKey, ConflictResolutionSchema).optional(),
+  })
+  .strict()
+  .refine((request) => (request.messageId === undefined) !== (request.turnId === undefined), {
+    message: 'give exactly one of messageId or turnId',
+  });
+export type FileRewindPreviewRequest = z.infer<typeof FileRewindPreviewRequest>;
+
+export const SessionIdInput = id('ses');
+export const MessageIdInput = id('msg');
+export const TurnIdInput = id('trn');
+export const CheckpointIdInput = id('chk');
+export const RewindIdInput = id('jnl');
+
+/** What `apply` needs back from a preview; the rest is recomputed and compared. */
+export const PreviewInput = z.object({
+  sessionId: id('ses'),
+  target: z.union([z.object({ messageId: id('msg') }), z.object({ turnId: id('trn') })]),
+  includeShellChanges: z.boolean(),
+  resolutions: z.record(workspaceKey, ConflictResolutionSchema),
+  files: z.array(z.object({ path: z.string(), currentHash: z.string().nullable() }).loose()),
+}).loose();
+
+export const RedoOptionsInput = z.object({ resolutions: z.record(workspaceKey, z.literal('force')).optional() }).strict();
+
+/** Parses `value` or throws `InvalidArgumentError` naming the first problem; nothing is changed. */
+export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, parameter: string): z.infer<Schema> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const path = issue.path.length ? `${parameter}.${issue.path.join('.')}` : parameter;
+  throw new InvalidArgumentError({ parameter: path, value, reason: issue.message });
+}

@@ -1,0 +1,390 @@
+import { mkdirSync } from 'node:fs';
+import { BlobStore } from '../../blobs/index.js';
+import { sessionWorkspace } from '../../checkpoint/index.js';
+import { ConflictError, EventBus, InvalidArgumentError, NotFoundError, WaypointError, type Checkpoint, type Session } from '../../model/index.js';
+import type { Store } from '../../store/index.js';
+import { deletePath, type Workspace } from '../../workspace/index.js';
+import { checkpointsFromMessage, checkpointsOfTurn, requireUserMessage } from './checkpoint-selection.js';
+import { readDisk, type ContentState } from './disk-state.js';
+import { NothingToRewindError, RewindConflictError, RewindNotFoundError, SnapshotMissingError, type RewindConflictFile } from './errors/index.js';
+import {
+  CheckpointIdInput,
+  FileRewindPreviewRequest,
+  MessageIdInput,
+  parseInput,
+  PreviewInput as PreviewSchema,
+  RedoOptionsInput,
+  RewindIdInput,
+  SessionIdInput,
+  TurnIdInput,
+} from './file-rewind-schemas.js';
+import type {
+  AppliedFileRewind,
+  ApplyOptions,
+  ConflictResolution,
+  FileRewindEvents,
+  FileRewindKind,
+  FileRewindPreview,
+  FileRewindResult,
+  TurnRollbackError,
+  TurnRollbackResult,
+} from './file-rewind-types.js';
+import { journaledApply, type ApplyHooks } from './journaled-apply.js';
+import { RewindLedger } from './rewind-ledger.js';
+import { pairMoves, planSteps, type PlannedStep } from './rewind-plan.js';
+import { computePreview, type ComputedPreview } from './rewind-preview.js';
+import { describeMismatch, simulateRewind, type Simulation } from './rewind-simulation.js';
+import { SnapshotReader } from './snapshot-reader.js';
+
+export interface FileRewinderOptions {
+  store: Store;
+  /** Defaults to a `BlobStore` over `store`. */
+  blobs?: BlobStore;
+  /** Where `rewind-apply` events go; defaults to a new bus, exposed as `events`. */
+  events?: EventBus<FileRewindEvents>;
+  /** The workspace of a session; defaults to `sessionWorkspace(session, store.location)`. */
+  workspaceFor?: (session: Session) => Workspace;
+  /** fsync files and directories while writing (default true). Only benchmarks turn it off. */
+  durable?: boolean;
+  /** Test hooks (real file-system changes between steps). */
+  hooks?: ApplyHooks;
+}
+
+/**
+ * The file half of rewind: undo an agent's file changes from its checkpoints, without ever losing
+ * content. Every operation stores what it overwrites in the blob store first, writes through a
+ * journal (all or nothing, recovered by `recoverJournals` after a crash), and records itself as a
+ * `file-rewind` entry, so it is not offered again after a restart and can be redone.
+ *
+ * - Direct (seed 001 `/rewind <checkpoint>`, `/rewind latest`, `/rewind code <message>`): no check
+ *   for later edits; the overwritten content is kept.
+ * - Cascade: every checkpoint from a message on, newest first; gives up whole if a snapshot is missing.
+ * - Turn rollback (seed 002): a turn's changes in reverse; per-entry errors, `ok` only when all undone.
+ * - Preview then apply: conflicts (`external_modified` …) block unless resolved by `merge` or `force`.
+ *
+ * @example
+ * const rewinder = new FileRewinder({ store });
+ * const preview = await rewinder.preview({ sessionId, messageId });
+ * if (preview.canApply) await rewinder.apply(preview);
+ * else console.log(preview.blockers);
+ */
+export class FileRewinder {
+  readonly events: EventBus<FileRewindEvents>;
+  private readonly store: Store;
+  private readonly blobs: BlobStore;
+
+  constructor(private readonly options: FileRewinderOptions) {
+    this.store = options.store;
+    this.blobs = options.blobs ?? new BlobStore(options.store);
+    this.events = options.events ?? new EventBus<FileRewindEvents>();
+  }
+
+  /** Restores one checkpoint's file to its state before that change (a rename is moved back). */
+  async restoreCheckpoint(checkpointId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
+    const checkpoint = await this.store.getCheckpoint(parseInput(CheckpointIdInput, checkpointId, 'checkpointId'));
+    const session = await this.store.getSession(checkpoint.sessionId);
+    return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [checkpoint], 'checkpoint', options));
+  }
+
+  /** `/rewind latest`: the newest checkpoint of the session not already rewound. */
+  async restoreLatest(sessionId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
+    const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
+    const all = await this.store.listCheckpoints(session.id);
+    if (all.length === 0) throw noCheckpoints(session.id);
+    const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
+    const latest = all.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
+    if (!latest) throw nothingToRewind(`every file change of session ${session.id} is already rewound; redo a rewind to bring changes back`, { sessionId });
+    return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options));
+  }
+
+  /** `/rewind code <messageId>`: the latest checkpoint anchored at that user message. */
+  async restoreMessage(sessionId: string, messageId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
+    const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
+    const message = await requireUserMessage(this.store, session, parseInput(MessageIdInput, messageId, 'messageId'));
+    const anchored = await this.store.listCheckpoints(session.id, { anchorMessageId: message.id });
+    const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
+    const latest = anchored.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
+    if (!latest) throw nothingToRewind(anchored.length ? `every file change of message ${message.id} is already rewound` : `message ${message.id} changed no files`, { sessionId, messageId });
+    return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options));
+  }
+
+  /**
+   * Every checkpoint from a message on (its turn and all later ones), newest first. Reads every
+   * snapshot before writing; if one is missing, corrupt or was never kept, gives up whole
+   * (`SNAPSHOT_MISSING`, nothing written).
+   */
+  async cascade(sessionId: string, messageId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
+    const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
+    const message = await requireUserMessage(this.store, session, parseInput(MessageIdInput, messageId, 'messageId'));
+    const inRange = await checkpointsFromMessage(this.store, session, message);
+    const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
+    const pending = inRange.filter((checkpoint) => !rewound.has(checkpoint.id));
+    if (pending.length === 0) throw nothingToRewind(inRange.length ? `every file change since message ${message.id} is already rewound` : `no files changed since message ${message.id}`, { sessionId, messageId });
+    return this.reported(session.id, 'rewind', 'cascade', () => this.direct(session, pending.reverse(), 'cascade', options));
+  }
+
+  /**
+   * Seed 002's rollback: every change of a turn undone in reverse order (a rename or move is moved
+   * back, or its source rewritten and target deleted; a target already gone is fine). Entries that
+   * cannot be undone (skipped at capture, missing snapshot, a created file already gone) are
+   * reported in `errors` and make `ok` false; the rest is still undone, all or nothing.
+   */
+  async rollbackTurn(turnId: string, options: ApplyOptions = {}): Promise<TurnRollbackResult> {
+    const { sessionId, checkpoints } = await checkpointsOfTurn(this.store, parseInput(TurnIdInput, turnId, 'turnId'));
+    const session = await this.store.getSession(sessionId);
+    return this.reported(session.id, 'rewind', 'turn', async () => {
+      const workspace = this.workspaceOf(session);
+      const newestFirst = [...checkpoints].reverse();
+      const files = newestFirst.filter((checkpoint) => !isDirectoryOp(checkpoint));
+      const simulation = await simulateRewind({
+        checkpoints: files, workspace, snapshots: new SnapshotReader(this.blobs), policy: 'rollback', includeShellChanges: true, resolutions: {},
+      });
+      const errors: TurnRollbackError[] = simulation.problems.map((problem) => ({ checkpointId: problem.checkpointId, path: problem.path, code: problem.code, message: problem.reason }));
+      const undone = [...simulation.undone];
+      // Directories carry no content: recreate removed ones before the files, remove created ones after.
+      for (const checkpoint of newestFirst.filter((entry) => entry.op === 'rmdir')) {
+        const error = checkpoint.status === 'skipped' ? skippedError(checkpoint) : recreateDirectory(workspace, checkpoint);
+        if (error) errors.push(error);
+        else undone.push(checkpoint.id);
+      }
+      const steps = planSteps(simulation.paths.values());
+      const applied = await this.journaled(session, workspace, steps, 'turn', 'rewind', null, orderLike(newestFirst, undone), options);
+      for (const checkpoint of newestFirst.filter((entry) => entry.op === 'mkdir')) {
+        const error = checkpoint.status === 'skipped' ? skippedError(checkpoint) : removeDirectory(workspace, checkpoint);
+        if (error) errors.push(error);
+      }
+      return { ...applied, ok: errors.length === 0, errors };
+    });
+  }
+
+  /**
+   * Simulates rewinding a message's turn and every later one (`messageId`), or one turn (`turnId`),
+   * and reports each file. Shell-command changes are listed in `shellChanges` and only included
+   * with `includeShellChanges: true`. Changes already rewound are not offered again.
+   */
+  async preview(request: FileRewindPreviewRequest): Promise<FileRewindPreview> {
+    return (await this.computePreview(parseInput(FileRewindPreviewRequest, request, 'request'))).preview;
+  }
+
+  /**
+   * Applies a preview after re-validating it: if any file changed since, or the set of changes
+   * differs, raises `REWIND_CONFLICT` and writes nothing. Journaled, compensated on failure,
+   * recorded; `onCommit` writes commit in the same transaction.
+   */
+  async apply(preview: FileRewindPreview, options: ApplyOptions = {}): Promise<FileRewindResult> {
+    const given = parseInput(PreviewSchema, preview, 'preview');
+    const session = await this.store.getSession(given.sessionId);
+    return this.reported(session.id, 'rewind', 'preview', async () => {
+      const target = given.target as FileRewindPreview['target'];
+      const fresh = await this.computePreview({
+        sessionId: given.sessionId,
+        ...('messageId' in target ? { messageId: target.messageId } : { turnId: target.turnId }),
+        includeShellChanges: given.includeShellChanges,
+        resolutions: given.resolutions,
+      });
+      const changed: RewindConflictFile[] = [];
+      const previewed = new Map(given.files.map((file) => [file.path, file.currentHash]));
+      for (const file of fresh.preview.files) {
+        if (!previewed.has(file.path)) changed.push({ path: file.path, status: file.status, reason: 'this file joined the rewind after the preview' });
+        else if (previewed.get(file.path) !== file.currentHash) changed.push({ path: file.path, status: 'external_modified', reason: `${describeMismatch(file.currentHash, previewed.get(file.path) ?? null)} since the preview` });
+      }
+      if (!sameIds(fresh.preview.checkpointIds, (preview.checkpointIds ?? []) as string[])) {
+        changed.push({ path: '(checkpoints)', status: 'external_modified', reason: 'the set of changes to undo is different now (a change was recorded or rewound since the preview)' });
+      }
+      if (changed.length > 0) throw new RewindConflictError({ files: changed, hint: 'Preview again and check the files before applying.' });
+      if (fresh.preview.checkpointIds.length === 0) throw nothingToRewind(fresh.preview.blockers.join('; '), { sessionId: session.id });
+      if (!fresh.preview.canApply) {
+        const unsafe = fresh.preview.files.filter((file) => file.status !== 'safe' && file.resolution === null);
+        throw new RewindConflictError({
+          files: unsafe.length ? unsafe.map((file) => ({ path: file.path, status: file.status, reason: file.reason ?? file.status })) : fresh.preview.blockers.map((blocker) => ({ path: '(rewind)', status: 'blocked', reason: blocker })),
+        });
+      }
+      const workspace = this.workspaceOf(session);
+      return this.journaled(session, workspace, fresh.steps, 'preview', 'rewind', null, fresh.simulation.undone, options);
+    });
+  }
+
+  /**
+   * Undoes an applied rewind (or a redo): every file it changed returns to its content before it.
+   * Checked like an apply: a file changed since raises `REWIND_CONFLICT` unless resolved with
+   * `force`. Recorded itself, so it can be redone in turn.
+   */
+  async redo(sessionId: string, rewindId: string, redoOptions: { resolutions?: Record<string, 'force'> } & ApplyOptions = {}): Promise<FileRewindResult> {
+    const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
+    const id = parseInput(RewindIdInput, rewindId, 'rewindId');
+    const { resolutions = {} } = parseInput(RedoOptionsInput, { ...(redoOptions.resolutions ? { resolutions: redoOptions.resolutions } : {}) }, 'options');
+    const rewind = (await RewindLedger.load(this.store, session.id)).find(id);
+    if (!rewind) throw new RewindNotFoundError({ sessionId: session.id, rewindId: id });
+    if (rewind.redone) {
+      throw new ConflictError({ code: 'REWIND_ALREADY_REDONE', message: `Rewind ${id} was already redone; redo that redo instead (see listRewinds). Nothing was changed.`, details: { sessionId, rewindId: id } });
+    }
+    return this.reported(session.id, 'redo', 'redo', async () => {
+      const workspace = this.workspaceOf(session);
+      const snapshots = new SnapshotReader(this.blobs);
+      const steps: PlannedStep[] = [];
+      const conflicts: RewindConflictFile[] = [];
+      const missing = [];
+      for (const file of rewind.files) {
+        const disk = readDisk(workspace, file.path);
+        if (!disk.ok) {
+          conflicts.push({ path: file.path, status: 'file_read_failed', reason: disk.reason });
+          continue;
+        }
+        const current = disk.state;
+        const force = resolutions[file.path] === 'force';
+        if ((current.hash !== file.toHash || current.exists !== (file.toHash !== null)) && !force) {
+          conflicts.push({ path: file.path, status: 'external_modified', reason: describeMismatch(current.hash, file.toHash) });
+          continue;
+        }
+        let target: ContentState = { exists: false, hash: null, content: null, mode: null };
+        if (file.fromHash !== null) {
+          const read = await snapshots.read(file.fromHash);
+          if (!read.ok) {
+            missing.push({ checkpointId: rewind.rewindId, path: file.path, hash: file.fromHash, reason: read.reason });
+            continue;
+          }
+          target = { exists: true, hash: file.fromHash, content: read.content, mode: file.fromMode };
+        }
+        if (current.hash === target.hash && current.exists === target.exists && (target.mode === null || target.mode === current.mode)) continue;
+        steps.push({ path: file.path, resolved: disk.resolved, expected: current, target, moveFrom: null, resolution: force ? 'force' : null });
+      }
+      if (missing.length > 0) throw new SnapshotMissingError({ snapshots: missing });
+      if (conflicts.length > 0) throw new RewindConflictError({ files: conflicts, hint: 'Resolve each file with "force" to overwrite it (its current content is kept), or leave the rewind in place.' });
+      pairMoves(steps);
+      const ordered = [...steps.filter((step) => step.moveFrom !== null), ...steps.filter((step) => step.moveFrom === null)];
+      return this.journaled(session, workspace, ordered, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions);
+    });
+  }
+
+  /** The session's applied file rewinds and redos, oldest first. */
+  async listRewinds(sessionId: string): Promise<AppliedFileRewind[]> {
+    const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
+    return (await RewindLedger.load(this.store, session.id)).rewinds;
+  }
+
+  private async computePreview(request: FileRewindPreviewRequest): Promise<ComputedPreview> {
+    const session = await this.store.getSession(request.sessionId);
+    let checkpoints: Checkpoint[];
+    let target: FileRewindPreview['target'];
+    if (request.messageId !== undefined) {
+      const message = await requireUserMessage(this.store, session, request.messageId);
+      checkpoints = await checkpointsFromMessage(this.store, session, message);
+      target = { messageId: message.id };
+    } else {
+      checkpoints = (await checkpointsOfTurn(this.store, request.turnId!, session.id)).checkpoints;
+      target = { turnId: request.turnId! };
+    }
+    const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
+    return computePreview({
+      sessionId: session.id,
+      target,
+      checkpoints,
+      rewound,
+      includeShellChanges: request.includeShellChanges ?? false,
+      resolutions: (request.resolutions ?? {}) as Record<string, ConflictResolution>,
+      workspace: this.workspaceOf(session),
+      snapshots: new SnapshotReader(this.blobs),
+    });
+  }
+
+  /** Direct restore of checkpoints (newest first): no conflict check, all snapshots read first. */
+  private async direct(session: Session, newestFirst: Checkpoint[], kind: FileRewindKind, options: ApplyOptions): Promise<FileRewindResult> {
+    const workspace = this.workspaceOf(session);
+    const simulation: Simulation = await simulateRewind({
+      checkpoints: newestFirst, workspace, snapshots: new SnapshotReader(this.blobs), policy: 'direct', includeShellChanges: true, resolutions: {},
+    });
+    const snapshotProblems = simulation.problems.filter((problem) => problem.status !== 'file_read_failed' && problem.code !== 'PATH_BLOCKED');
+    if (snapshotProblems.length > 0) {
+      throw new SnapshotMissingError({ snapshots: snapshotProblems.map((problem) => ({ checkpointId: problem.checkpointId, path: problem.path, hash: problem.hash, reason: problem.reason })) });
+    }
+    const unreadable = [...simulation.paths.values()].filter((path) => path.blocked);
+    if (unreadable.length > 0) {
+      throw new RewindConflictError({
+        files: unreadable.map((path) => ({ path: path.path, status: path.status, reason: path.reason ?? path.status })),
+        hint: 'Move what is at those paths out of the way, then try again.',
+      });
+    }
+    return this.journaled(session, workspace, planSteps(simulation.paths.values()), kind, 'rewind', null, simulation.undone, options);
+  }
+
+  private async journaled(
+    session: Session, workspace: Workspace, steps: PlannedStep[], kind: FileRewindKind, action: 'rewind' | 'redo', undoes: string | null, checkpointIds: string[], options: ApplyOptions,
+  ): Promise<FileRewindResult> {
+    if (options.onCommit !== undefined && typeof options.onCommit !== 'function') {
+      throw new InvalidArgumentError({ parameter: 'onCommit', value: options.onCommit, reason: 'must be a function returning the writes to commit with the rewind' });
+    }
+    const { journal, files } = await journaledApply({
+      store: this.store, blobs: this.blobs, workspace, sessionId: session.id, kind, action, undoes, checkpointIds, steps,
+      onCommit: options.onCommit, hooks: this.options.hooks, durable: this.options.durable ?? true,
+    });
+    return { rewindId: journal.id, sessionId: session.id, kind, checkpointIds, files };
+  }
+
+  /** Runs an applying operation and emits its event: `file_only` after commit, `unavailable` on failure. */
+  private async reported<Result extends FileRewindResult>(sessionId: string, action: 'rewind' | 'redo', kind: FileRewindKind, body: () => Promise<Result>): Promise<Result> {
+    let result: Result;
+    try {
+      result = await body();
+    } catch (error) {
+      if (!(error instanceof InvalidArgumentError) && !(error instanceof NotFoundError)) {
+        const described = WaypointError.is(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: String(error) };
+        this.events.emit('rewind-apply', { sessionId, strategy: 'unavailable', action, kind, rewindId: null, checkpointIds: [], files: [], error: described });
+      }
+      throw error;
+    }
+    this.events.emit('rewind-apply', { sessionId, strategy: 'file_only', action, kind, rewindId: result.rewindId, checkpointIds: result.checkpointIds, files: result.files, error: null });
+    return result;
+  }
+
+  private workspaceOf(session: Session): Workspace {
+    return this.options.workspaceFor ? this.options.workspaceFor(session) : sessionWorkspace(session, this.store.location);
+  }
+}
+
+function isDirectoryOp(checkpoint: Checkpoint): boolean {
+  return checkpoint.op === 'mkdir' || checkpoint.op === 'rmdir';
+}
+
+function orderLike(newestFirst: Checkpoint[], ids: string[]): string[] {
+  const wanted = new Set(ids);
+  return newestFirst.filter((checkpoint) => wanted.has(checkpoint.id)).map((checkpoint) => checkpoint.id);
+}
+
+function skippedError(checkpoint: Checkpoint): TurnRollbackError {
+  return { checkpointId: checkpoint.id, path: checkpoint.path, code: 'CHECKPOINT_SKIPPED', message: `no content was kept when this change was recorded (${checkpoint.skipReason ?? 'skipped'})` };
+}
+
+function recreateDirectory(workspace: Workspace, checkpoint: Checkpoint): TurnRollbackError | null {
+  try {
+    const resolved = workspace.resolveKey(checkpoint.path);
+    mkdirSync(resolved.realPath, { recursive: true });
+    return null;
+  } catch (error) {
+    return { checkpointId: checkpoint.id, path: checkpoint.path, code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED', message: (error as Error).message };
+  }
+}
+
+function removeDirectory(workspace: Workspace, checkpoint: Checkpoint): TurnRollbackError | null {
+  try {
+    deletePath(workspace.resolveKey(checkpoint.path));
+    return null;
+  } catch (error) {
+    return { checkpointId: checkpoint.id, path: checkpoint.path, code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED', message: `the directory it created cannot be removed: ${(error as Error).message}` };
+  }
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, index) => id === b[index]);
+}
+
+function noCheckpoints(sessionId: string): NothingToRewindError {
+  return new NothingToRewindError({
+    code: 'NO_CHECKPOINTS',
+    message: `Session ${sessionId} has no file checkpoints yet, so there is nothing to restore. Checkpoints are recorded when the agent changes files.`,
+    details: { sessionId },
+  });
+}
+
+function nothingToRewind(why: string, details: Record<string, unknown>): NothingToRewindError {
+  return new NothingToRewindError({ code: 'NOTHING_TO_REWIND', message: `Nothing to rewind: ${why}. Nothing was changed.`, details });
+}

@@ -1,0 +1,33 @@
+export { FileRewinder, type FileRewinderOptions } from './file-rewinder.js';
+export { recoverJournals, journalWorkspace, type RecoveryReport, type RecoverOptions, type ResolveJournalWorkspace } from './journal-recovery.js';
+export { FILE_REWIND_ENTRY, FILE_REWIND_JOURNAL, type ApplyHooks } from './journaled-apply.js';
+export { reverseMerge } from './reverse-merge.js';
+export { FileRewindPreviewRequest } from './file-rewind-schemas.js';
+export type {
+  AppliedFileRewind,
+  ApplyOptions,
+  ConflictResolution,
+  FileRewindApplyEvent,
+  FileRewindEntryData,
+  FileRewindEvents,
+  FileRewindKind,
+  FileRewindPreview,
+  FileRewindResult,
+  FileRewindStatus,
+  PreviewFile,
+  RewoundFile,
+  ShellChange,
+  TurnRollbackError,
+  TurnRollbackResult,
+} from './file-rewind-types.js';
+export {
+  NothingToRewindError,
+  RewindApplyFailedError,
+  RewindConflictError,
+  RewindNotFoundError,
+  RewindUnrecoverableError,
+  SnapshotMissingError,
+  type MissingSnapshot,
+  type RewindConflictFile,
+  type UnrestoredFile,
+} from './errors/index.js';

@@ -1,0 +1,204 @@
+import { hostname } from 'node:os';
+import type { BlobInput, BlobStore } from '../../blobs/index.js';
+import { WaypointError, type Journal, type JournalItem } from '../../model/index.js';
+import type { JournalCommitWrites, Store } from '../../store/index.js';
+import { deletePath, movePath, writeFileAtomic, type Workspace } from '../../workspace/index.js';
+import { readDisk, type ContentState } from './disk-state.js';
+import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError, type UnrestoredFile } from './errors/index.js';
+import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-rewind-types.js';
+import type { PlannedStep } from './rewind-plan.js';
+import { describeMismatch } from './rewind-simulation.js';
+
+/** The journal kind file rewinds write. */
+export const FILE_REWIND_JOURNAL = 'file-rewind';
+/** The entry type that records an applied file rewind. */
+export const FILE_REWIND_ENTRY = 'file-rewind';
+
+/** Journals this process is applying right now; recovery never touches them. */
+export const journalsInFlight = new Set<string>();
+
+/** Test hooks: real file-system changes made between steps, to provoke real failures. */
+export interface ApplyHooks {
+  afterStep?: (path: string, index: number) => void;
+  /** Runs between a failure and compensation. */
+  beforeCompensation?: () => void;
+}
+
+export interface JournaledApplyInput {
+  store: Store;
+  blobs: BlobStore;
+  workspace: Workspace;
+  sessionId: string;
+  kind: FileRewindKind;
+  action: 'rewind' | 'redo';
+  undoes: string | null;
+  checkpointIds: string[];
+  steps: PlannedStep[];
+  onCommit?: (() => JournalCommitWrites) | undefined;
+  hooks?: ApplyHooks | undefined;
+  /** fsync every file and directory (default true). Benchmarks measure the cost with it off. */
+  durable?: boolean;
+}
+
+/**
+ * Applies planned file writes all-or-nothing (invariant 3): every content that will be overwritten
+ * goes into the blob store (invariant 2), a journal naming each path's expected and target hash is
+ * committed durably, files are written atomically one by one (each re-checked against its expected
+ * hash right before), then the journal is committed together with the `file-rewind` entry and the
+ * caller's `onCommit` writes. On any failure every path is put back to its expected content, the
+ * journal is marked rolled back, and a typed error is raised; if putting back fails too,
+ * {@link RewindUnrecoverableError} names the files and the journal stays pending for recovery.
+ */
+export async function journaledApply(input: JournaledApplyInput): Promise<{ journal: Journal; files: RewoundFile[] }> {
+  const { store, blobs, workspace, steps } = input;
+  const durable = input.durable ?? true;
+  const keep: BlobInput[] = [];
+  for (const step of steps) {
+    if (step.expected.content) keep.push(step.target.hash ? { content: step.expected.content, baseHash: step.target.hash } : step.expected.content);
+    if (step.target.content) keep.push(step.target.content);
+  }
+  if (keep.length > 0) await blobs.putMany(keep);
+
+  const files: RewoundFile[] = steps.map((step) => ({
+    path: step.path,
+    fromHash: step.expected.hash,
+    toHash: step.target.hash,
+    fromMode: step.expected.mode,
+    toMode: step.target.mode,
+    resolution: step.resolution,
+  }));
+  const items: JournalItem[] = steps.map((step) => ({
+    path: step.path,
+    expectedHash: step.expected.hash,
+    targetHash: step.target.hash,
+    mode: step.target.mode,
+    expectedMode: step.expected.mode,
+    moveFrom: step.moveFrom,
+  }));
+  const journal = await store.createJournal({
+    sessionId: input.sessionId,
+    kind: FILE_REWIND_JOURNAL,
+    root: workspace.primaryRoot.dir,
+    items,
+    metadata: {
+      roots: workspace.roots.map((root) => ({ name: root.name, dir: root.dir, kind: root.kind })),
+      pid: process.pid,
+      host: hostname(),
+      action: input.action,
+      kind: input.kind,
+      checkpointIds: input.checkpointIds,
+    },
+  });
+  journalsInFlight.add(journal.id);
+  try {
+    let failedPath: string | null = null;
+    try {
+      for (const [index, step] of steps.entries()) {
+        failedPath = step.path;
+        executeStep(workspace, step, durable);
+        input.hooks?.afterStep?.(step.path, index);
+      }
+      failedPath = null;
+      const extra = input.onCommit?.() ?? {};
+      const data: FileRewindEntryData = {
+        rewindId: journal.id,
+        action: input.action,
+        kind: input.kind,
+        undoes: input.undoes,
+        checkpointIds: input.checkpointIds,
+        files: files.map((file) => ({ ...file })),
+      };
+      const committed = await store.setJournalState(journal.id, 'committed', {
+        entries: [{ sessionId: input.sessionId, entry: { type: FILE_REWIND_ENTRY, data } }, ...(extra.entries ?? [])],
+        headMoves: extra.headMoves ?? [],
+      });
+      return { journal: committed, files };
+    } catch (error) {
+      input.hooks?.beforeCompensation?.();
+      const unrestored = await restoreJournalItems(journal, workspace, blobs, durable);
+      if (unrestored.length > 0) throw new RewindUnrecoverableError({ journalId: journal.id, files: unrestored, cause: error });
+      await store.setJournalState(journal.id, 'rolled_back');
+      if (error instanceof RewindConflictError) throw error;
+      if (WaypointError.is(error) && failedPath === null) throw error; // the commit's own refusal (HEAD_MOVED …)
+      throw new RewindApplyFailedError({ journalId: journal.id, path: failedPath, reason: error instanceof Error ? error.message : String(error), cause: error });
+    }
+  } finally {
+    journalsInFlight.delete(journal.id);
+  }
+}
+
+function same(state: ContentState, hash: string | null): boolean {
+  return state.exists === (hash !== null) && state.hash === hash;
+}
+
+function executeStep(workspace: Workspace, step: PlannedStep, durable: boolean): void {
+  const disk = readDisk(workspace, step.path);
+  if (!disk.ok) throw new RewindConflictError({ files: [{ path: step.path, status: 'file_read_failed', reason: disk.reason }] });
+  const current = disk.state;
+  const modeDone = !step.target.exists || step.target.mode === null || current.mode === step.target.mode;
+  if (same(current, step.target.hash) && modeDone) return; // already there (moved back by an earlier step)
+  if (!same(current, step.expected.hash)) {
+    throw new RewindConflictError({
+      files: [{ path: step.path, status: 'external_modified', reason: `${describeMismatch(current.hash, step.expected.hash)} while the rewind was being applied` }],
+    });
+  }
+  if (step.moveFrom !== null) {
+    const source = readDisk(workspace, step.moveFrom);
+    if (source.ok && same(source.state, step.target.hash)) {
+      try {
+        movePath(source.resolved, step.resolved, { durable });
+        if (modeOf(step) !== null && source.state.mode !== modeOf(step)) writeFileAtomic(step.resolved, step.target.content!, { mode: modeOf(step)!, durable });
+        return;
+      } catch {
+        // Seed 002: when moving back fails, write the source content and let the target's own step delete it.
+      }
+    }
+  }
+  if (!step.target.exists) deletePath(step.resolved, { durable });
+  else writeFileAtomic(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable });
+}
+
+function modeOf(step: PlannedStep): number | null {
+  return step.target.mode;
+}
+
+/**
+ * Puts every path of a journal back to its expected (pre-rewind) content, newest item first, when
+ * it differs. Paths the journal does not name are never touched. Returns the paths that could not be
+ * put back.
+ */
+export async function restoreJournalItems(
+  journal: Journal,
+  workspace: Workspace,
+  blobs: BlobStore,
+  durable = true,
+): Promise<UnrestoredFile[] & { restored?: string[] }> {
+  const unrestored: UnrestoredFile[] & { restored?: string[] } = [];
+  const restored: string[] = [];
+  unrestored.restored = restored;
+  for (const item of [...journal.items].reverse()) {
+    try {
+      const disk = readDisk(workspace, item.path);
+      if (!disk.ok) {
+        if (disk.resolved === null) throw new Error(disk.reason);
+        // A directory or link appeared at the path: remove it only when the journal expects nothing there.
+        if (item.expectedHash !== null) throw new Error(disk.reason);
+        deletePath(disk.resolved, { durable });
+        restored.push(item.path);
+        continue;
+      }
+      if (same(disk.state, item.expectedHash)) continue;
+      restored.push(item.path);
+      if (item.expectedHash === null) {
+        deletePath(disk.resolved, { durable });
+      } else {
+        const content = await blobs.get(item.expectedHash);
+        const mode = typeof item.expectedMode === 'number' ? item.expectedMode : undefined;
+        writeFileAtomic(disk.resolved, content, { ...(mode === undefined ? {} : { mode }), durable });
+      }
+    } catch (error) {
+      unrestored.push({ path: item.path, expectedHash: item.expectedHash, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return unrestored;
+}

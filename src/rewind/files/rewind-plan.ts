@@ -1,0 +1,50 @@
+import type { ResolvedPath } from '../../workspace/index.js';
+import type { ContentState } from './disk-state.js';
+import type { ConflictResolution } from './file-rewind-types.js';
+import type { PathOutcome } from './rewind-simulation.js';
+
+/** One path a rewind writes: from what is on disk now to the target content. */
+export interface PlannedStep {
+  path: string;
+  resolved: ResolvedPath;
+  expected: ContentState;
+  target: ContentState;
+  /** Take the file from this path with one rename (its content is the target's). */
+  moveFrom: string | null;
+  resolution: ConflictResolution | null;
+}
+
+/** Whether a path's simulated end state differs from what is on disk. */
+export function needsWrite(outcome: Pick<PathOutcome, 'initial' | 'final'>): boolean {
+  const { initial, final } = outcome;
+  if (initial.hash !== final.hash || initial.exists !== final.exists) return true;
+  return final.exists && final.mode !== null && final.mode !== initial.mode;
+}
+
+/**
+ * The writes that take every unblocked path from disk to its simulated end state. A file that
+ * leaves one path and reappears at another with the same content is moved back with one rename
+ * (falling back to write + delete when the rename fails); moves run first.
+ */
+export function planSteps(outcomes: Iterable<PathOutcome>): PlannedStep[] {
+  const steps: PlannedStep[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.blocked || outcome.resolved === null || !needsWrite(outcome)) continue;
+    steps.push({ path: outcome.path, resolved: outcome.resolved, expected: outcome.initial, target: outcome.final, moveFrom: null, resolution: outcome.resolution });
+  }
+  pairMoves(steps);
+  return [...steps.filter((step) => step.moveFrom !== null), ...steps.filter((step) => step.moveFrom === null)];
+}
+
+/** Marks `A ← B` when A appears with exactly the content B loses. */
+export function pairMoves(steps: PlannedStep[]): void {
+  const sources = steps.filter((step) => step.expected.exists && !step.target.exists);
+  const used = new Set<string>();
+  for (const step of steps) {
+    if (step.expected.exists || !step.target.exists) continue;
+    const source = sources.find((candidate) => !used.has(candidate.path) && candidate.expected.hash === step.target.hash);
+    if (!source) continue;
+    used.add(source.path);
+    step.moveFrom = source.path;
+  }
+}

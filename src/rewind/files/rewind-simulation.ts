@@ -1,0 +1,213 @@
+import { hashContent, type Checkpoint } from '../../model/index.js';
+import type { ResolvedPath, Workspace } from '../../workspace/index.js';
+import { ABSENT, readDisk, type ContentState } from './disk-state.js';
+import type { ConflictResolution, FileRewindStatus, ShellChange } from './file-rewind-types.js';
+import { reverseMerge } from './reverse-merge.js';
+import { short, type SnapshotReader } from './snapshot-reader.js';
+
+/**
+ * How a simulation treats a file whose current content is not what the checkpoint left:
+ * `check` (preview/apply) marks it `external_modified` unless it has a resolution; `direct` (restore,
+ * cascade) and `rollback` (turn rollback, seed 002) overwrite it — its content is kept first.
+ * `rollback` also reports undoing a create whose file is already gone, as seed 002 does.
+ */
+export type SimulationPolicy = 'check' | 'direct' | 'rollback';
+
+export interface SimulationInput {
+  /** The checkpoints to undo, newest first. */
+  checkpoints: readonly Checkpoint[];
+  workspace: Workspace;
+  snapshots: SnapshotReader;
+  policy: SimulationPolicy;
+  includeShellChanges: boolean;
+  resolutions: Readonly<Record<string, ConflictResolution>>;
+}
+
+/** Where one path starts (on disk), where the simulation leaves it, and why. */
+export interface PathOutcome {
+  path: string;
+  resolved: ResolvedPath | null;
+  initial: ContentState;
+  final: ContentState;
+  status: FileRewindStatus;
+  reason: string | null;
+  resolution: ConflictResolution | null;
+  /** Blocked paths are left as they are. */
+  blocked: boolean;
+  /** The newest checkpoint's after hash for this path. */
+  expectedHash: string | null;
+  checkpointIds: string[];
+}
+
+/** A checkpoint the simulation could not undo. */
+export interface CheckpointProblem {
+  checkpointId: string;
+  path: string;
+  status: FileRewindStatus;
+  code: string;
+  reason: string;
+  hash: string | null;
+}
+
+export interface Simulation {
+  paths: Map<string, PathOutcome>;
+  shellChanges: ShellChange[];
+  problems: CheckpointProblem[];
+  /** Checkpoints that were undone in the simulation, newest first. */
+  undone: string[];
+}
+
+/**
+ * Undoes checkpoints newest → oldest in memory. A file edited several times is peeled back layer by
+ * layer: the simulated content after undoing a later layer is the "current" content the earlier
+ * layer is checked against. Nothing is written.
+ */
+export async function simulateRewind(input: SimulationInput): Promise<Simulation> {
+  const paths = new Map<string, PathOutcome>();
+  const shellChanges: ShellChange[] = [];
+  const problems: CheckpointProblem[] = [];
+  const undone: string[] = [];
+
+  const outcome = (path: string): PathOutcome => {
+    let found = paths.get(path);
+    if (!found) {
+      const disk = readDisk(input.workspace, path);
+      const initial = disk.ok ? disk.state : ABSENT;
+      found = {
+        path, resolved: disk.resolved, initial, final: initial, status: 'safe', reason: null, resolution: null,
+        blocked: false, expectedHash: null, checkpointIds: [],
+      };
+      if (!disk.ok) block(found, 'file_read_failed', disk.reason);
+      paths.set(path, found);
+    }
+    return found;
+  };
+  const block = (path: PathOutcome, status: FileRewindStatus, reason: string): void => {
+    if (path.blocked) return;
+    path.blocked = true;
+    path.status = status;
+    path.reason = reason;
+    path.final = path.initial;
+  };
+  const problem = (checkpoint: Checkpoint, path: string, status: FileRewindStatus, code: string, reason: string, hash: string | null): void => {
+    problems.push({ checkpointId: checkpoint.id, path, status, code, reason, hash });
+  };
+
+  for (const checkpoint of input.checkpoints) {
+    const isShell = checkpoint.source === 'exec';
+    if (isShell) {
+      shellChanges.push({ checkpointId: checkpoint.id, op: checkpoint.op, path: checkpoint.path, toPath: checkpoint.toPath, included: input.includeShellChanges });
+      if (!input.includeShellChanges) continue;
+    }
+    const keys = checkpoint.toPath !== null && (checkpoint.op === 'rename' || checkpoint.op === 'move') ? [checkpoint.path, checkpoint.toPath] : [checkpoint.path];
+    const touched = keys.map(outcome);
+    for (const path of touched) {
+      if (path.checkpointIds.length === 0) path.expectedHash = checkpoint.op === 'rename' || checkpoint.op === 'move' ? (path.path === checkpoint.path ? null : checkpoint.afterHash) : checkpoint.afterHash;
+      path.checkpointIds.push(checkpoint.id);
+    }
+    const blocked = touched.find((path) => path.blocked);
+    if (blocked) {
+      // An older layer of a file that cannot be peeled back cannot be simulated either.
+      problem(checkpoint, blocked.path, blocked.status, 'PATH_BLOCKED', `an earlier problem with ${blocked.path} stops older changes to it: ${blocked.reason}`, null);
+      continue;
+    }
+
+    if (checkpoint.status === 'skipped' || checkpoint.op === 'mkdir' || checkpoint.op === 'rmdir') {
+      const reason = checkpoint.status === 'skipped'
+        ? `no content was kept when this change was recorded (${checkpoint.skipReason ?? 'skipped'})`
+        : 'directory changes have no content to restore';
+      for (const path of touched) block(path, 'unsupported_checkpoint', reason);
+      problem(checkpoint, checkpoint.path, 'unsupported_checkpoint', checkpoint.status === 'skipped' ? 'CHECKPOINT_SKIPPED' : 'CHECKPOINT_UNSUPPORTED', reason, null);
+      continue;
+    }
+
+    let before: Buffer | null = null;
+    if (checkpoint.beforeHash !== null) {
+      const read = await input.snapshots.read(checkpoint.beforeHash);
+      if (!read.ok) {
+        for (const path of touched) block(path, read.status, read.reason);
+        problem(checkpoint, checkpoint.path, read.status, read.status === 'checkpoint_missing' ? 'SNAPSHOT_MISSING' : 'SNAPSHOT_UNREADABLE', read.reason, checkpoint.beforeHash);
+        continue;
+      }
+      before = read.content;
+    }
+    const restored = (mode: number | null): ContentState =>
+      before === null ? ABSENT : { exists: true, hash: checkpoint.beforeHash, content: before, mode: checkpoint.beforeMode ?? mode };
+
+    if (keys.length === 2) {
+      const [source, target] = touched as [PathOutcome, PathOutcome];
+      const mismatched = [
+        ...(target.final.hash !== checkpoint.afterHash ? [target] : []),
+        ...(source.final.exists ? [source] : []),
+      ];
+      if (input.policy === 'check' && !(await resolveMismatches(mismatched, 'a moved file can only be forced back, not merged'))) {
+        for (const path of touched) if (!path.blocked) block(path, 'external_modified', 'changed together with a file that cannot be rewound');
+        continue;
+      }
+      const mode = target.final.mode;
+      target.final = ABSENT;
+      source.final = restored(mode);
+    } else {
+      const path = touched[0]!;
+      if (path.final.hash !== checkpoint.afterHash) {
+        if (input.policy === 'rollback' && checkpoint.op === 'create' && !path.final.exists) {
+          problem(checkpoint, path.path, 'safe', 'ALREADY_GONE', 'the file it created is already gone', null);
+          undone.push(checkpoint.id);
+          continue;
+        }
+        if (input.policy === 'check') {
+          const resolution = input.resolutions[path.path];
+          if (resolution === 'merge') {
+            const merged = await mergeLayer(path, checkpoint, before);
+            if (merged === null) {
+              block(path, 'external_modified', `${describeMismatch(path.final.hash, checkpoint.afterHash)}, and undoing the agent's change does not apply cleanly to the current text`);
+              continue;
+            }
+            path.resolution = 'merge';
+            path.status = 'external_modified';
+            path.reason ??= describeMismatch(path.final.hash, checkpoint.afterHash);
+            path.final = { exists: true, hash: hashContent(merged), content: merged, mode: checkpoint.beforeMode ?? path.final.mode };
+            undone.push(checkpoint.id);
+            continue;
+          }
+          if (!(await resolveMismatches([path], null))) continue;
+        }
+      }
+      path.final = restored(path.final.mode);
+    }
+    undone.push(checkpoint.id);
+  }
+  return { paths, shellChanges, problems, undone };
+
+  /** Applies `force` to mismatched paths in check mode; blocks them otherwise. */
+  async function resolveMismatches(mismatched: PathOutcome[], mergeRefusal: string | null): Promise<boolean> {
+    let ok = true;
+    for (const path of mismatched) {
+      const resolution = input.resolutions[path.path];
+      const reason = describeMismatch(path.final.hash, path.expectedHash);
+      if (resolution === 'force') {
+        path.resolution = 'force';
+        path.status = 'external_modified';
+        path.reason ??= reason;
+      } else {
+        block(path, 'external_modified', resolution === 'merge' && mergeRefusal ? `${reason}; ${mergeRefusal}` : reason);
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  async function mergeLayer(path: PathOutcome, checkpoint: Checkpoint, before: Buffer | null): Promise<Buffer | null> {
+    if (checkpoint.op !== 'modify' || before === null || checkpoint.afterHash === null || path.final.content === null) return null;
+    const after = await input.snapshots.read(checkpoint.afterHash);
+    if (!after.ok) return null;
+    return reverseMerge(path.final.content, before, after.content);
+  }
+}
+
+/** "changed since the checkpoint (now abc…, expected def…)" in words. */
+export function describeMismatch(current: string | null, expected: string | null): string {
+  if (current === null) return `the file was removed after the agent's change (expected ${short(expected)})`;
+  if (expected === null) return `a file exists here again (${short(current)}) although the agent's change removed it`;
+  return `the file changed after the agent's change (now ${short(current)}, the agent left ${short(expected)})`;
+}
