@@ -1,0 +1,114 @@
+import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
+import { WaypointError } from '../../model/index.js';
+import type { FileRewindApplyEvent } from './file-rewind-types.js';
+import { FileRewinder } from './file-rewinder.js';
+import { recoverJournals } from './journal-recovery.js';
+
+async function expectCode(promise: Promise<unknown>, code: string): Promise<WaypointError> {
+  const error = await promise.then(() => null, (caught: unknown) => caught);
+  expect(WaypointError.is(error, code), `expected ${code}, got ${String(error)}`).toBe(true);
+  return error as WaypointError;
+}
+
+describe('journaled apply: compensation and crash recovery', () => {
+  let h: RewindHarness;
+  beforeEach(async () => {
+    h = await RewindHarness.create();
+  });
+  afterEach(() => h.cleanup());
+
+  it('a write failing mid-way puts every written file back, marks the journal rolled back and emits unavailable', async () => {
+    h.put('a.txt', 'a0\n');
+    h.put('dir/x.txt', 'x0\n');
+    const turn = await h.turn();
+    await h.recordDelete(turn, 'dir/x.txt');
+    await h.recordWrite(turn, 'a.txt', 'a1\n');
+    // Restoring dir/x.txt fails for real: its directory has become a file since.
+    rmSync(h.path('dir'), { recursive: true });
+    writeFileSync(h.path('dir'), 'now a file');
+    const rewinder = new FileRewinder({ store: h.store });
+    const events: FileRewindApplyEvent[] = [];
+    rewinder.events.on('rewind-apply', (event) => events.push(event));
+    const preview = await rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId });
+    expect(preview.canApply).toBe(true);
+    expect(preview.files.map((file) => file.path)).toEqual(['workspace:a.txt', 'workspace:dir/x.txt']); // a.txt is written first
+    const error = await expectCode(rewinder.apply(preview), 'REWIND_APPLY_FAILED');
+    expect(error.message).toContain('workspace:dir/x.txt');
+    expect(h.read('a.txt')).toBe('a1\n');
+    expect(h.read('dir')).toBe('now a file');
+    const [journal] = await h.store.listJournals();
+    expect(journal!.state).toBe('rolled_back');
+    expect(await rewinder.listRewinds(h.session.id)).toEqual([]);
+    expect(events).toEqual([expect.objectContaining({ strategy: 'unavailable', error: expect.objectContaining({ code: 'REWIND_APPLY_FAILED' }) })]);
+  });
+
+  it('a failed compensation escalates to REWIND_UNRECOVERABLE naming the files; recovery finishes the job later', async () => {
+    h.put('a.txt', 'a0\n');
+    h.put('b.txt', 'b0\n');
+    const turn = await h.turn();
+    await h.recordWrite(turn, 'a.txt', 'a1\n');
+    await h.recordWrite(turn, 'b.txt', 'b1\n');
+    const rewinder = new FileRewinder({
+      store: h.store,
+      hooks: {
+        afterStep: (path) => { if (path === 'workspace:b.txt') throw new Error('disk full (simulated by a hook)'); },
+        // Putting a.txt back cannot work while a directory sits in its way with content inside.
+        beforeCompensation: () => { unlinkSync(h.path('a.txt')); mkdirSync(h.path('a.txt')); writeFileSync(h.path('a.txt/blocker'), 'x'); },
+      },
+    });
+    const preview = await rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId });
+    const error = await expectCode(rewinder.apply(preview), 'REWIND_UNRECOVERABLE');
+    expect(error.message).toContain('workspace:a.txt');
+    const [journal] = await h.store.listJournals();
+    expect(journal!.state).toBe('pending');
+
+    rmSync(h.path('a.txt'), { recursive: true });
+    const store = await h.reopen();
+    const report = await recoverJournals(store);
+    // Compensation already put b.txt back; recovery finishes a.txt.
+    expect(report.recovered).toEqual([{ journalId: journal!.id, restored: ['workspace:a.txt'] }]);
+    expect(h.files()).toEqual({ 'a.txt': 'a1\n', 'b.txt': 'b1\n' });
+    expect((await store.getJournal(journal!.id)).state).toBe('rolled_back');
+    expect(await recoverJournals(store)).toEqual({ recovered: [], skipped: [], failed: [] });
+  });
+
+  it('recovers a pending journal left by a crash: named files back to before, other files untouched, idempotent', async () => {
+    h.put('a.txt', 'a0\n');
+    h.put('b.txt', 'b0\n');
+    h.put('other.txt', 'not in the journal\n');
+    const a0 = await h.blobs.put(Buffer.from('a0\n'));
+    const b0 = await h.blobs.put(Buffer.from('b0\n'));
+    const target = await h.blobs.put(Buffer.from('target\n'));
+    const journal = await h.store.createJournal({
+      sessionId: h.session.id, kind: 'file-rewind', root: h.work,
+      items: [
+        { path: 'workspace:a.txt', expectedHash: a0, targetHash: target, mode: null },
+        { path: 'workspace:b.txt', expectedHash: b0, targetHash: null, mode: null },
+        { path: 'workspace:c.txt', expectedHash: null, targetHash: target, mode: null },
+      ],
+      metadata: { roots: [{ name: 'workspace', dir: h.work, kind: 'workspace' }], pid: 999_999_999 },
+    });
+    // The crash came after two of three writes.
+    h.put('a.txt', 'target\n');
+    unlinkSync(h.path('b.txt'));
+    h.put('c.txt', 'target\n');
+    h.put('other.txt', 'changed by someone else\n');
+    const store = await h.reopen();
+    const report = await recoverJournals(store);
+    expect(report.recovered[0]!.journalId).toBe(journal.id);
+    expect(h.files()).toEqual({ 'a.txt': 'a0\n', 'b.txt': 'b0\n', 'other.txt': 'changed by someone else\n' });
+    expect((await store.getJournal(journal.id)).state).toBe('rolled_back');
+    expect(await recoverJournals(store)).toEqual({ recovered: [], skipped: [], failed: [] });
+  });
+
+  it('skips a journal whose writer is still running', async () => {
+    const journal = await h.store.createJournal({
+      sessionId: h.session.id, kind: 'file-rewind', root: h.work, items: [], metadata: { pid: process.ppid, roots: [{ name: 'workspace', dir: h.work, kind: 'workspace' }] },
+    });
+    const report = await recoverJournals(h.store);
+    expect(report.skipped).toEqual([{ journalId: journal.id, reason: expect.stringContaining('still running') }]);
+    expect((await h.store.getJournal(journal.id)).state).toBe('pending');
+  });
+});
