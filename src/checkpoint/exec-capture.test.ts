@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashContent } from '../model/index.js';
 import { beginExec, captureExec, endExec } from './exec-capture.js';
-import { EXEC_SCAN_ENTRY } from './exec-scan-state.js';
+import { clearScanStateMemo, EXEC_SCAN_ENTRY } from './exec-scan-state.js';
 import { createCaptureFixture, type CaptureFixture } from './fixtures/capture-fixture.js';
 
 const bash = (cwd: string, script: string) => execFileSync('bash', ['-c', script], { cwd, stdio: 'ignore' });
@@ -129,5 +129,29 @@ describe('exec capture', () => {
     const rows = await fx.store.listCheckpoints(fx.sessionId);
     expect(rows.map((row) => [row.op, row.afterHash])).toEqual([['modify', hashContent('b\n')]]);
     expect(readFileSync(join(fx.root, 'a.txt'), 'utf8')).toBe('b\n');
+  });
+
+  it('amended scan states load cold after GC: every snapshot blob and state is pinned, nothing re-read', async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 30; index++) files[`f${index}.txt`] = `content ${index}\n`;
+    seed(fx.root, files);
+    await endExec(await beginExec(fx.context));
+    for (let round = 0; round < 4; round++) {
+      await captureExec(fx.context, () => bash(fx.root, `echo round ${round} > f${round}.txt; echo new > n${round}.txt; rm -f f${20 + round}.txt`));
+    }
+    seed(fx.root, Object.fromEntries(Array.from({ length: 4 }, (_, round) => [`f${round}.txt`, `round ${round}\n`])));
+    seed(fx.root, Object.fromEntries(Array.from({ length: 4 }, (_, round) => [`n${round}.txt`, 'new\n'])));
+    await endExec(await beginExec(fx.context));
+    const report = await fx.blobs.gc();
+    expect(report.missingRoots).toEqual([]);
+    clearScanStateMemo();
+    const handle = await beginExec(fx.context);
+    expect(handle.state).not.toBeNull();
+    expect(handle.external).toEqual({ created: [], modified: [], deleted: [] });
+    expect(handle.before.stats).toMatchObject({ files: 30, hashed: 0 });
+    bash(fx.root, 'rm f10.txt');
+    const result = await endExec(handle);
+    expect(result.checkpoints.map((row) => [row.op, row.path])).toEqual([['delete', 'workspace:f10.txt']]);
+    expect((await fx.blobs.get(result.checkpoints[0]!.beforeHash!)).toString()).toBe('content 10\n');
   });
 });

@@ -10,14 +10,7 @@ import {
   type StatCacheState,
 } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
-import {
-  filesPinOwner,
-  loadScanState,
-  rootsKeyOf,
-  saveScanState,
-  stateFromSnapshot,
-  type LoadedScanState,
-} from './exec-scan-state.js';
+import { loadScanState, pinSnapshot, rootsKeyOf, saveScanState, type LoadedScanState } from './exec-scan-state.js';
 import { DEFAULT_CHECKPOINT_MAX_FILE_SIZE, SYMLINK_MODE } from './file-capture.js';
 import { recordChanges, type PendingChange } from './record-changes.js';
 import { ScanBlobSink } from './scan-blob-sink.js';
@@ -52,6 +45,8 @@ export interface ExecHandle {
   readonly external: SnapshotDiff | null;
   readonly state: LoadedScanState | null;
   readonly rootsKey: string;
+  /** Hashes pinned under the delta owner (null: the snapshot was never pinned whole). */
+  pinDelta: string[] | null;
 }
 
 /** What a command changed, as recorded. */
@@ -85,8 +80,9 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
   const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
   const before = await scanAndStore(context, options, state?.snapshot ?? null, state?.cache ?? null);
   const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
-  if (!state || changedHashes(external)) await pinSnapshot(context, before.snapshot);
-  return { context, options, before, external, state, rootsKey };
+  let pinDelta = state?.pinDelta ?? null;
+  if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
+  return { context, options, before, external, state, rootsKey, pinDelta };
 }
 
 /**
@@ -116,8 +112,16 @@ export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   }
   const checkpoints = await recordChanges(context, { source: 'exec', toolName: options.toolName ?? null, toolCallId: options.toolCallId ?? null }, changes);
   if (!handle.state || checkpoints.length > 0 || before.stats.hashed > 0 || after.stats.hashed > 0) {
-    if (changedHashes(diff) || !handle.state) await pinSnapshot(context, after.snapshot);
-    await saveScanState(context.store, context.blobs, context.sessionId, stateFromSnapshot(handle.rootsKey, after.snapshot, after.cache, after.complete), handle.state?.stateHash ?? null);
+    if (changedHashes(diff) || handle.pinDelta === null) {
+      handle.pinDelta = await pinSnapshot(context.store, context.sessionId, after.snapshot, handle.pinDelta, gainedHashes(diff));
+    }
+    await saveScanState(context.store, context.blobs, context.sessionId, handle.state, {
+      rootsKey: handle.rootsKey,
+      snapshot: after.snapshot,
+      cache: after.cache,
+      complete: after.complete,
+      pinDelta: handle.pinDelta,
+    });
   }
   const partiallyProtected = uncovered.length > 0;
   if (context.turnId !== null) await markTurn(context, uncovered, options.command ?? null);
@@ -219,10 +223,13 @@ function changedHashes(diff: SnapshotDiff | null): boolean {
   return diff.created.length > 0 || diff.deleted.length > 0 || diff.modified.some((item) => item.before.hash !== item.after.hash);
 }
 
-async function pinSnapshot(context: CaptureContext, snapshot: Snapshot): Promise<void> {
-  const hashes = new Set<string>();
-  for (const entry of snapshot.values()) if (entry.hash !== null) hashes.add(entry.hash);
-  await context.store.setBlobPins(filesPinOwner(context.sessionId), [...hashes]);
+/** Content hashes a diff brought into the snapshot. */
+function gainedHashes(diff: SnapshotDiff | null): string[] {
+  if (diff === null) return [];
+  const gained: string[] = [];
+  for (const item of diff.created) if (item.hash !== null) gained.push(item.hash);
+  for (const item of diff.modified) if (item.after.hash !== null && item.after.hash !== item.before.hash) gained.push(item.after.hash);
+  return gained;
 }
 
 function fromSkipped(skipped: SkippedPath): UncoveredPath {

@@ -5,31 +5,54 @@ import type { Store } from '../store/store.js';
 /** Entry type that points at a session's latest exec scan state. */
 export const EXEC_SCAN_ENTRY = 'exec-scan';
 
+/** A state blob amends at most this many earlier ones before a whole state is written again. */
+const MAX_STATE_CHAIN = 32;
+/** Hashes pinned incrementally before the whole snapshot is pinned again. */
+const MAX_PIN_DELTA = 4096;
+
 /**
  * What the exec capture remembers between commands, per session and set of tracked roots: every
  * file the last scan saw (too-large and unreadable ones with `hash: null`) and when that scan
  * started (for the stat cache's racy-mtime rule).
  *
- * Persistence: the state is a JSON blob (delta-encoded against the previous state, so a scan that
- * changed a few files costs a few hundred bytes); an `exec-scan` entry `{ stateHash, rootsKey,
- * files, complete }` names the latest one. Pins keep it and every snapshot blob alive through GC:
- * owner `session:<id>:exec-state` (the state blob) and `session:<id>:exec-files` (the snapshot's
- * hashes, re-pinned only when they changed). Both go with the session when it is deleted.
+ * Persistence: a JSON blob per saved scan. It is either whole (`base: null`) or amends the state
+ * `base` with the entries that changed and the paths that went away, so a scan that changed five
+ * files stores a few hundred bytes, not the whole workspace listing; every 32 amendments (or when
+ * an amendment would be large) a whole state is written. An `exec-scan` entry
+ * `{ stateHash, rootsKey, files, complete }` names the latest one.
+ *
+ * Pins keep the states and every snapshot blob alive through GC: owner `session:<id>:exec-state`
+ * (the state chain), `session:<id>:exec-files` (the whole snapshot's hashes, written on the first
+ * scan and again when the increments grow large) and `session:<id>:exec-files-delta` (hashes the
+ * snapshot gained since). Their union covers the current snapshot. All go with the session.
  */
-export interface ExecScanState {
+export interface ExecScanStateBlob {
   version: 1;
   rootsKey: string;
   complete: boolean;
   scanStartedAtMs: number;
   racyWindowMs: number;
+  base: string | null;
+  depth: number;
   entries: Record<string, SnapshotEntry>;
+  removed: string[];
+  /** Hashes pinned under the delta owner when this state was saved. */
+  pinDelta: string[];
+  /** The state blobs this one needs (itself and its bases), pinned together. */
+  chain: string[];
 }
 
+export type ExecScanState = ExecScanStateBlob;
+
 export interface LoadedScanState {
-  state: ExecScanState;
   stateHash: string;
+  rootsKey: string;
+  depth: number;
+  chain: string[];
   snapshot: Snapshot;
   cache: StatCacheState;
+  complete: boolean;
+  pinDelta: string[];
 }
 
 /** Identifies the tracked roots a state was taken over; a state for other roots is not used. */
@@ -40,61 +63,144 @@ export function rootsKeyOf(workspace: Workspace): string {
     .join('\n');
 }
 
-export function filesPinOwner(sessionId: string): string {
-  return `session:${sessionId}:exec-files`;
-}
+export const filesPinOwner = (sessionId: string) => `session:${sessionId}:exec-files`;
+export const filesDeltaPinOwner = (sessionId: string) => `session:${sessionId}:exec-files-delta`;
+export const statePinOwner = (sessionId: string) => `session:${sessionId}:exec-state`;
 
-export function statePinOwner(sessionId: string): string {
-  return `session:${sessionId}:exec-state`;
-}
-
-/** Per-process memo of parsed states by blob hash: the next command need not re-read the blob. */
-const parsed = new Map<string, LoadedScanState>();
+/** Per-process memo of states by blob hash: the next command need not re-read and re-parse them. */
+const memo = new Map<string, LoadedScanState>();
 
 /** The latest persisted state of this session for these roots, or null (first scan). */
 export async function loadScanState(store: Store, blobs: BlobStore, sessionId: string, rootsKey: string): Promise<LoadedScanState | null> {
   const [entry] = await store.listEntries(sessionId, { type: EXEC_SCAN_ENTRY, last: 1 });
   const stateHash = entry?.data.stateHash;
   if (typeof stateHash !== 'string' || entry?.data.rootsKey !== rootsKey) return null;
-  const memo = parsed.get(stateHash);
-  if (memo) return memo;
-  let state: ExecScanState;
   try {
-    state = JSON.parse((await blobs.get(stateHash)).toString('utf8')) as ExecScanState;
+    return await loadChain(blobs, stateHash, rootsKey);
   } catch {
     // A lost or unreadable state only costs a full scan: the next scan starts from nothing.
     return null;
   }
-  if (state.version !== 1 || state.rootsKey !== rootsKey) return null;
-  return remember(stateHash, state);
 }
 
-/** Stores a state blob, pins it, and appends the entry naming it. */
+async function loadChain(blobs: BlobStore, stateHash: string, rootsKey: string): Promise<LoadedScanState | null> {
+  const known = memo.get(stateHash);
+  if (known) return known;
+  const blob = JSON.parse((await blobs.get(stateHash)).toString('utf8')) as ExecScanStateBlob;
+  if (blob.version !== 1 || blob.rootsKey !== rootsKey) return null;
+  let snapshot: Snapshot;
+  if (blob.base === null) snapshot = new Map(Object.entries(blob.entries));
+  else {
+    const base = await loadChain(blobs, blob.base, rootsKey);
+    if (base === null) return null;
+    snapshot = new Map(base.snapshot);
+    for (const path of blob.removed) snapshot.delete(path);
+    for (const [path, entry] of Object.entries(blob.entries)) snapshot.set(path, entry);
+  }
+  return remember(stateHash, blob, snapshot);
+}
+
+/**
+ * Persists the state after a scan (an amendment of `previous` when that is small), pins the state
+ * chain, and appends the entry naming it.
+ */
 export async function saveScanState(
   store: Store,
   blobs: BlobStore,
   sessionId: string,
-  state: ExecScanState,
-  previousHash: string | null,
+  previous: LoadedScanState | null,
+  scan: { rootsKey: string; snapshot: Snapshot; cache: StatCacheState; complete: boolean; pinDelta: string[] },
 ): Promise<LoadedScanState> {
-  const json = Buffer.from(JSON.stringify(state));
-  const stateHash = await blobs.put(json, previousHash ? { baseHash: previousHash } : {});
-  await store.setBlobPins(statePinOwner(sessionId), [stateHash]);
+  const changed: Record<string, SnapshotEntry> = {};
+  const removed: string[] = [];
+  let changes = 0;
+  if (previous) {
+    for (const [path, entry] of scan.snapshot) {
+      const before = previous.snapshot.get(path);
+      if (!before || !sameEntry(before, entry)) {
+        changed[path] = entry;
+        changes++;
+      }
+    }
+    for (const path of previous.snapshot.keys()) {
+      if (!scan.snapshot.has(path)) {
+        removed.push(path);
+        changes++;
+      }
+    }
+  }
+  const amend = previous !== null && previous.depth < MAX_STATE_CHAIN && changes * 4 < scan.snapshot.size + 16;
+  const blob: ExecScanStateBlob = {
+    version: 1,
+    rootsKey: scan.rootsKey,
+    complete: scan.complete,
+    scanStartedAtMs: scan.cache.scanStartedAtMs,
+    racyWindowMs: scan.cache.racyWindowMs,
+    base: amend ? previous.stateHash : null,
+    depth: amend ? previous.depth + 1 : 0,
+    entries: amend ? changed : Object.fromEntries(scan.snapshot),
+    removed: amend ? removed : [],
+    pinDelta: scan.pinDelta,
+    chain: amend ? previous.chain : [],
+  };
+  const stateHash = await blobs.put(Buffer.from(JSON.stringify(blob)));
+  blob.chain = [...blob.chain, stateHash];
+  await store.setBlobPins(statePinOwner(sessionId), blob.chain);
   await store.appendEntry(sessionId, {
     type: EXEC_SCAN_ENTRY,
-    data: { stateHash, rootsKey: state.rootsKey, files: Object.keys(state.entries).length, complete: state.complete },
+    data: { stateHash, rootsKey: scan.rootsKey, files: scan.snapshot.size, complete: scan.complete },
   });
-  return remember(stateHash, state);
+  return remember(stateHash, blob, scan.snapshot);
 }
 
-export function stateFromSnapshot(rootsKey: string, snapshot: Snapshot, cache: StatCacheState, complete: boolean): ExecScanState {
-  return { version: 1, rootsKey, complete, scanStartedAtMs: cache.scanStartedAtMs, racyWindowMs: cache.racyWindowMs, entries: Object.fromEntries(snapshot) };
+/**
+ * Keeps every hash of `snapshot` pinned: the first time (or when the increments grew large) by
+ * pinning the whole snapshot, otherwise by adding the hashes it gained to the small delta pin.
+ * Returns the delta pinned now.
+ */
+export async function pinSnapshot(
+  store: Store,
+  sessionId: string,
+  snapshot: Snapshot,
+  previousDelta: readonly string[] | null,
+  gained: readonly string[],
+): Promise<string[]> {
+  if (previousDelta !== null) {
+    const delta = new Set(previousDelta);
+    for (const hash of gained) delta.add(hash);
+    if (delta.size <= MAX_PIN_DELTA) {
+      if (delta.size !== previousDelta.length) await store.setBlobPins(filesDeltaPinOwner(sessionId), [...delta]);
+      return [...delta];
+    }
+  }
+  const hashes = new Set<string>();
+  for (const entry of snapshot.values()) if (entry.hash !== null) hashes.add(entry.hash);
+  await store.setBlobPins(filesPinOwner(sessionId), [...hashes]);
+  if (previousDelta === null || previousDelta.length > 0) await store.setBlobPins(filesDeltaPinOwner(sessionId), []);
+  return [];
 }
 
-function remember(stateHash: string, state: ExecScanState): LoadedScanState {
-  const snapshot: Snapshot = new Map(Object.entries(state.entries));
-  const loaded = { state, stateHash, snapshot, cache: createStatCacheState(snapshot, state.scanStartedAtMs, state.racyWindowMs) };
-  if (parsed.size > 16) parsed.clear();
-  parsed.set(stateHash, loaded);
+function sameEntry(a: SnapshotEntry, b: SnapshotEntry): boolean {
+  return a.hash === b.hash && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.mode === b.mode && a.kind === b.kind;
+}
+
+function remember(stateHash: string, blob: ExecScanStateBlob, snapshot: Snapshot): LoadedScanState {
+  const loaded: LoadedScanState = {
+    stateHash,
+    rootsKey: blob.rootsKey,
+    depth: blob.depth,
+    chain: blob.chain.includes(stateHash) ? blob.chain : [...blob.chain, stateHash],
+    snapshot,
+    cache: createStatCacheState(snapshot, blob.scanStartedAtMs, blob.racyWindowMs),
+    complete: blob.complete,
+    pinDelta: blob.pinDelta,
+  };
+  if (memo.size > 64) memo.clear();
+  memo.set(stateHash, loaded);
   return loaded;
+}
+
+/** Forgets the per-process memo, so the next load reads the persisted blobs (tests of cold starts). */
+export function clearScanStateMemo(): void {
+  memo.clear();
 }
