@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { BlobStore } from '../../blobs/index.js';
-import { sessionWorkspace } from '../../checkpoint/index.js';
+// Only the session-workspace module: the rest of src/checkpoint is capture code this layer does not need.
+import { sessionWorkspace } from '../../checkpoint/session-workspace.js';
 import { ConflictError, EventBus, InvalidArgumentError, NotFoundError, WaypointError, type Checkpoint, type Session } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import { deletePath, type Workspace } from '../../workspace/index.js';

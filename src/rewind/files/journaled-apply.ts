@@ -1,4 +1,6 @@
+import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { basename, dirname } from 'node:path';
 import type { BlobInput, BlobStore } from '../../blobs/index.js';
 import { WaypointError, type Journal, type JournalItem } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
@@ -187,6 +189,7 @@ export async function restoreJournalItems(
         restored.push(item.path);
         continue;
       }
+      removeTempFiles(workspace, item.path, disk.resolved.realPath, durable);
       if (same(disk.state, item.expectedHash)) continue;
       restored.push(item.path);
       if (item.expectedHash === null) {
@@ -201,4 +204,22 @@ export async function restoreJournalItems(
     }
   }
   return unrestored;
+}
+
+/**
+ * Removes the temp files an atomic write to `path` leaves when its process dies between creating
+ * and renaming them (`.<name>.<12 hex>.wp-tmp`, see `writeFileAtomic`), so recovery leaves no stray
+ * files. Each goes through the workspace, so nothing outside the roots is touched.
+ */
+function removeTempFiles(workspace: Workspace, path: string, realPath: string, durable: boolean): void {
+  const name = basename(realPath).slice(0, 180);
+  const pattern = new RegExp(`^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.[0-9a-f]{12}\\.wp-tmp$`);
+  let siblings: string[];
+  try {
+    siblings = readdirSync(dirname(realPath));
+  } catch {
+    return; // the directory is gone: no temp files either
+  }
+  const prefix = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : `${path.slice(0, path.indexOf(':') + 1)}`;
+  for (const sibling of siblings) if (pattern.test(sibling)) deletePath(workspace.resolveKey(`${prefix}${sibling}`), { durable });
 }
