@@ -178,7 +178,8 @@ export async function restoreJournalItems(
   const unrestored: UnrestoredFile[] & { restored?: string[] } = [];
   const restored: string[] = [];
   unrestored.restored = restored;
-  for (const item of [...journal.items].reverse()) {
+  for (const original of [...journal.items].reverse()) {
+    const item: JournalItem = { ...original, path: asWorkspaceKey(workspace, original.path) };
     try {
       const disk = readDisk(workspace, item.path);
       if (!disk.ok) {
@@ -222,4 +223,9 @@ function removeTempFiles(workspace: Workspace, path: string, realPath: string, d
   }
   const prefix = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : `${path.slice(0, path.indexOf(':') + 1)}`;
   for (const sibling of siblings) if (pattern.test(sibling)) deletePath(workspace.resolveKey(`${prefix}${sibling}`), { durable });
+}
+
+/** Journal paths are workspace keys (`root:relative`); a bare relative path is taken in the primary root. */
+function asWorkspaceKey(workspace: Workspace, path: string): string {
+  return workspace.roots.some((root) => path.startsWith(`${root.name}:`)) ? path : `${workspace.primaryRoot.name}:${path}`;
 }
