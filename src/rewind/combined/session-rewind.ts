@@ -1,0 +1,114 @@
+import { ConflictError, InvalidArgumentError, type Session } from '../../model/index.js';
+import type { JournalCommitWrites, Store } from '../../store/store.js';
+import { rewindConversation, type ConversationRewind } from '../conversation/rewind-conversation.js';
+import { resolveUserTarget, type RewindScope } from '../conversation/rewind-target.js';
+import type { TaskRegistry } from '../conversation/task-registry.js';
+import type { FileRewinder } from '../files/file-rewinder.js';
+import type { ApplyOptions, FileRewindPreview, FileRewindResult } from '../files/file-rewind-types.js';
+import { inputText } from '../../history/index.js';
+
+export interface SessionRewindOptions {
+  sessionId: string;
+  messageId: string;
+  scope: RewindScope;
+  /** Every checkpoint from the message on (seed 001 `/rewind cascade <scope> <id>`), not only the latest of that message. */
+  cascade?: boolean;
+  tasks?: TaskRegistry;
+}
+
+export interface SessionRewindResult {
+  scope: RewindScope;
+  /** Null when the conversation did not move (workspace scope). */
+  conversation: { session: Session; draft: string; targetMessageId: string } | null;
+  files: FileRewindResult | null;
+}
+
+/**
+ * The direct rewinds of seed 001's `/rewind` forms, across both halves:
+ * - `conversation`: head back before the input (a reply maps to its turn's input);
+ * - `workspace`: the latest checkpoint of that message (`/rewind code`), or with `cascade` every
+ *   checkpoint from the message on;
+ * - `both`: the files first and then the conversation, in **one** commit — the head move rides in
+ *   the file rewind's journal commit, so when the files cannot be rewound the conversation does not
+ *   move either. `both` and `cascade` refuse a target that is not a user input.
+ */
+export async function rewindSession(store: Store, files: FileRewinder, options: SessionRewindOptions): Promise<SessionRewindResult> {
+  const session = await store.getSession(options.sessionId);
+  if (options.scope === 'conversation' && !options.cascade) {
+    const result = await rewindConversation(store, { sessionId: session.id, messageId: options.messageId, mapAssistant: true, ...(options.tasks ? { tasks: options.tasks } : {}) });
+    return { scope: 'conversation', conversation: summary(result), files: null };
+  }
+  const target = await resolveUserTarget(store, session, options.messageId, { mapAssistant: false });
+  if (options.scope === 'conversation') {
+    // `cascade conversation`: the conversation alone, with the stricter target rule.
+    const result = await rewindConversation(store, { sessionId: session.id, messageId: target.id, ...(options.tasks ? { tasks: options.tasks } : {}) });
+    return { scope: 'conversation', conversation: summary(result), files: null };
+  }
+  if (options.scope === 'workspace') {
+    const result = options.cascade ? await files.cascade(session.id, target.id) : await files.restoreMessage(session.id, target.id);
+    return { scope: 'workspace', conversation: null, files: result };
+  }
+  const { stopTasks, headMove } = await conversationStep(store, session, target.id, target.parentId, options.tasks);
+  await stopTasks();
+  const apply: ApplyOptions = { onCommit: () => headMove };
+  const result = options.cascade ? await files.cascade(session.id, target.id, apply) : await files.restoreMessage(session.id, target.id, apply);
+  const moved = await store.getSession(session.id);
+  options.tasks?.setGeneration(session.id, moved.branchGeneration);
+  return { scope: 'both', conversation: { session: moved, draft: inputText(target), targetMessageId: target.id }, files: result };
+}
+
+/**
+ * Preview-then-apply for `both`: `preview` the files from the message on (conflicts, merge/force
+ * choices), then `applySessionRewind` applies them and moves the head in the same commit.
+ */
+export async function applySessionRewind(
+  store: Store,
+  files: FileRewinder,
+  preview: FileRewindPreview,
+  options: { messageId: string; tasks?: TaskRegistry; reason?: 'rewind' | 'edit' },
+): Promise<SessionRewindResult> {
+  const session = await store.getSession(preview.sessionId);
+  const target = await resolveUserTarget(store, session, options.messageId, { mapAssistant: false });
+  if (!('messageId' in preview.target) || preview.target.messageId !== target.id) {
+    throw new InvalidArgumentError({
+      parameter: 'preview',
+      value: preview.target,
+      code: 'PREVIEW_TARGET_MISMATCH',
+      reason: `the preview was made for ${JSON.stringify(preview.target)}, not for message ${target.id}; preview that message first.`,
+    });
+  }
+  const { stopTasks, headMove } = await conversationStep(store, session, target.id, target.parentId, options.tasks, options.reason);
+  await stopTasks();
+  const result = await files.apply(preview, { onCommit: () => headMove });
+  const moved = await store.getSession(session.id);
+  options.tasks?.setGeneration(session.id, moved.branchGeneration);
+  return { scope: 'both', conversation: { session: moved, draft: inputText(target), targetMessageId: target.id }, files: result };
+}
+
+/** The head move of a combined rewind, and the task stop that must precede it. */
+async function conversationStep(store: Store, session: Session, targetId: string, to: string | null, tasks?: TaskRegistry, reason: 'rewind' | 'edit' = 'rewind') {
+  const target = await store.getMessage(targetId, { parts: 'none' });
+  const cut = await store.history(session.id, { fromDepth: target.depth, parts: 'none' });
+  const turns = new Set(cut.map((message) => message.turnId).filter((turnId): turnId is string => turnId !== null));
+  const headMove: JournalCommitWrites = {
+    headMoves: [{ sessionId: session.id, to, expectedFrom: session.headMessageId, reason, bumpGeneration: true, data: { targetMessageId: targetId, cutMessages: cut.length } }],
+  };
+  return {
+    headMove,
+    async stopTasks() {
+      if (!tasks) return;
+      const report = await tasks.stopTurns(session.id, turns);
+      if (report.failed.length > 0) {
+        throw new ConflictError({
+          code: 'TASK_STOP_FAILED',
+          message: `Cannot rewind: ${report.failed.length} background task(s) of the turns being cut would not stop (${report.failed.map((failure) => `${failure.id}: ${failure.reason}`).join('; ')}). Nothing was changed; stop them and try again.`,
+          details: { failed: report.failed, stopped: report.stopped },
+        });
+      }
+    },
+  };
+}
+
+function summary(result: ConversationRewind): SessionRewindResult['conversation'] {
+  return { session: result.session, draft: result.draft, targetMessageId: result.target.id };
+}
