@@ -145,4 +145,16 @@ describe('direct file rewind (seed 001: /rewind <checkpoint>, latest, code <mess
     const { existsSync } = await import('node:fs');
     expect(existsSync(`${h.dir}/outside.txt`)).toBe(false);
   });
+
+  it('a checkpoint that kept no content cannot be restored directly: SNAPSHOT_MISSING, nothing written', async () => {
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(h.path('cache'));
+    h.put('cache/x', 'x');
+    const turn = await h.turn();
+    await h.recordWrite(turn, 'a.txt', 'a\n');
+    await h.recordSkipped(turn, 'cache', 'too_large');
+    const error = await expectCode(rewinder.cascade(h.session.id, turn.messageId), 'SNAPSHOT_MISSING');
+    expect(error.message).toContain('too_large');
+    expect(h.read('a.txt')).toBe('a\n');
+  });
 });

@@ -199,4 +199,16 @@ describe('preview then apply', () => {
     expect((await h.store.getSession(h.session.id)).headMessageId).toBeNull();
     expect((await h.store.listEntries(h.session.id, { type: 'file-rewind' }))[0]!.data).toMatchObject({ rewindId: result.rewindId, checkpointIds: result.checkpointIds });
   });
+
+  it('merges through several layers of the agent\'s edits to one file', async () => {
+    h.put('long.txt', lines(40));
+    const turn = await h.turn();
+    await h.recordWrite(turn, 'long.txt', lines(40, { 3: 'agent one' }));
+    await h.recordWrite(turn, 'long.txt', lines(40, { 3: 'agent one', 20: 'agent two' }));
+    h.put('long.txt', lines(40, { 3: 'agent one', 20: 'agent two', 37: 'person' }));
+    const preview = await rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId, resolutions: { 'workspace:long.txt': 'merge' } });
+    expect(preview.files[0]).toMatchObject({ status: 'external_modified', resolution: 'merge', mergeAvailable: true, mergedText: lines(40, { 37: 'person' }) });
+    await rewinder.apply(preview);
+    expect(h.read('long.txt')).toBe(lines(40, { 37: 'person' }));
+  });
 });
