@@ -142,4 +142,13 @@ describe('BlobStore', () => {
     db.prepare('DELETE FROM blob_index WHERE hash = ?').run(textHash);
     expect(await codeOf(blobs.get(editedHash))).toBe('BLOB_CORRUPT');
   });
+
+  it('trusts a hash the caller already computed, and a wrong one is caught on read', async () => {
+    const blobs = new BlobStore(packBackend());
+    const content = Buffer.from('scanned bytes '.repeat(20));
+    const [hash] = await blobs.putMany([{ content, hash: hashContent(content) }]);
+    expect((await blobs.get(hash!)).equals(content)).toBe(true);
+    const [wrong] = await blobs.putMany([{ content: Buffer.from('other bytes '.repeat(20)), hash: 'a'.repeat(64) }]);
+    expect(await codeOf(blobs.get(wrong!))).toBe('BLOB_CORRUPT');
+  });
 });

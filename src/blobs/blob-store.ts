@@ -15,8 +15,12 @@ export interface PutBlobOptions {
   baseHash?: string;
 }
 
-/** One item of `putMany`: bare content, or content with a delta base. */
-export type BlobInput = Buffer | ({ content: Buffer } & PutBlobOptions);
+/**
+ * One item of `putMany`: bare content, or content with a delta base. `hash` may pass the content's
+ * sha256 when the caller already computed it (a scan did): it is trusted here, and every read
+ * verifies it, so a wrong one surfaces as `BLOB_CORRUPT`, never as wrong bytes.
+ */
+export type BlobInput = Buffer | ({ content: Buffer; hash?: string } & PutBlobOptions);
 
 export interface BlobStoreOptions {
   /** Longest delta chain a read may have to walk (default 16); past it the blob is stored whole. */
@@ -56,8 +60,8 @@ export class BlobStore {
    * A base may also be an earlier item of the same batch.
    */
   async putMany(items: readonly BlobInput[]): Promise<string[]> {
-    const inputs = items.map((item) => (Buffer.isBuffer(item) ? { content: item, baseHash: undefined } : item));
-    const hashes = inputs.map((input) => hashContent(input.content));
+    const inputs = items.map((item) => (Buffer.isBuffer(item) ? { content: item, baseHash: undefined, hash: undefined } : item));
+    const hashes = inputs.map((input) => input.hash ?? hashContent(input.content));
     const present = await this.store.blobs.has([...new Set(hashes)]);
     const baseHashes = new Set<string>();
     for (const input of inputs) if (input.baseHash) baseHashes.add(input.baseHash);

@@ -47,12 +47,15 @@ export class ScanBlobSink {
     let batchBytes = 0;
     for (const item of this.held) {
       let content = item.content;
+      let hash = item.hash;
       if (content === null) {
         content = this.reread(workspace, item.path, snapshot);
         if (content === null) continue;
+        hash = snapshot.get(item.path)!.hash!;
       }
+      // The scan hashed these bytes already; BlobStore trusts the hash and verifies it on read.
       const baseHash = this.previous?.get(item.path)?.hash ?? undefined;
-      batch.push(baseHash && baseHash !== item.hash ? { content, baseHash } : content);
+      batch.push(baseHash && baseHash !== hash ? { content, hash, baseHash } : { content, hash });
       batchBytes += content.length;
       if (batchBytes >= BATCH_BYTES || batch.length >= BATCH_ITEMS) {
         await blobs.putMany(batch);
