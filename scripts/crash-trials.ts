@@ -2,7 +2,9 @@
  * `npx tsx scripts/crash-trials.ts [trials=2000] [lanes=2]`: the file-rewind crash test at a larger
  * count. Each trial copies a store template, starts a child applying a 6-file rewind, SIGKILLs it at
  * a random instant, reopens the store, recovers, and checks every file is wholly before or wholly
- * after and the store agrees. Prints a summary; exits 1 on the first inconsistency.
+ * after and the store agrees. Prints a summary; exits 1 on the first inconsistency or failed child.
+ * Run it from a clean checkout (e.g. `git archive HEAD | tar -x -C <dir>`) when others are editing
+ * the working tree: each child imports the sources afresh.
  */
 import { rmSync } from 'node:fs';
 import { calibrate, createCrashTemplate, runTrial, type TrialOutcome } from '../test/fixtures/rewind-crash-trial.js';
@@ -41,6 +43,6 @@ console.log(`  killed before the journal was written (files before, no entry): $
 console.log(`  killed mid-apply, rolled back by recovery (files before, no entry): ${outcomes['before:rolled-back']}`);
 console.log(`  committed (files after, one file-rewind entry): ${outcomes['after:committed']}`);
 if (failure) {
-  console.error(`INCONSISTENT: ${(failure as Error).message}`);
+  console.error(`STOPPED: ${(failure as Error).message}`);
   process.exit(1);
 }
