@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashContent } from '../model/index.js';
 import { beginExec, captureExec, endExec } from './exec-capture.js';
 import { clearScanStateMemo, EXEC_SCAN_ENTRY } from './exec-scan-state.js';
+import { SYMLINK_MODE } from './file-capture.js';
 import { createCaptureFixture, type CaptureFixture } from './fixtures/capture-fixture.js';
 
 const bash = (cwd: string, script: string) => execFileSync('bash', ['-c', script], { cwd, stdio: 'ignore' });
@@ -153,5 +154,19 @@ describe('exec capture', () => {
     const result = await endExec(handle);
     expect(result.checkpoints.map((row) => [row.op, row.path])).toEqual([['delete', 'workspace:f10.txt']]);
     expect((await fx.blobs.get(result.checkpoints[0]!.beforeHash!)).toString()).toBe('content 10\n');
+  });
+
+  it('symlinks and mode changes are captured; untracked roots are not scanned', async () => {
+    await fx.cleanup();
+    fx = await createCaptureFixture({ metadata: (dir) => ({ roots: [{ name: 'logs', dir: join(dir, 'logs'), kind: 'logs' }] }) });
+    mkdirSync(join(fx.dir, 'logs'));
+    seed(fx.root, { 'run.sh': 'echo hi\n' });
+    const { capture } = await captureExec(fx.context, () => bash(fx.root, `chmod 755 run.sh; ln -s run.sh start; echo log >> ${join(fx.dir, 'logs', 'out.log')}`));
+    expect(capture.checkpoints.map((row) => [row.op, row.path, row.beforeMode, row.afterMode])).toEqual([
+      ['modify', 'workspace:run.sh', 0o644, 0o755],
+      ['create', 'workspace:start', null, SYMLINK_MODE | 0o777],
+    ]);
+    expect((await fx.blobs.get(capture.checkpoints[1]!.afterHash!)).toString()).toBe('run.sh');
+    expect(capture.checkpoints[1]!.patch).toBeNull();
   });
 });
