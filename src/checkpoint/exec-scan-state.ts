@@ -68,6 +68,7 @@ export const filesDeltaPinOwner = (sessionId: string) => `session:${sessionId}:e
 export const statePinOwner = (sessionId: string) => `session:${sessionId}:exec-state`;
 
 /** Per-process memo of states by blob hash: the next command need not re-read and re-parse them. */
+const MEMO_STATES = 8;
 const memo = new Map<string, LoadedScanState>();
 
 /** The latest persisted state of this session for these roots, or null (first scan). */
@@ -86,18 +87,26 @@ export async function loadScanState(store: Store, blobs: BlobStore, sessionId: s
 async function loadChain(blobs: BlobStore, stateHash: string, rootsKey: string): Promise<LoadedScanState | null> {
   const known = memo.get(stateHash);
   if (known) return known;
-  const blob = JSON.parse((await blobs.get(stateHash)).toString('utf8')) as ExecScanStateBlob;
-  if (blob.version !== 1 || blob.rootsKey !== rootsKey) return null;
-  let snapshot: Snapshot;
-  if (blob.base === null) snapshot = new Map(Object.entries(blob.entries));
-  else {
-    const base = await loadChain(blobs, blob.base, rootsKey);
-    if (base === null) return null;
-    snapshot = new Map(base.snapshot);
+  // Walk back to a whole state (or a memoized one), then replay the amendments onto one map.
+  const amendments: ExecScanStateBlob[] = [];
+  let start: Snapshot | null = null;
+  for (let hash: string | null = stateHash; hash !== null; ) {
+    const memoized = memo.get(hash);
+    if (memoized) {
+      start = new Map(memoized.snapshot);
+      break;
+    }
+    const blob = JSON.parse((await blobs.get(hash)).toString('utf8')) as ExecScanStateBlob;
+    if (blob.version !== 1 || blob.rootsKey !== rootsKey || amendments.length > MAX_STATE_CHAIN + 1) return null;
+    amendments.push(blob);
+    hash = blob.base;
+  }
+  const snapshot: Snapshot = start ?? new Map();
+  for (const blob of amendments.reverse()) {
     for (const path of blob.removed) snapshot.delete(path);
     for (const [path, entry] of Object.entries(blob.entries)) snapshot.set(path, entry);
   }
-  return remember(stateHash, blob, snapshot);
+  return remember(stateHash, amendments.at(-1)!, snapshot);
 }
 
 /**
@@ -195,8 +204,10 @@ function remember(stateHash: string, blob: ExecScanStateBlob, snapshot: Snapshot
     complete: blob.complete,
     pinDelta: blob.pinDelta,
   };
-  if (memo.size > 64) memo.clear();
+  // A state of a 50k-file workspace is a few MB in memory: keep only the most recent few.
+  memo.delete(stateHash);
   memo.set(stateHash, loaded);
+  while (memo.size > MEMO_STATES) memo.delete(memo.keys().next().value!);
   return loaded;
 }
 
