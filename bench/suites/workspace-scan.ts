@@ -45,7 +45,10 @@ function generateWorkspace(dir: string, fileCount: number): string[] {
   return paths;
 }
 
-/** Moves every mtime into the past, as for a checked-out project nobody touched in the last seconds. */
+/**
+ * Moves every mtime into the past, files and directories alike, as for a checked-out project nobody
+ * touched in the last seconds (a directory's mtime is set after its entries, which would change it).
+ */
 function backdate(dir: string): void {
   const past = (Date.now() - 3_600_000) / 1000;
   const walk = (current: string) => {
@@ -54,6 +57,7 @@ function backdate(dir: string): void {
       if (entry.isDirectory()) walk(path);
       else utimesSync(path, past, past);
     }
+    utimesSync(current, past, past);
   };
   walk(dir);
 }
