@@ -40,6 +40,12 @@ export interface ExecScanStateBlob {
   pinDelta: string[];
   /** The state blobs this one needs (itself and its bases), pinned together. */
   chain: string[];
+  /**
+   * The scan cache's other fields (the scanner's directory listings …), kept as the scanner made
+   * them, in whole states only: a cold load of an amended state rebuilds the file entries and
+   * leaves the rest out (the scanner then lists every directory, which is slower, never wrong).
+   */
+  cacheExtras?: Record<string, unknown>;
 }
 
 export type ExecScanState = ExecScanStateBlob;
@@ -151,6 +157,7 @@ export async function saveScanState(
     removed: amend ? removed : [],
     pinDelta: scan.pinDelta,
     chain: amend ? previous.chain : [],
+    ...(amend ? {} : { cacheExtras: cacheExtrasOf(scan.cache) }),
   };
   const stateHash = await blobs.put(Buffer.from(JSON.stringify(blob)));
   blob.chain = [...blob.chain, stateHash];
@@ -159,7 +166,13 @@ export async function saveScanState(
     type: EXEC_SCAN_ENTRY,
     data: { stateHash, rootsKey: scan.rootsKey, files: scan.snapshot.size, complete: scan.complete },
   });
-  return remember(stateHash, blob, scan.snapshot);
+  // In-process the next scan gets the cache exactly as the scanner made it.
+  return remember(stateHash, blob, scan.snapshot, scan.cache);
+}
+
+function cacheExtrasOf(cache: StatCacheState): Record<string, unknown> {
+  const { entries: _entries, version: _version, scanStartedAtMs: _started, racyWindowMs: _racy, ...extras } = cache;
+  return extras;
 }
 
 /**
@@ -193,14 +206,14 @@ function sameEntry(a: SnapshotEntry, b: SnapshotEntry): boolean {
   return a.hash === b.hash && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.mode === b.mode && a.kind === b.kind;
 }
 
-function remember(stateHash: string, blob: ExecScanStateBlob, snapshot: Snapshot): LoadedScanState {
+function remember(stateHash: string, blob: ExecScanStateBlob, snapshot: Snapshot, cache?: StatCacheState): LoadedScanState {
   const loaded: LoadedScanState = {
     stateHash,
     rootsKey: blob.rootsKey,
     depth: blob.depth,
     chain: blob.chain.includes(stateHash) ? blob.chain : [...blob.chain, stateHash],
     snapshot,
-    cache: createStatCacheState(snapshot, blob.scanStartedAtMs, blob.racyWindowMs),
+    cache: cache ?? { ...createStatCacheState(snapshot, blob.scanStartedAtMs, blob.racyWindowMs), ...(blob.base === null ? blob.cacheExtras : {}) },
     complete: blob.complete,
     pinDelta: blob.pinDelta,
   };
