@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
 
@@ -38,10 +39,18 @@ interface IgnoreLayer {
  * rules.ignores('build', true) // true when .gitignore says `build/`
  */
 export class IgnoreRules {
-  private constructor(private readonly layers: readonly IgnoreLayer[]) {}
+  private constructor(
+    private readonly layers: readonly IgnoreLayer[],
+    /**
+     * Identifies the rules: equal keys mean the same rule texts read in the same directories, so a
+     * decision made under one key holds under the other. `''` for no rules; otherwise a sha256
+     * over the parent's key, the directory and its texts. Scans store it with cached listings.
+     */
+    readonly key: string,
+  ) {}
 
   static empty(): IgnoreRules {
-    return new IgnoreRules([]);
+    return new IgnoreRules([], '');
   }
 
   /**
@@ -60,7 +69,8 @@ export class IgnoreRules {
       }
     }
     if (texts.length === 0) return this;
-    return new IgnoreRules([...this.layers, { base: relativeDir, matcher: matcherFor(relativeDir, texts) }]);
+    const key = createHash('sha256').update(JSON.stringify([this.key, relativeDir, texts])).digest('base64url');
+    return new IgnoreRules([...this.layers, { base: relativeDir, matcher: matcherFor(relativeDir, texts) }], key);
   }
 
   /** Whether a root-relative path (a directory when `isDirectory`) is ignored. */

@@ -1,4 +1,6 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync, type Dirent } from 'node:fs';
+import { hasErrorCode } from './error-reason.js';
+import { lstatAll, STAT_FAILED, STAT_FIELDS, STAT_MISSING } from './lstat-pool.js';
 
 /** The stat fields a scan uses. */
 export interface ScanStats {
@@ -30,3 +32,40 @@ export const nodeScanIo: ScanIo = {
   readFile: (path) => readFileSync(path),
   readlink: (path) => readlinkSync(path),
 };
+
+export const S_IFMT = 0o170000;
+export const S_IFREG = 0o100000;
+export const S_IFLNK = 0o120000;
+export const S_IFDIR = 0o040000;
+
+/**
+ * lstat of every path as a table (see {@link lstatAll}): on worker threads for large lists with
+ * the default `io`, one by one through `io.lstat` when a test injects one. A failure other than
+ * ENOENT is marked {@link STAT_FAILED}; the caller stats that path again to learn why.
+ */
+export function statTable(io: ScanIo, paths: readonly string[]): Float64Array {
+  if (io.lstat === nodeScanIo.lstat) return lstatAll(paths);
+  const table = new Float64Array(paths.length * STAT_FIELDS);
+  for (let index = 0; index < paths.length; index++) {
+    const offset = index * STAT_FIELDS;
+    let stats: ScanStats;
+    try {
+      stats = io.lstat(paths[index]!);
+    } catch (error) {
+      table[offset] = hasErrorCode(error, 'ENOENT') ? STAT_MISSING : STAT_FAILED;
+      continue;
+    }
+    table[offset] = modeOf(stats);
+    table[offset + 1] = stats.size;
+    table[offset + 2] = stats.mtimeMs;
+    table[offset + 3] = stats.ctimeMs;
+    table[offset + 4] = stats.ino;
+  }
+  return table;
+}
+
+/** File-type and permission bits of a stat, from its type methods (injected stats may lack type bits). */
+export function modeOf(stats: ScanStats): number {
+  const type = stats.isSymbolicLink() ? S_IFLNK : stats.isFile() ? S_IFREG : stats.isDirectory() ? S_IFDIR : 0;
+  return type | (stats.mode & 0o7777);
+}
