@@ -1,0 +1,75 @@
+import { ConflictError, InvalidArgumentError, WaypointError } from '../model/index.js';
+
+/**
+ * `/fork` or `/fork latest` in a session that has not changed any file yet (or whose every change
+ * was already rewound). The message is the one the seed's TUI shows, word for word.
+ */
+export class NoWorkspaceCheckpointError extends WaypointError {
+  override readonly name: string = 'NoWorkspaceCheckpointError';
+
+  constructor(options: { sessionId: string }) {
+    super({
+      code: 'NO_WORKSPACE_CHECKPOINT',
+      message: 'No workspace checkpoint is available yet.',
+      details: { sessionId: options.sessionId },
+      exitCode: 4,
+      httpStatus: 409,
+    });
+  }
+}
+
+/**
+ * A fork in a shared workspace would change the parent's files: it is refused until the caller has
+ * seen the preview and passes `confirm: true`. Nothing was changed; `details.files` lists what would be.
+ */
+export class ForkConfirmationRequiredError extends WaypointError {
+  override readonly name: string = 'ForkConfirmationRequiredError';
+
+  constructor(options: { sessionId: string; files: Array<{ path: string; action: string; status: string }> }) {
+    super({
+      code: 'FORK_NEEDS_CONFIRMATION',
+      message: `This fork shares session ${options.sessionId}'s directory and would change ${options.files.length} file(s) there (${options.files
+        .slice(0, 3)
+        .map((file) => file.path)
+        .join(', ')}${options.files.length > 3 ? ', …' : ''}). Review previewFork(), then fork again with confirm: true, or fork with an isolated workspace. Nothing was changed.`,
+      details: { sessionId: options.sessionId, files: options.files },
+      exitCode: 4,
+      httpStatus: 409,
+    });
+  }
+}
+
+/** The parent has a running turn and this kind of fork needs it idle (from a checkpoint or a message). */
+export function parentRunningError(sessionId: string, turnId: string): ConflictError {
+  return new ConflictError({
+    code: 'PARENT_TURN_RUNNING',
+    message: `Session ${sessionId} is running turn ${turnId}; wait for it to finish (or fork with the stable fork button at a completed reply, or open a side chat). Nothing was changed.`,
+    details: { sessionId, turnId },
+  });
+}
+
+/** The message cannot be a stable fork point; `reason` says why in words a person can act on. */
+export function notStableBoundaryError(messageId: string, reason: string): InvalidArgumentError {
+  return new InvalidArgumentError({ code: 'NOT_A_STABLE_BOUNDARY', parameter: 'messageId', value: messageId, reason });
+}
+
+/**
+ * The state of the workspace at the fork point cannot be rebuilt (a change after it kept no
+ * content, or its snapshot is gone). Nothing was written.
+ */
+export class ForkStateUnavailableError extends WaypointError {
+  override readonly name: string = 'ForkStateUnavailableError';
+
+  constructor(options: { paths: Array<{ path: string; checkpointId: string; reason: string }> }) {
+    super({
+      code: 'FORK_STATE_UNAVAILABLE',
+      message: `The files as they were at the fork point cannot be rebuilt: ${options.paths
+        .slice(0, 3)
+        .map((path) => `${path.path} (${path.reason})`)
+        .join('; ')}${options.paths.length > 3 ? '; …' : ''}. Fork at a later point, or in the shared workspace. Nothing was written.`,
+      details: { paths: options.paths },
+      exitCode: 4,
+      httpStatus: 409,
+    });
+  }
+}
