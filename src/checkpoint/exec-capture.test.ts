@@ -169,4 +169,14 @@ describe('exec capture', () => {
     expect((await fx.blobs.get(capture.checkpoints[1]!.afterHash!)).toString()).toBe('run.sh');
     expect(capture.checkpoints[1]!.patch).toBeNull();
   });
+
+  it('past the memory budget, files are read again after the scan and stored exactly', async () => {
+    seed(fx.root, { 'a.txt': 'alpha\n', 'b.bin': Buffer.from([0, 1, 2, 3]), 'c.txt': 'gamma\n' });
+    const { capture } = await captureExec(fx.context, () => bash(fx.root, 'echo changed > a.txt; rm c.txt'), { memoryBudgetBytes: 0 });
+    expect(capture.checkpoints.map((row) => [row.op, row.path])).toEqual([['delete', 'workspace:c.txt'], ['modify', 'workspace:a.txt']]);
+    expect((await fx.blobs.get(capture.checkpoints[0]!.beforeHash!)).toString()).toBe('gamma\n');
+    expect((await fx.blobs.get(capture.checkpoints[1]!.beforeHash!)).toString()).toBe('alpha\n');
+    expect((await fx.blobs.get(capture.checkpoints[1]!.afterHash!)).toString()).toBe('changed\n');
+    expect((await fx.blobs.get(hashContent(Buffer.from([0, 1, 2, 3])))).equals(Buffer.from([0, 1, 2, 3]))).toBe(true);
+  });
 });

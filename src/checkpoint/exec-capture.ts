@@ -161,7 +161,7 @@ async function scanAndStore(
     ...(options.maxFiles === undefined ? {} : { maxFiles: options.maxFiles }),
     onContent: sink.onContent,
   });
-  await sink.flush(context.blobs, context.workspace, result.snapshot);
+  await sink.flush(context.blobs, context.workspace, result.snapshot, result.cache.scanStartedAtMs - result.cache.racyWindowMs);
   return result;
 }
 

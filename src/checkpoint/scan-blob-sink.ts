@@ -1,4 +1,4 @@
-import { readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { hashContent } from '../model/index.js';
 import type { BlobInput, BlobStore } from '../blobs/index.js';
 import type { Snapshot, Workspace } from '../workspace/index.js';
@@ -42,14 +42,14 @@ export class ScanBlobSink {
   }
 
   /** Stores everything collected; fixes `snapshot` entries of files that changed since the scan read them. */
-  async flush(blobs: BlobStore, workspace: Workspace, snapshot: Snapshot): Promise<void> {
+  async flush(blobs: BlobStore, workspace: Workspace, snapshot: Snapshot, racyBeforeMs: number): Promise<void> {
     let batch: BlobInput[] = [];
     let batchBytes = 0;
     for (const item of this.held) {
       let content = item.content;
       let hash = item.hash;
       if (content === null) {
-        content = this.reread(workspace, item.path, snapshot);
+        content = this.reread(workspace, item.path, snapshot, racyBeforeMs);
         if (content === null) continue;
         hash = snapshot.get(item.path)!.hash!;
       }
@@ -66,18 +66,29 @@ export class ScanBlobSink {
     if (batch.length > 0) await blobs.putMany(batch);
   }
 
-  private reread(workspace: Workspace, path: string, snapshot: Snapshot): Buffer | null {
+  /**
+   * Reads a file again after the scan. Same stat signature and not racy (the stat cache's rule):
+   * the scan's hash stands. Otherwise the bytes are hashed, and a different hash replaces the
+   * entry's (its stat signature is then stale, so the next scan reads it again).
+   */
+  private reread(workspace: Workspace, path: string, snapshot: Snapshot, racyBeforeMs: number): Buffer | null {
     const entry = snapshot.get(path);
     if (!entry) return null;
     let content: Buffer;
+    let unchanged: boolean;
     try {
       const target = workspace.resolveKey(path);
+      const stats = lstatSync(target.entryPath);
       content = entry.kind === 'symlink' ? Buffer.from(readlinkSync(target.entryPath)) : readFileSync(target.entryPath);
+      unchanged =
+        stats.size === entry.size && stats.size === content.length && stats.mtimeMs === entry.mtimeMs &&
+        stats.ctimeMs === entry.ctimeMs && stats.ino === entry.ino && entry.mtimeMs < racyBeforeMs;
     } catch {
       // Gone or unreadable now: the snapshot keeps the scanned hash; no content means a later
       // checkpoint of this file reports its before as missing rather than inventing one.
       return null;
     }
+    if (unchanged) return content;
     const hash = hashContent(content);
     if (hash !== entry.hash) {
       entry.hash = hash;
