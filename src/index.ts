@@ -1,9 +1,12 @@
 /**
  * Waypoint: checkpoints, rewind and fork for AI agent sessions. The engine as a library; the
- * `waypoint` command is a thin shell over it.
+ * `waypoint` command is a thin shell over it. Each folder's barrel names what it exports.
  */
 export * from './model/index.js';
 export * from './store/index.js';
 export * from './history/index.js';
-export { BlobStore, DEFAULT_MAX_CHAIN_DEPTH, collectGarbage, type BlobInput, type BlobStoreBackend, type BlobStoreOptions, type PutBlobOptions, type GcOptions, type GcReport } from './blobs/index.js';
+export * from './blobs/index.js';
 export * from './workspace/index.js';
+export * from './checkpoint/index.js';
+export * from './rewind/index.js';
+export * from './engine/index.js';

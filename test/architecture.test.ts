@@ -12,8 +12,9 @@ const ALLOWED: Record<string, string[]> = {
   checkpoint: ['model', 'store', 'blobs', 'history', 'workspace'],
   rewind: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint'],
   fork: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind'],
-  runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork'],
-  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'runtime'],
+  engine: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork'],
+  runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine'],
+  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'runtime'],
 };
 
 const src = resolve(import.meta.dirname, '..', 'src');

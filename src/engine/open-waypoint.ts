@@ -1,0 +1,58 @@
+import { BlobStore } from '../blobs/index.js';
+import { SessionHistory } from '../history/index.js';
+import { FileRewinder, TaskRegistry, recoverJournals, type RecoveryReport } from '../rewind/index.js';
+import { SqliteStore, type Store } from '../store/index.js';
+import { defaultStorePath } from './store-location.js';
+
+export interface OpenWaypointOptions {
+  /** The store file; defaults to `defaultStorePath()` (`$WAYPOINT_HOME` or `~/.waypoint`). */
+  path?: string;
+  readOnly?: boolean;
+  busyTimeoutMs?: number;
+}
+
+/** The engine, wired: one store and the services over it. */
+export interface Waypoint {
+  store: Store;
+  blobs: BlobStore;
+  history: SessionHistory;
+  files: FileRewinder;
+  tasks: TaskRegistry;
+  /** What opening recovered from an earlier crash (null when opened read-only). */
+  recovery: RecoveryReport | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a store and makes it safe to use: unfinished file rewinds left by a crash are rolled back
+ * before anything else runs (DESIGN.md invariant 3), so every file is wholly before or wholly
+ * after and the store agrees. Journals of a still-running process are left alone.
+ *
+ * @example
+ * const waypoint = await openWaypoint({ path: '/tmp/w/waypoint.db' });
+ * const session = await waypoint.history.createSession({ workdir: process.cwd() });
+ * await waypoint.close();
+ */
+export async function openWaypoint(options: OpenWaypointOptions = {}): Promise<Waypoint> {
+  const store = await SqliteStore.open({
+    path: options.path ?? defaultStorePath(),
+    ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+    ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
+  });
+  try {
+    const blobs = new BlobStore(store);
+    const recovery = store.readOnly ? null : await recoverJournals(store, undefined, { blobs });
+    return {
+      store,
+      blobs,
+      history: new SessionHistory(store),
+      files: new FileRewinder({ store, blobs }),
+      tasks: new TaskRegistry(),
+      recovery,
+      close: () => store.close(),
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
