@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { WaypointError } from '../model/index.js';
 import { runDemo } from './commands/demo.js';
 
 const HELP = `waypoint — checkpoints, rewind and fork for AI agent sessions
 
 Usage:
-  waypoint demo [--store <file>]   walk through sessions, rewind, redo, fork and blob deltas
-                                   on an embedded store (a fresh temporary one by default)
+  waypoint demo [--dir <dir>]      a scripted agent session on a fresh workspace and embedded
+                                   store: file checkpoints, a conflict-checked rewind, redo,
+                                   conversation rewind, stable / isolated forks, a side chat
   waypoint --version               print the version
   waypoint --help                  print this help
 
@@ -34,10 +36,10 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${version()}\n`);
         return 0;
       case 'demo': {
-        const storeIndex = rest.indexOf('--store');
-        const store = storeIndex >= 0 ? rest[storeIndex + 1] : undefined;
-        if (storeIndex >= 0 && !store) throw usage('--store needs a file path');
-        await runDemo(store === undefined ? {} : { store });
+        const dirIndex = rest.indexOf('--dir');
+        const dir = dirIndex >= 0 ? rest[dirIndex + 1] : undefined;
+        if (dirIndex >= 0 && !dir) throw usage('--dir needs a directory');
+        await runDemo(dir === undefined ? {} : { dir: resolve(dir) });
         return 0;
       }
       default:
