@@ -9,4 +9,5 @@ export * from './blobs/index.js';
 export * from './workspace/index.js';
 export * from './checkpoint/index.js';
 export * from './rewind/index.js';
+export * from './fork/index.js';
 export * from './engine/index.js';
