@@ -51,6 +51,12 @@ describe('conversation rewind', () => {
     expect(result.session.branchGeneration).toBe(1);
     expect(seen).toEqual([ids.u2]);
     expect(await store.listTreeMessages(result.session.treeId)).toHaveLength(6);
+    // A failed conversation rewind emits nothing (the UI must not cut what the store kept).
+    await expectCode(rewindConversation(store, { sessionId, messageId: ids.u3!, events }), 'REWIND_TARGET_NOT_ON_PATH');
+    const stuck = new TaskRegistry();
+    stuck.register({ id: 'stuck', sessionId, turnId: ids.t1!, branchGeneration: 1, stop: async () => false });
+    await expectCode(rewindConversation(store, { sessionId, messageId: ids.u1!, events, tasks: stuck }), 'TASK_STOP_FAILED');
+    expect(seen).toEqual([ids.u2]);
   });
 
   it('rewinding to the first input leaves an empty history in the same session, metadata kept', async () => {
