@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
@@ -71,10 +72,13 @@ export function materializeTree(targetDir: string, files: readonly MaterializeFi
       mkdirSync(dirname(resolved.realPath), { recursive: true });
       const content = typeof file.content === 'function' ? file.content() : file.content;
       if ((file.kind ?? 'file') === 'symlink') symlinkSync(content.toString(), resolved.realPath);
-      else writeNewFile(resolved.realPath, content, file.mode, durable);
+      else writeNewFile(resolved.realPath, content, file.mode);
       bytes += content.length;
       options.onProgress?.(index + 1, files.length);
     });
+    // One flush for the whole tree instead of an fsync per file: a fresh tree has no old content
+    // to protect mid-way, only the end state must be durable before anyone relies on it.
+    if (durable) syncTree(staging);
     renameSync(staging, target);
     if (durable) fsyncDirectory(parent);
   } catch (error) {
@@ -85,13 +89,43 @@ export function materializeTree(targetDir: string, files: readonly MaterializeFi
   return { dir: target, files: files.length, bytes };
 }
 
-function writeNewFile(path: string, content: Buffer, mode: number, durable: boolean): void {
+function writeNewFile(path: string, content: Buffer, mode: number): void {
   const fd = openSync(path, 'wx', 0o600);
   try {
     let offset = 0;
     while (offset < content.length) offset += writeSync(fd, content, offset, content.length - offset);
     fchmodSync(fd, mode & 0o7777);
-    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Makes everything written under `dir` durable: `sync -f` (syncfs of the file system holding it,
+ * one call), or where that is unavailable, an fsync of every file and directory in the tree.
+ */
+function syncTree(dir: string): void {
+  try {
+    execFileSync('sync', ['-f', dir], { stdio: 'ignore' });
+    return;
+  } catch {
+    // no coreutils `sync -f` here: fall back to fsyncing each entry
+  }
+  const walk = (path: string): void => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) fsyncPath(child);
+    }
+    fsyncDirectory(path);
+  };
+  walk(dir);
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
