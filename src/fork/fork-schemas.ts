@@ -1,6 +1,5 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { InvalidArgumentError } from '../model/index.js';
 
 const id = z.string().trim().min(1).max(200);
 
@@ -62,11 +61,4 @@ export type ForkFromRequest = z.infer<typeof ForkFromRequest>;
 export const EffectPolicy = z.enum(['ask', 'dry-run', 'run']);
 export type EffectPolicy = z.infer<typeof EffectPolicy>;
 
-/** Parse `value` with `schema`, turning a failure into an `InvalidArgumentError` naming the field. */
-export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, parameter: string): z.infer<Schema> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = issue.path.length ? `${parameter}.${issue.path.join('.')}` : parameter;
-  throw new InvalidArgumentError({ parameter: path, value, reason: issue.message });
-}
+export { parseInput } from '../model/index.js';

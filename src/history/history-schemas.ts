@@ -1,6 +1,5 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { InvalidArgumentError } from '../model/index.js';
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -32,11 +31,4 @@ export type AppendRequest = z.infer<typeof AppendRequest>;
 
 export const TitleRequest = z.string().trim().min(1, 'a title cannot be empty').max(500);
 
-/** Parse `value` with `schema`, turning a failure into an `InvalidArgumentError` naming the field. */
-export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, parameter: string): z.infer<Schema> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = issue.path.length ? `${parameter}.${issue.path.join('.')}` : parameter;
-  throw new InvalidArgumentError({ parameter: path, value, reason: issue.message });
-}
+export { parseInput } from '../model/index.js';

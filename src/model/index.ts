@@ -3,3 +3,4 @@ export * from './types/index.js';
 export { newId, isId, idTime, ID_PREFIXES, type IdKind } from './ids.js';
 export { EventBus } from './events.js';
 export { hashContent } from './hash-content.js';
+export { parseInput } from './parse-input.js';

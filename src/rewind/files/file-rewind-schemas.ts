@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { InvalidArgumentError } from '../../model/index.js';
 
 const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{26}$`), `expected an id like "${prefix}_01…"`);
 const workspaceKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*:.+$/, 'expected a workspace path such as "workspace:src/a.ts"');
@@ -40,11 +39,4 @@ export const PreviewInput = z.object({
 
 export const RedoOptionsInput = z.object({ resolutions: z.record(workspaceKey, z.literal('force')).optional() }).strict();
 
-/** Parses `value` or throws `InvalidArgumentError` naming the first problem; nothing is changed. */
-export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, parameter: string): z.infer<Schema> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = issue.path.length ? `${parameter}.${issue.path.join('.')}` : parameter;
-  throw new InvalidArgumentError({ parameter: path, value, reason: issue.message });
-}
+export { parseInput } from '../../model/index.js';
