@@ -1,59 +1,94 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { defaultStorePath } from '../engine/index.js';
 import { WaypointError } from '../model/index.js';
-import { runDemo } from './commands/demo.js';
+import { GLOBAL_FLAGS, parseArgs, type FlagSpecs } from './args.js';
+import { UsageError } from './cli-errors.js';
+import type { Command, CommandContext } from './command.js';
+import { checkpointsCommand } from './commands/checkpoints.js';
+import { demoCommand } from './commands/demo-command.js';
+import { diffCommand } from './commands/diff.js';
+import { forkCommand } from './commands/fork.js';
+import { gcCommand } from './commands/gc.js';
+import { logCommand } from './commands/log.js';
+import { redoCommand } from './commands/redo.js';
+import { rewindCommand } from './commands/rewind.js';
+import { sessionsCommand } from './commands/sessions.js';
+import { showCommand } from './commands/show.js';
+import { usageCommand } from './commands/usage.js';
+import { commandHelp, fullHelp } from './help.js';
+import { streamOutput, type Output } from './output.js';
 
-const HELP = `waypoint — checkpoints, rewind and fork for AI agent sessions
+/** Every command, in the order the reference lists them. */
+export const COMMANDS: readonly Command[] = [
+  sessionsCommand,
+  logCommand,
+  showCommand,
+  checkpointsCommand,
+  diffCommand,
+  rewindCommand,
+  redoCommand,
+  forkCommand,
+  gcCommand,
+  usageCommand,
+  demoCommand,
+] as unknown as Command[];
 
-Usage:
-  waypoint demo [--dir <dir>]      a scripted agent session on a fresh workspace and embedded
-                                   store: file checkpoints, a conflict-checked rewind, redo,
-                                   conversation rewind, stable / isolated forks, a side chat
-  waypoint --version               print the version
-  waypoint --help                  print this help
-
-The interactive chat and the session commands arrive with the runtime (see README.md).`;
+export interface MainOptions {
+  output?: Output;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-/** Runs the CLI with `argv` (without node and script); returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const json = rest.includes('--json');
+/**
+ * Runs the CLI with `argv` (without node and script) and returns the exit code. Results go to
+ * stdout (text, or one JSON document with `--json`); a `WaypointError` prints its message (or
+ * `{ "error": { code, message, details } }` with `--json`) and exits with its own `exitCode`.
+ */
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  const output = options.output ?? streamOutput();
+  const env = options.env ?? process.env;
+  const json = argv.includes('--json');
   try {
-    switch (command) {
-      case undefined:
-      case '--help':
-      case '-h':
-      case 'help':
-        process.stdout.write(`${HELP}\n`);
-        return 0;
-      case '--version':
-      case '-v':
-        process.stdout.write(`${version()}\n`);
-        return 0;
-      case 'demo': {
-        const dirIndex = rest.indexOf('--dir');
-        const dir = dirIndex >= 0 ? rest[dirIndex + 1] : undefined;
-        if (dirIndex >= 0 && !dir) throw usage('--dir needs a directory');
-        await runDemo(dir === undefined ? {} : { dir: resolve(dir) });
-        return 0;
-      }
-      default:
-        throw usage(`unknown command "${command}"`);
+    const [name, ...rest] = argv;
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      const topic = name === 'help' ? COMMANDS.find((command) => command.name === rest[0]) : undefined;
+      output.print(topic ? commandHelp(topic) : fullHelp(COMMANDS));
+      return 0;
     }
+    if (name === '--version' || name === '-v') {
+      output.print(json ? JSON.stringify({ version: version() }) : version());
+      return 0;
+    }
+    const command = COMMANDS.find((candidate) => candidate.name === name);
+    if (!command) throw new UsageError(name.startsWith('-') ? `"${name}" comes after a command` : `unknown command "${name}"`);
+    const args = parseArgs(rest, { ...command.flags, ...GLOBAL_FLAGS } as FlagSpecs, { literal: new Set(command.literal ?? []) });
+    if (args.flags.help === true) {
+      output.print(commandHelp(command));
+      return 0;
+    }
+    const { min, max } = command.positionals;
+    if (args.positionals.length < min) throw new UsageError(`\`waypoint ${command.name}\` needs ${command.synopsis[0]!.split(' ').slice(1, 1 + min).join(' ')}`, { command: command.name });
+    if (args.positionals.length > max) throw new UsageError(`unexpected argument "${args.positionals[max]}"`, { command: command.name });
+    const cwd = options.cwd ?? process.cwd();
+    const store = args.flags.store as string | undefined;
+    const context: CommandContext = { storePath: store === undefined ? defaultStorePath(env) : resolve(cwd, store), json, cwd, output };
+    const result = await command.run(context, args as never);
+    if (json) output.print(JSON.stringify(result.data, null, 2));
+    else for (const line of result.text) output.print(line);
+    return 0;
   } catch (error) {
-    if (error instanceof WaypointError) {
-      process.stderr.write(json ? `${JSON.stringify({ error: error.toJSON() })}\n` : `waypoint: ${error.message}\n`);
-      return error.exitCode;
-    }
-    throw error;
+    const typed = WaypointError.is(error)
+      ? error
+      : new WaypointError({ code: 'INTERNAL', message: `Unexpected failure: ${error instanceof Error ? error.message : String(error)}`, cause: error });
+    if (json) output.print(JSON.stringify({ error: typed.toJSON() }, null, 2));
+    else output.note(`waypoint: ${typed.message}`);
+    if (!WaypointError.is(error) && env.WAYPOINT_DEBUG && error instanceof Error && error.stack) output.note(error.stack);
+    return typed.exitCode;
   }
-}
-
-function usage(reason: string): WaypointError {
-  return new WaypointError({ code: 'USAGE', message: `${reason}. Run \`waypoint --help\` for usage.`, exitCode: 2, httpStatus: 400 });
 }

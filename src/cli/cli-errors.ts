@@ -1,0 +1,66 @@
+import { WaypointError } from '../model/index.js';
+
+/** The command line itself is wrong (unknown command or option, missing argument). Exit code 2. */
+export class UsageError extends WaypointError {
+  override readonly name: string = 'UsageError';
+
+  constructor(reason: string, options: { command?: string; details?: Record<string, unknown> } = {}) {
+    super({
+      code: 'USAGE',
+      message: `${reason}. Run \`waypoint ${options.command ? `${options.command} ` : ''}--help\` for usage.`,
+      details: { reason, ...(options.command ? { command: options.command } : {}), ...options.details },
+      exitCode: 2,
+      httpStatus: 400,
+    });
+  }
+}
+
+/** No store file where the CLI was told to look. Nothing was created. Exit code 5, like other store errors. */
+export class StoreNotFoundError extends WaypointError {
+  override readonly name: string = 'StoreNotFoundError';
+
+  constructor(path: string) {
+    super({
+      code: 'STORE_NOT_FOUND',
+      message: `No Waypoint store at ${path}. Point at one with --store <file> or $WAYPOINT_HOME (a store is created when a session is recorded; \`waypoint demo\` makes its own).`,
+      details: { path },
+      exitCode: 5,
+      httpStatus: 404,
+    });
+  }
+}
+
+/** A command that reads or writes a session's files found its working directory gone. Nothing was changed. */
+export class WorkspaceMissingError extends WaypointError {
+  override readonly name: string = 'WorkspaceMissingError';
+
+  constructor(options: { sessionId: string; workdir: string }) {
+    super({
+      code: 'WORKSPACE_MISSING',
+      message: `Session ${options.sessionId} works in ${options.workdir}, which does not exist (moved or deleted?). Put the directory back, or rewind the conversation alone; nothing was changed.`,
+      details: { ...options },
+      exitCode: 4,
+      httpStatus: 409,
+    });
+  }
+}
+
+/**
+ * A shared-workspace fork would change the parent's files and `--yes` was not given. The CLI shows
+ * the preview first; nothing was changed. Same code as the engine's `ForkConfirmationRequiredError`,
+ * with what to type instead of which method to call.
+ */
+export class ForkNeedsConfirmationError extends WaypointError {
+  override readonly name: string = 'ForkNeedsConfirmationError';
+
+  constructor(options: { sessionId: string; files: Array<{ path: string; action: string; status: string }>; details?: Record<string, unknown> }) {
+    const names = options.files.slice(0, 3).map((file) => file.path.replace(/^workspace:/, ''));
+    super({
+      code: 'FORK_NEEDS_CONFIRMATION',
+      message: `This fork shares session ${options.sessionId}'s directory and would change ${options.files.length} file(s) there (${names.join(', ')}${options.files.length > 3 ? ', …' : ''}). Run it again with --yes to change them (what they hold now is kept, so \`waypoint redo\` on the parent brings it back), or fork with --isolated. Nothing was changed.`,
+      details: { sessionId: options.sessionId, files: options.files, ...options.details },
+      exitCode: 4,
+      httpStatus: 409,
+    });
+  }
+}

@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { openWaypoint, type Waypoint } from '../engine/index.js';
+import type { Session } from '../model/index.js';
+import type { FlagSpecs, GLOBAL_FLAGS, ParsedArgs } from './args.js';
+import { StoreNotFoundError, WorkspaceMissingError } from './cli-errors.js';
+import type { Output } from './output.js';
+
+/** What every command runs with. */
+export interface CommandContext {
+  /** The store file (`--store`, else `$WAYPOINT_HOME`, else `~/.waypoint`). */
+  storePath: string;
+  json: boolean;
+  /** Relative paths on the command line resolve against this. */
+  cwd: string;
+  output: Output;
+}
+
+/** A command's result: the data (`--json` prints it) and the lines a person reads. */
+export interface CommandOutput {
+  data: unknown;
+  text: string[];
+}
+
+/**
+ * One `waypoint` command: its flags, its reference text and its handler. Each command file exports
+ * one of these plus the plain functions it is built from, so tests can call them directly.
+ */
+export interface Command<Specs extends FlagSpecs = FlagSpecs> {
+  name: string;
+  /** Usage lines, without the leading `waypoint `. */
+  synopsis: string[];
+  summary: string;
+  /** Reference paragraphs printed by `waypoint <command> --help` and `waypoint --help`. */
+  description?: string[];
+  flags: Specs;
+  /** How many positionals the command takes (checked before `run`). */
+  positionals: { min: number; max: number };
+  /** Tokens that are positionals although they start with `-`. */
+  literal?: string[];
+  run(context: CommandContext, args: ParsedArgs<Specs & typeof GLOBAL_FLAGS>): Promise<CommandOutput>;
+}
+
+/** Helps type a command's `run` against its own flags. */
+export function defineCommand<Specs extends FlagSpecs>(command: Command<Specs>): Command<Specs> {
+  return command;
+}
+
+/**
+ * Opens the store for one command and closes it after. `read` opens read-only (nothing is written,
+ * not even crash recovery); `write` opens writable, which first rolls back any file rewind a crash
+ * left unfinished. A missing store is an error either way: a command never creates one by accident.
+ */
+export async function withWaypoint<Result>(context: CommandContext, mode: 'read' | 'write', body: (waypoint: Waypoint) => Promise<Result>): Promise<Result> {
+  if (!existsSync(context.storePath)) throw new StoreNotFoundError(context.storePath);
+  const waypoint = await openWaypoint({ path: context.storePath, readOnly: mode === 'read' });
+  try {
+    if (waypoint.recovery && waypoint.recovery.recovered.length > 0) {
+      context.output.note(`waypoint: recovered ${waypoint.recovery.recovered.length} file rewind(s) a crash left unfinished (files put back as they were before them)`);
+    }
+    return await body(waypoint);
+  } finally {
+    await waypoint.close();
+  }
+}
+
+/** Refuses a file operation when the session's working directory is gone (rather than recreating files in a void). */
+export function requireWorkspace(session: Session): void {
+  if (session.workdir !== null && !existsSync(session.workdir)) throw new WorkspaceMissingError({ sessionId: session.id, workdir: session.workdir });
+}

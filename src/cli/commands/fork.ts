@@ -1,0 +1,182 @@
+import { resolve } from 'node:path';
+import type { Waypoint } from '../../engine/index.js';
+import { SessionForker, type ForkPreview, type ForkRequest, type ForkResult } from '../../fork/index.js';
+import type { Session } from '../../model/index.js';
+import type { ConflictResolution } from '../../rewind/index.js';
+import { keyValueFlags } from '../args.js';
+import { ForkNeedsConfirmationError, UsageError } from '../cli-errors.js';
+import { defineCommand, requireWorkspace, withWaypoint } from '../command.js';
+import { formatBytes, plural, shortPath } from '../render/format.js';
+import { renderFileResult, renderPreview } from '../render/rewind-render.js';
+import { resolutionKeys } from './rewind.js';
+
+export const forkFlags = {
+  message: { type: 'string', value: 'messageId', description: 'fork at this message (the parent must be idle); only changes after it are undone' },
+  stable: { type: 'string', value: 'messageId', description: "fork at a completed turn's final reply (the parent may be running); files untouched" },
+  side: { type: 'string', value: 'question', description: 'open a side chat about the latest input, asking this question; files untouched' },
+  isolated: { type: 'optional', value: 'dir', description: 'give the fork its own directory, materialized at the fork point (default <workdir>.forks/<id>; a dir argument must contain a "/")' },
+  title: { type: 'string', value: 'title', description: 'the new session\'s title (default "Fork of <parent title>")' },
+  yes: { type: 'boolean', short: 'y', description: "confirm a shared-workspace fork that changes the parent's files" },
+  preview: { type: 'boolean', description: 'show what the fork would do (fork point, files it would change); change nothing' },
+  resolve: { type: 'string', value: 'path=merge|force', multiple: true, description: 'a way past one conflicting file of a shared-workspace fork (repeatable)' },
+} as const;
+
+export interface ForkReport {
+  type: 'fork';
+  parentSessionId: string;
+  session: Session;
+  /** False when the same fork command had already run (nothing was done again). */
+  created: boolean;
+  from: ForkResult['from'];
+  strategy: ForkResult['strategy'];
+  at: string | null;
+  workdir: string | null;
+  /** Shared workspace: the parent's file rewind (redo it on the parent to bring the files back). */
+  fileRewind: ForkResult['fileRewind'];
+  materialized: ForkResult['materialized'];
+}
+
+export interface ForkPreviewReport {
+  type: 'preview';
+  parentSessionId: string;
+  preview: ForkPreview;
+}
+
+export interface ForkOptions {
+  /** Only preview. */
+  preview?: boolean;
+  /** Confirms a shared-workspace fork that changes files. */
+  yes?: boolean;
+  /** Called with the preview before a fork is refused for want of `yes`. */
+  onNeedsConfirmation?: (preview: ForkPreview) => void;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Forks a session. A shared-workspace fork that would change the parent's files is previewed and
+ * refused (`FORK_NEEDS_CONFIRMATION`) unless `yes`; an isolated fork checks the parent's directory
+ * exists before materializing its own.
+ */
+export async function forkSession(waypoint: Waypoint, request: ForkRequest, options: ForkOptions = {}): Promise<ForkReport | ForkPreviewReport> {
+  const parent = await waypoint.store.getSession(request.sessionId);
+  const isolated = request.workspace?.mode === 'isolated';
+  if (isolated) requireWorkspace(parent);
+  const forker = new SessionForker({ store: waypoint.store, blobs: waypoint.blobs });
+  const preview = await forker.previewFork(request);
+  if (options.preview) return { type: 'preview', parentSessionId: parent.id, preview };
+  if (preview.files !== null) requireWorkspace(parent);
+  if (preview.requiresConfirmation && !options.yes) {
+    options.onNeedsConfirmation?.(preview);
+    throw new ForkNeedsConfirmationError({
+      sessionId: parent.id,
+      files: (preview.files?.files ?? []).map((file) => ({ path: file.path, action: file.action, status: file.status })),
+      details: { preview },
+    });
+  }
+  const result = await forker.fork({ ...request, ...(options.yes ? { confirm: true, preview } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  return {
+    type: 'fork',
+    parentSessionId: parent.id,
+    session: result.session,
+    created: result.created,
+    from: result.from,
+    strategy: result.strategy,
+    at: result.at,
+    workdir: result.session.workdir,
+    fileRewind: result.fileRewind,
+    materialized: result.materialized,
+  };
+}
+
+/** The engine request for the command line's fork point and workspace flags. */
+export function forkRequest(parent: Pick<Session, 'id' | 'metadata'>, input: { point?: string; message?: string; stable?: string; side?: string; isolated?: string | true; title?: string; resolutions?: Record<string, ConflictResolution>; cwd: string }): ForkRequest {
+  const chosen = [input.point, input.message, input.stable, input.side].filter((value) => value !== undefined);
+  if (chosen.length > 1) throw new UsageError('choose one fork point: latest, a checkpoint id, --message, --stable or --side', { command: 'fork' });
+  const common = {
+    sessionId: parent.id,
+    ...(input.title === undefined ? {} : { title: input.title }),
+    ...(input.isolated === undefined ? {} : { workspace: { mode: 'isolated' as const, ...(input.isolated === true ? {} : { dir: resolve(input.cwd, input.isolated) }) } }),
+    ...(input.resolutions && Object.keys(input.resolutions).length ? { resolutions: resolutionKeys(parent, input.resolutions) } : {}),
+  };
+  if (input.message !== undefined) return { from: 'message', messageId: input.message, ...common };
+  if (input.stable !== undefined) return { from: 'stable', messageId: input.stable, ...common };
+  if (input.side !== undefined) return { from: 'side-chat', question: input.side, ...common };
+  if (input.point !== undefined && input.point.startsWith('msg_')) {
+    throw new UsageError(`"${input.point}" is a message; fork at it with --message ${input.point} (or --stable ${input.point} at a completed reply)`, { command: 'fork' });
+  }
+  return { from: 'checkpoint', ...(input.point === undefined ? {} : { checkpointId: input.point }), ...common };
+}
+
+export function renderFork(report: ForkReport | ForkPreviewReport): string[] {
+  if (report.type === 'preview') {
+    const { preview } = report;
+    const lines = [
+      `Fork of ${report.parentSessionId} from ${preview.from}, ${preview.strategy} workspace, history up to ${preview.at ?? '(empty)'}`,
+      `File changes of the parent after the fork point: ${preview.checkpointIds.length}${preview.strategy === 'isolated' && preview.checkpointIds.length ? ' (undone in the new directory only)' : ''}.`,
+    ];
+    if (preview.files) lines.push(...renderPreview(preview.files));
+    lines.push(preview.requiresConfirmation ? "It would change the parent's files: run it with --yes, or fork with --isolated." : 'The parent\'s files are not touched.');
+    return lines;
+  }
+  const lines = [`${report.created ? 'Forked' : 'Already forked (same command)'}: ${report.session.id} ${JSON.stringify(report.session.title)} (${report.session.kind}, from ${report.from}, ${report.strategy} workspace)`];
+  lines.push(`  history: ${report.at === null ? 'empty' : `inherited up to ${report.at}`}`);
+  if (report.materialized) lines.push(`  workspace: ${report.materialized.dir} (${plural(report.materialized.files, 'file')}, ${formatBytes(report.materialized.bytes)}; ${plural(report.materialized.restored.length, 'file')} as at the fork point)`);
+  else lines.push(`  workspace: ${report.workdir ?? '(none)'} (shared with ${report.parentSessionId})`);
+  if (report.fileRewind) lines.push(...renderFileResult(report.fileRewind, { verb: "Changed the parent's directory:" }).map((line) => `  ${line}`));
+  if (report.materialized) lines.push(`  restored there: ${report.materialized.restored.map(shortPath).join(', ') || '(nothing)'}`);
+  lines.push(`  see it: waypoint show ${report.session.id}   the family: waypoint log ${report.session.id}`);
+  return lines;
+}
+
+export const forkCommand = defineCommand({
+  name: 'fork',
+  synopsis: [
+    'fork <session> [latest|<checkpointId>] [--isolated [dir]] [--yes] [--title <title>]',
+    'fork <session> --message <messageId> [--isolated [dir]] [--yes]',
+    'fork <session> --stable <messageId> [--isolated [dir]]',
+    'fork <session> --side <question>',
+    'fork <session> … --preview',
+  ],
+  summary: 'branch a session into a new one: from a checkpoint (default: the latest), a message, a stable reply, or a side chat',
+  description: [
+    'From a checkpoint: history up to before that change\'s input, and the change plus every later one undone in the files.',
+    'From a message: history up to it; only changes after it undone. --stable and --side never touch files.',
+    'Shared workspace (default): a fork that changes the parent\'s files prints the preview and needs --yes (what it overwrites is kept:',
+    '`waypoint redo <parent> <rewindId>` brings it back). --isolated materializes the files at the fork point into a new directory instead.',
+  ],
+  flags: forkFlags,
+  positionals: { min: 1, max: 2 },
+  async run(context, args) {
+    const [sessionId, point] = args.positionals as [string, string | undefined];
+    const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
+    return withWaypoint(context, args.flags.preview ? 'read' : 'write', async (waypoint) => {
+      const parent = await waypoint.store.getSession(sessionId);
+      const request = forkRequest(parent, {
+        cwd: context.cwd,
+        ...(point === undefined ? {} : { point }),
+        ...(args.flags.message === undefined ? {} : { message: args.flags.message }),
+        ...(args.flags.stable === undefined ? {} : { stable: args.flags.stable }),
+        ...(args.flags.side === undefined ? {} : { side: args.flags.side }),
+        ...(args.flags.isolated === undefined ? {} : { isolated: args.flags.isolated }),
+        ...(args.flags.title === undefined ? {} : { title: args.flags.title }),
+        resolutions,
+      });
+      const progress = request.workspace?.mode === 'isolated' ? context.output.progress('materializing') : null;
+      try {
+        const report = await forkSession(waypoint, request, {
+          preview: args.flags.preview,
+          yes: args.flags.yes,
+          onNeedsConfirmation: (preview) => {
+            if (!context.json) for (const line of renderFork({ type: 'preview', parentSessionId: parent.id, preview })) context.output.print(line);
+          },
+          ...(progress ? { onProgress: (done: number, total: number) => progress.update(done, total) } : {}),
+        });
+        progress?.done(report.type === 'fork' && report.materialized ? `${plural(report.materialized.files, 'file')} written` : undefined);
+        return { data: report, text: renderFork(report) };
+      } catch (error) {
+        progress?.done();
+        throw error;
+      }
+    });
+  },
+});

@@ -1,0 +1,77 @@
+import { trimSessions, type TrimSessionsReport } from '../../checkpoint/index.js';
+import type { Waypoint } from '../../engine/index.js';
+import type { GcReport } from '../../blobs/index.js';
+import type { BlobStorageStats } from '../../store/index.js';
+import { integerFlag } from '../args.js';
+import { defineCommand, withWaypoint } from '../command.js';
+import type { Progress } from '../output.js';
+import { formatBytes, formatTime, plural } from '../render/format.js';
+
+export const gcFlags = {
+  'dry-run': { type: 'boolean', description: 'report what would be removed and freed; remove nothing' },
+  'keep-sessions': { type: 'string', value: 'n', description: 'also delete all but the newest n sessions (their messages that kept forks need stay)' },
+} as const;
+
+export interface GcCommandReport {
+  dryRun: boolean;
+  keepSessions: number | null;
+  /** Sessions deleted (or that would be), oldest first. */
+  removedSessions: TrimSessionsReport['removedSessions'];
+  gc: GcReport;
+  /** Stored blob bytes freed (in a dry run: at least this many would be). */
+  freedBytes: number;
+  before: BlobStorageStats;
+  after: BlobStorageStats;
+}
+
+/** Blob garbage collection, after trimming old sessions when `keepSessions` is given. */
+export async function runGc(waypoint: Waypoint, options: { dryRun?: boolean; keepSessions?: number; progress?: Progress } = {}): Promise<GcCommandReport> {
+  const dryRun = options.dryRun ?? false;
+  const before = await waypoint.store.blobs.stats();
+  options.progress?.step(`${plural(before.blobCount, 'blob')} (${formatBytes(before.storedBytes)} stored); marking what the records reach${dryRun ? ' (dry run)' : ''}`);
+  let removedSessions: TrimSessionsReport['removedSessions'] = [];
+  let gc: GcReport;
+  if (options.keepSessions !== undefined) {
+    const trimmed = await trimSessions(waypoint.store, { keepSessions: options.keepSessions, dryRun });
+    removedSessions = trimmed.removedSessions;
+    gc = trimmed.gc;
+  } else {
+    gc = await waypoint.blobs.gc({ dryRun });
+  }
+  const after = await waypoint.store.blobs.stats();
+  options.progress?.done(`${plural(gc.unreachable.length, 'blob')} ${dryRun ? 'unreachable' : 'swept'}, ${formatBytes(gc.freedBytes)} ${dryRun ? 'to free' : 'freed'}`);
+  return { dryRun, keepSessions: options.keepSessions ?? null, removedSessions, gc, freedBytes: gc.freedBytes, before, after };
+}
+
+export function renderGc(report: GcCommandReport): string[] {
+  const would = report.dryRun ? 'would be ' : '';
+  const lines: string[] = [];
+  if (report.dryRun) lines.push('Dry run: nothing was removed.');
+  if (report.keepSessions !== null) {
+    lines.push(`Sessions: keeping the newest ${report.keepSessions}; ${plural(report.removedSessions.length, 'session')} ${would}deleted${report.removedSessions.length ? ':' : '.'}`);
+    for (const session of report.removedSessions) lines.push(`  ${session.id}  ${JSON.stringify(session.title)}  ${formatTime(session.createdAt)}`);
+    if (report.dryRun && report.removedSessions.length) lines.push('  (their blobs are not counted below until they are really deleted)');
+  }
+  lines.push(`Blobs: ${report.gc.scanned} scanned, ${report.gc.live} live, ${report.gc.unreachable.length} unreachable (${would}removed).`);
+  lines.push(`Freed: ${formatBytes(report.freedBytes)}${report.dryRun ? ' would be freed' : ''} (stored ${formatBytes(report.before.storedBytes)} → ${formatBytes(report.after.storedBytes)}, on disk ${formatBytes(report.before.footprintBytes)} → ${formatBytes(report.after.footprintBytes)}).`);
+  if (report.gc.missingRoots.length) lines.push(`Warning: ${plural(report.gc.missingRoots.length, 'blob')} the records refer to ${report.gc.missingRoots.length === 1 ? 'is' : 'are'} missing: ${report.gc.missingRoots.slice(0, 5).join(', ')}${report.gc.missingRoots.length > 5 ? ', …' : ''}`);
+  if (report.gc.missingBases.length) lines.push(`Warning: ${plural(report.gc.missingBases.length, 'delta blob')} lost ${report.gc.missingBases.length === 1 ? 'its' : 'their'} base and cannot be read: ${report.gc.missingBases.slice(0, 5).map((entry) => entry.hash).join(', ')}`);
+  return lines;
+}
+
+export const gcCommand = defineCommand({
+  name: 'gc',
+  synopsis: ['gc [--dry-run] [--keep-sessions <n>]'],
+  summary: 'sweep blobs nothing refers to any more (and, with --keep-sessions, delete old sessions first)',
+  description: ['Run it while no session is writing to the store.'],
+  flags: gcFlags,
+  positionals: { min: 0, max: 0 },
+  async run(context, args) {
+    const keep = args.flags['keep-sessions'] === undefined ? undefined : integerFlag('keep-sessions', args.flags['keep-sessions'], 1, 1);
+    const dryRun = args.flags['dry-run'];
+    const report = await withWaypoint(context, dryRun ? 'read' : 'write', (waypoint) =>
+      runGc(waypoint, { dryRun, ...(keep === undefined ? {} : { keepSessions: keep }), progress: context.output.progress('gc') }),
+    );
+    return { data: report, text: renderGc(report) };
+  },
+});

@@ -1,0 +1,237 @@
+import type { Waypoint } from '../../engine/index.js';
+import { InvalidArgumentError, type Session } from '../../model/index.js';
+import {
+  applySessionRewind,
+  rewindSession,
+  type ConflictResolution,
+  type FileRewindPreview,
+  type FileRewindResult,
+  type RewindScope,
+} from '../../rewind/index.js';
+import { keyValueFlags } from '../args.js';
+import { UsageError } from '../cli-errors.js';
+import { defineCommand, requireWorkspace, withWaypoint, type CommandContext } from '../command.js';
+import { renderFileResult, renderPreview } from '../render/rewind-render.js';
+import { rewindStatus, renderRewindStatus } from './rewind-status.js';
+
+export const rewindFlags = {
+  preview: { type: 'boolean', description: 'show what a rewind by message would do to the files (statuses, merge, merged text); change nothing' },
+  apply: { type: 'boolean', description: 'rewind by message through the checked preview: refused while a file changed since the agent, unless resolved' },
+  resolve: { type: 'string', value: 'path=merge|force', multiple: true, description: 'a way past one conflicting file (repeatable); implies --apply unless --preview' },
+  'include-shell': { type: 'boolean', description: 'with --preview/--apply: undo changes made by shell commands too' },
+} as const;
+
+/** A `/rewind` form of seed 001's table, parsed. */
+export type RewindForm =
+  | { kind: 'status' }
+  | { kind: 'latest' }
+  | { kind: 'checkpoint'; checkpointId: string }
+  | { kind: 'message'; scope: RewindScope; cascade: boolean; messageId: string };
+
+const SCOPES: Record<string, RewindScope> = { conversation: 'conversation', message: 'conversation', code: 'workspace', workspace: 'workspace', both: 'both' };
+
+/** `status|help|-h`, `latest`, `<checkpointId>`, `conversation|message <id>`, `code|workspace <id>`, `both <id>`, `cascade <scope> <id>`. */
+export function parseRewindForm(tokens: readonly string[]): RewindForm {
+  const [word, ...rest] = tokens;
+  const expect = (count: number, shape: string) => {
+    if (rest.length !== count) throw new UsageError(`\`rewind <session> ${shape}\` ${rest.length < count ? 'is missing an argument' : 'has too many arguments'}`, { command: 'rewind' });
+  };
+  if (word === undefined || word === 'status' || word === 'help' || word === '-h') {
+    if (word !== undefined) expect(0, word);
+    return { kind: 'status' };
+  }
+  if (word === 'latest') {
+    expect(0, 'latest');
+    return { kind: 'latest' };
+  }
+  if (word === 'cascade') {
+    expect(2, 'cascade <scope> <messageId>');
+    const scope = SCOPES[rest[0]!];
+    if (!scope) throw new UsageError(`"${rest[0]}" is not a rewind scope; use conversation, code or both`, { command: 'rewind' });
+    return { kind: 'message', scope, cascade: true, messageId: rest[1]! };
+  }
+  const scope = SCOPES[word];
+  if (scope) {
+    expect(1, `${word} <messageId>`);
+    return { kind: 'message', scope, cascade: false, messageId: rest[0]! };
+  }
+  expect(0, '<checkpointId>');
+  if (word.startsWith('msg_')) throw new UsageError(`"${word}" is a message; say what to rewind: \`conversation ${word}\`, \`code ${word}\` or \`both ${word}\``, { command: 'rewind' });
+  return { kind: 'checkpoint', checkpointId: word };
+}
+
+export interface RewindReport {
+  type: 'rewind';
+  sessionId: string;
+  form: RewindForm;
+  /** True when the files went through the checked preview (`--apply`/`--resolve`). */
+  checked: boolean;
+  /** Null when the conversation did not move. `draft` is the input rewound to, to edit and send again. */
+  conversation: { headMessageId: string | null; targetMessageId: string; draft: string; branchGeneration: number } | null;
+  files: FileRewindResult | null;
+  /** The preview the checked apply used. */
+  preview: FileRewindPreview | null;
+}
+
+export interface RewindPreviewReport {
+  type: 'preview';
+  sessionId: string;
+  form: RewindForm;
+  preview: FileRewindPreview;
+}
+
+export interface RewindOptions {
+  preview?: boolean;
+  apply?: boolean;
+  /** `path` (`src/a.ts` or `root:path`) → resolution. */
+  resolutions?: Record<string, ConflictResolution>;
+  includeShellChanges?: boolean;
+  /** Lines to show before an apply is refused (the preview), in human mode. */
+  onRefusedPreview?: (preview: FileRewindPreview) => void;
+}
+
+/** The direct forms (seed 001): a checkpoint, the latest one, or a message with a scope. */
+export async function rewindDirect(waypoint: Waypoint, sessionId: string, form: Exclude<RewindForm, { kind: 'status' }>): Promise<RewindReport> {
+  const session = await waypoint.store.getSession(sessionId);
+  const report = { type: 'rewind' as const, sessionId: session.id, form, checked: false, preview: null };
+  if (form.kind === 'latest' || form.kind === 'checkpoint') {
+    if (form.kind === 'checkpoint') await checkpointOf(waypoint, session, form.checkpointId);
+    requireWorkspace(session);
+    const files = form.kind === 'latest' ? await waypoint.files.restoreLatest(session.id) : await waypoint.files.restoreCheckpoint(form.checkpointId);
+    return { ...report, conversation: null, files };
+  }
+  if (form.scope !== 'conversation') requireWorkspace(session);
+  const result = await rewindSession(waypoint.store, waypoint.files, { sessionId: session.id, messageId: form.messageId, scope: form.scope, cascade: form.cascade, tasks: waypoint.tasks });
+  return {
+    ...report,
+    conversation: result.conversation && {
+      headMessageId: result.conversation.session.headMessageId,
+      targetMessageId: result.conversation.targetMessageId,
+      draft: result.conversation.draft,
+      branchGeneration: result.conversation.session.branchGeneration,
+    },
+    files: result.files,
+  };
+}
+
+/** The file preview of a rewind by message: every change from the message on (like cascade). */
+export async function previewRewind(waypoint: Waypoint, sessionId: string, form: Extract<RewindForm, { kind: 'message' }>, options: RewindOptions = {}): Promise<FileRewindPreview> {
+  const session = await waypoint.store.getSession(sessionId);
+  requireWorkspace(session);
+  return waypoint.files.preview({
+    sessionId: session.id,
+    messageId: form.messageId,
+    includeShellChanges: options.includeShellChanges ?? false,
+    resolutions: resolutionKeys(session, options.resolutions ?? {}),
+  });
+}
+
+/** Preview, then apply only if nothing is unsafe (or each unsafe file is resolved); `both` moves the head in the same commit. */
+export async function rewindChecked(waypoint: Waypoint, sessionId: string, form: Extract<RewindForm, { kind: 'message' }>, options: RewindOptions = {}): Promise<RewindReport> {
+  const preview = await previewRewind(waypoint, sessionId, form, options);
+  if (!preview.canApply) options.onRefusedPreview?.(preview);
+  const base = { type: 'rewind' as const, sessionId: preview.sessionId, form, checked: true, preview };
+  if (form.scope === 'both') {
+    const result = await applySessionRewind(waypoint.store, waypoint.files, preview, { messageId: form.messageId, tasks: waypoint.tasks });
+    const moved = result.conversation!;
+    return {
+      ...base,
+      conversation: { headMessageId: moved.session.headMessageId, targetMessageId: moved.targetMessageId, draft: moved.draft, branchGeneration: moved.session.branchGeneration },
+      files: result.files,
+    };
+  }
+  return { ...base, conversation: null, files: await waypoint.files.apply(preview) };
+}
+
+async function checkpointOf(waypoint: Waypoint, session: Session, checkpointId: string) {
+  const checkpoint = await waypoint.store.getCheckpoint(checkpointId);
+  if (checkpoint.sessionId !== session.id) {
+    throw new InvalidArgumentError({ code: 'CHECKPOINT_NOT_IN_SESSION', parameter: 'checkpointId', value: checkpointId, reason: `it was recorded by session ${checkpoint.sessionId}, not ${session.id}.` });
+  }
+  return checkpoint;
+}
+
+/** `src/a.ts` → `workspace:src/a.ts`; a key naming one of the session's roots (`notes:todo.md`) is kept. */
+export function resolutionKeys(session: Pick<Session, 'metadata'>, resolutions: Record<string, ConflictResolution>): Record<string, ConflictResolution> {
+  const roots = new Set(['workspace']);
+  if (Array.isArray(session.metadata.roots)) {
+    for (const root of session.metadata.roots) if (root && typeof root === 'object' && !Array.isArray(root) && typeof root.name === 'string') roots.add(root.name);
+  }
+  const keyed: Record<string, ConflictResolution> = {};
+  for (const [path, resolution] of Object.entries(resolutions)) {
+    const at = path.indexOf(':');
+    keyed[at > 0 && roots.has(path.slice(0, at)) ? path : `workspace:${path.replace(/^\.\//, '')}`] = resolution;
+  }
+  return keyed;
+}
+
+export function renderRewind(report: RewindReport | RewindPreviewReport): string[] {
+  if (report.type === 'preview') {
+    const form = report.form as Extract<RewindForm, { kind: 'message' }>;
+    const scope = form.scope === 'both' ? 'both' : 'code';
+    const resolve = report.preview.files.filter((file) => file.resolution === null && file.mergeAvailable).map((file) => ` --resolve ${file.path.replace(/^workspace:/, '')}=merge`);
+    return renderPreview(report.preview, { nextStep: `Apply with: waypoint rewind ${report.sessionId} ${scope} ${form.messageId} --apply${Object.entries(report.preview.resolutions).map(([path, choice]) => ` --resolve ${path.replace(/^workspace:/, '')}=${choice}`).join('')}${resolve.join('')}${report.preview.includeShellChanges ? ' --include-shell' : ''}` });
+  }
+  const lines: string[] = [];
+  if (report.files) lines.push(...renderFileResult(report.files));
+  if (report.conversation) {
+    lines.push(`Conversation rewound to before ${report.conversation.targetMessageId}; the head is now ${report.conversation.headMessageId ?? '(empty history)'}.`);
+    lines.push(`Your input, to edit and send again: ${JSON.stringify(report.conversation.draft)}`);
+    lines.push(`Undo the conversation rewind with: waypoint redo ${report.sessionId}`);
+  }
+  return lines;
+}
+
+export const rewindCommand = defineCommand({
+  name: 'rewind',
+  synopsis: [
+    'rewind <session> [status|help|-h]',
+    'rewind <session> latest',
+    'rewind <session> <checkpointId>',
+    'rewind <session> conversation|message <messageId>',
+    'rewind <session> code|workspace <messageId> [--preview|--apply] [--resolve <path>=merge|force]… [--include-shell]',
+    'rewind <session> both <messageId> [--preview|--apply] [--resolve <path>=merge|force]… [--include-shell]',
+    'rewind <session> cascade conversation|code|both <messageId> [--preview|--apply] …',
+  ],
+  summary: "undo the conversation, the files, or both (seed 001's /rewind forms)",
+  description: [
+    'status: the latest checkpoint, the user inputs you can rewind to, and what can be redone.',
+    'latest / <checkpointId>: put that checkpoint\'s file back as it was before the change.',
+    'conversation <id>: move the conversation back to just before that user input (a reply maps to its input); the input is printed to edit.',
+    'code <id>: restore the latest file change of that input\'s turn. both <id>: the files, then the conversation, in one commit.',
+    'cascade <scope> <id>: every file change from that input on, newest first; the conversation too when the scope includes it.',
+    'Direct forms overwrite without checking for later edits (what they overwrite is kept; `waypoint redo` brings it back).',
+    '--preview / --apply work on every change from the message on, checking each file against what the agent left: a file changed since is',
+    'external_modified and blocks, unless resolved with --resolve <path>=merge (reverse-apply the agent\'s own change, keeping your edits; shown',
+    'in the preview when it applies cleanly) or =force (overwrite; the current content is kept for redo).',
+  ],
+  flags: rewindFlags,
+  positionals: { min: 1, max: 4 },
+  literal: ['-h'],
+  async run(context, args) {
+    const [sessionId, ...tokens] = args.positionals as [string, ...string[]];
+    const form = parseRewindForm(tokens);
+    const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
+    const checked = args.flags.apply || Object.keys(resolutions).length > 0;
+    if ((args.flags.preview || checked || args.flags['include-shell']) && (form.kind !== 'message' || (form.scope === 'conversation'))) {
+      throw new UsageError('--preview, --apply, --resolve and --include-shell work with a file rewind by message (code, both, cascade code|both)', { command: 'rewind' });
+    }
+    return withWaypoint(context, form.kind === 'status' || args.flags.preview ? 'read' : 'write', async (waypoint) => {
+      if (form.kind === 'status') {
+        const status = await rewindStatus(waypoint, sessionId);
+        return { data: status, text: renderRewindStatus(status) };
+      }
+      const options: RewindOptions = { resolutions, includeShellChanges: args.flags['include-shell'], onRefusedPreview: (preview) => showRefused(context, preview) };
+      if (form.kind === 'message' && args.flags.preview) {
+        const report: RewindPreviewReport = { type: 'preview', sessionId, form, preview: await previewRewind(waypoint, sessionId, form, options) };
+        return { data: report, text: renderRewind(report) };
+      }
+      const report = form.kind === 'message' && checked ? await rewindChecked(waypoint, sessionId, form, options) : await rewindDirect(waypoint, sessionId, form);
+      return { data: report, text: renderRewind(report) };
+    });
+  },
+});
+
+function showRefused(context: CommandContext, preview: FileRewindPreview): void {
+  if (!context.json) for (const line of renderPreview(preview)) context.output.print(line);
+}

@@ -1,0 +1,144 @@
+import type { Waypoint } from '../../engine/index.js';
+import { uiView, visibilityOf, type Visibility } from '../../history/index.js';
+import { NotFoundError, type Checkpoint, type MessageKind, type MessageRole, type MessageStatus, type PartContent, type Session } from '../../model/index.js';
+import { integerFlag } from '../args.js';
+import { defineCommand, withWaypoint } from '../command.js';
+import { formatTime, partLines, plural, shortPath } from '../render/format.js';
+
+export const showFlags = {
+  all: { type: 'boolean', description: 'the whole active path: model-only messages (fork notes, reminders) and what a summary compacted' },
+  last: { type: 'string', value: 'n', description: 'only the last n messages of the conversation' },
+} as const;
+
+export interface ShownMessage {
+  id: string;
+  sessionId: string;
+  parentId: string | null;
+  role: MessageRole;
+  kind: MessageKind;
+  status: MessageStatus;
+  visibility: Visibility;
+  turnId: string | null;
+  depth: number;
+  createdAt: number;
+  parts: Array<PartContent | null>;
+}
+
+export interface ShowSessionReport {
+  type: 'session';
+  session: Session;
+  turns: number;
+  /** Messages on the active path (the conversation may show fewer). */
+  pathLength: number;
+  messages: ShownMessage[];
+}
+
+export interface ShowMessageReport {
+  type: 'message';
+  message: ShownMessage;
+  /** Sessions whose active path holds it. */
+  onPathOf: string[];
+  /** For a user input: the file checkpoints of its turn. */
+  checkpoints: Array<Pick<Checkpoint, 'id' | 'seq' | 'op' | 'path' | 'toPath' | 'source' | 'status'>>;
+}
+
+export type ShowReport = ShowSessionReport | ShowMessageReport;
+
+/** A session's visible conversation (what the person sees), or one message in full. */
+export async function show(waypoint: Waypoint, id: string, options: { all?: boolean; last?: number } = {}): Promise<ShowReport> {
+  const { store } = waypoint;
+  const session = id.startsWith('msg_') ? null : await store.findSession(id);
+  if (session) {
+    const path = await store.history(session.id);
+    const visible = options.all ? path : uiView(path, { startAfter: session.kind === 'side_chat' ? session.forkedFromMessageId : null });
+    const shown = options.last === undefined ? visible : visible.slice(-options.last);
+    return { type: 'session', session, turns: (await store.listTurns(session.id)).length, pathLength: path.length, messages: shown.map(toShown) };
+  }
+  if (!(await store.findMessage(id))) {
+    throw new NotFoundError({ entity: id.startsWith('msg_') ? 'message' : 'session', id, hint: 'Give a session id (`waypoint sessions`) or a message id (`waypoint show <session>`).' });
+  }
+  const message = await store.getMessage(id);
+  const sessions = await store.listSessions({ treeId: message.treeId });
+  const onPathOf: string[] = [];
+  for (const candidate of sessions) {
+    if (candidate.headMessageId === null) continue;
+    const [atDepth] = await store.history(candidate.id, { fromDepth: message.depth, toDepth: message.depth + 1, parts: 'none' });
+    if (atDepth?.id === message.id) onPathOf.push(candidate.id);
+  }
+  const checkpoints = message.role === 'user' ? await store.listCheckpoints(message.sessionId, { anchorMessageId: message.id }) : [];
+  return {
+    type: 'message',
+    message: toShown(message),
+    onPathOf,
+    checkpoints: checkpoints.map(({ id: checkpointId, seq, op, path, toPath, source, status }) => ({ id: checkpointId, seq, op, path, toPath, source, status })),
+  };
+}
+
+function toShown(message: Awaited<ReturnType<Waypoint['store']['getMessage']>>): ShownMessage {
+  return {
+    id: message.id,
+    sessionId: message.sessionId,
+    parentId: message.parentId,
+    role: message.role,
+    kind: message.kind,
+    status: message.status,
+    visibility: visibilityOf(message),
+    turnId: message.turnId,
+    depth: message.depth,
+    createdAt: message.createdAt,
+    parts: message.parts.map((part) => part.content ?? null),
+  };
+}
+
+function heading(message: ShownMessage): string {
+  const tags = [message.kind === 'input' || message.kind === 'reply' ? '' : message.kind, message.status === 'complete' ? '' : message.status, message.visibility === 'all' ? '' : `${message.visibility} only`].filter(Boolean);
+  return `${message.id}  ${message.role}${tags.length ? ` (${tags.join(', ')})` : ''}  ${formatTime(message.createdAt)}`;
+}
+
+function body(message: ShownMessage, full: boolean): string[] {
+  return partLines(message.parts, { full });
+}
+
+export function renderShow(report: ShowReport): string[] {
+  if (report.type === 'message') {
+    const { message } = report;
+    const lines = [
+      heading(message),
+      `session  ${message.sessionId}${message.turnId ? `  turn ${message.turnId}` : ''}`,
+      `parent   ${message.parentId ?? '(root)'}  position #${message.depth + 1}`,
+      `on the active path of: ${report.onPathOf.length ? report.onPathOf.join(', ') : 'no session (cut off by a rewind)'}`,
+      '',
+      ...body(message, true),
+    ];
+    if (report.checkpoints.length) {
+      lines.push('', `file changes of this turn (${report.checkpoints.length}):`);
+      for (const checkpoint of report.checkpoints) lines.push(`  #${checkpoint.seq} ${checkpoint.id}  ${checkpoint.op} ${shortPath(checkpoint.path)}${checkpoint.toPath ? ` → ${shortPath(checkpoint.toPath)}` : ''}`);
+    }
+    return lines;
+  }
+  const { session } = report;
+  const lines = [
+    `${session.id}  ${session.kind}  ${JSON.stringify(session.title)}`,
+    `workdir  ${session.workdir ?? '(none)'}`,
+    `head     ${session.headMessageId ?? '(empty history)'}  (${plural(report.pathLength, 'message')} on the path, ${plural(report.turns, 'turn')})`,
+  ];
+  if (session.parentSessionId) lines.push(`parent   ${session.parentSessionId}  forked at ${session.forkedFromMessageId ?? 'the start'}`);
+  lines.push('');
+  if (report.messages.length === 0) lines.push('(no messages to show)');
+  for (const message of report.messages) lines.push(heading(message), ...body(message, false));
+  return lines;
+}
+
+export const showCommand = defineCommand({
+  name: 'show',
+  synopsis: ['show <session> [--all] [--last <n>]', 'show <message>'],
+  summary: "a session's conversation with message ids (what the person sees), or one message in full",
+  description: ['Message ids are what `rewind`, `fork --message` and `fork --stable` take.'],
+  flags: showFlags,
+  positionals: { min: 1, max: 1 },
+  async run(context, args) {
+    const options = { all: args.flags.all, ...(args.flags.last === undefined ? {} : { last: integerFlag('last', args.flags.last, 0) }) };
+    const report = await withWaypoint(context, 'read', (waypoint) => show(waypoint, args.positionals[0]!, options));
+    return { data: report, text: renderShow(report) };
+  },
+});

@@ -1,0 +1,50 @@
+import type { FileRewindPreview, FileRewindResult, RewoundFile } from '../../rewind/index.js';
+import { plural, shortPath, table } from './format.js';
+
+/** A file rewind preview: each file's status, what applying does, merge availability and the merged text. */
+export function renderPreview(preview: FileRewindPreview, options: { nextStep?: string } = {}): string[] {
+  const target = 'messageId' in preview.target ? `message ${preview.target.messageId} on (its turn and every later one)` : `turn ${preview.target.turnId}`;
+  const lines = [`Preview: undo ${plural(preview.checkpointIds.length, 'file change')} from ${target}`];
+  if (preview.files.length === 0) lines.push('  (no file to change)');
+  const rows = preview.files.map((file) => [
+    `  ${shortPath(file.path)}`,
+    file.status,
+    file.action === 'move' && file.movedFrom ? `move back from ${shortPath(file.movedFrom)}` : file.action,
+    file.resolution ? `resolved: ${file.resolution}` : file.mergeAvailable ? 'merge available' : '',
+  ]);
+  const rendered = table(rows);
+  preview.files.forEach((file, index) => {
+    lines.push(rendered[index]!);
+    if (file.reason) lines.push(`      ${file.reason}`);
+    if (file.mergedText !== null && (file.mergeAvailable || file.resolution === 'merge')) {
+      lines.push(`      ${file.resolution === 'merge' ? 'merged text' : `with --resolve ${shortPath(file.path)}=merge it becomes`}:`);
+      for (const line of file.mergedText.replace(/\n$/, '').split('\n')) lines.push(`      | ${line}`);
+    }
+  });
+  if (preview.shellChanges.length > 0) {
+    const included = preview.shellChanges.some((change) => change.included);
+    lines.push(`changes made by shell commands (${included ? 'included' : 'not included; add --include-shell to undo them too'}):`);
+    for (const change of preview.shellChanges) lines.push(`  ${change.op} ${shortPath(change.path)}${change.toPath ? ` → ${shortPath(change.toPath)}` : ''}  (${change.checkpointId})`);
+  }
+  if (preview.alreadyRewound.length > 0) lines.push(`already rewound, not offered again: ${plural(preview.alreadyRewound.length, 'change')}`);
+  lines.push(`can apply: ${preview.canApply ? 'yes' : 'no'}`);
+  for (const blocker of preview.blockers) lines.push(`  - ${blocker}`);
+  if (options.nextStep) lines.push(options.nextStep);
+  return lines;
+}
+
+/** What an applied file rewind (or redo) changed, and how to undo it. */
+export function renderFileResult(result: FileRewindResult, options: { verb?: string } = {}): string[] {
+  const verb = options.verb ?? 'Restored';
+  if (result.rewindId === null || result.files.length === 0) return ['Files: already as asked; nothing was written.'];
+  const lines = [`${verb} ${plural(result.files.length, 'file')} (${plural(result.checkpointIds.length, 'change')} undone):`];
+  lines.push(...table(result.files.map((file) => [`  ${shortPath(file.path)}`, describeFile(file), file.resolution ? `(${file.resolution})` : ''])));
+  lines.push(`Undo this with: waypoint redo ${result.sessionId} ${result.rewindId}`);
+  return lines;
+}
+
+function describeFile(file: RewoundFile): string {
+  if (file.toHash === null) return 'deleted';
+  if (file.fromHash === null) return 'recreated';
+  return 'restored';
+}
