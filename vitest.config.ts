@@ -1,11 +1,22 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Store tests open real SQLite files and spawn real processes; give them room on a shared 2-core box.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'engine', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/cli/**'] },
+      },
+      {
+        // The CLI suite runs the built `bin/waypoint.js` as a user would: dist/ is built once per run,
+        // and only when a CLI test is selected.
+        extends: true,
+        test: { name: 'cli', include: ['test/cli/**/*.test.ts'], globalSetup: ['test/cli/build-cli.ts'] },
+      },
+    ],
   },
 });

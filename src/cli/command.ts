@@ -46,13 +46,15 @@ export function defineCommand<Specs extends FlagSpecs>(command: Command<Specs>):
 }
 
 /**
- * Opens the store for one command and closes it after. `read` opens read-only (nothing is written,
- * not even crash recovery); `write` opens writable, which first rolls back any file rewind a crash
- * left unfinished. A missing store is an error either way: a command never creates one by accident.
+ * Opens the store for one command and closes it after. A missing store is an error: a command never
+ * creates one by accident. Reading commands open it writable too: opening first rolls back any file
+ * rewind a crash left unfinished (so what is shown is what is on disk), and a read-only SQLite
+ * connection would leave an empty `-wal` file behind, while a writable one that writes nothing
+ * leaves the store byte-identical. (A store file this user may not write still opens, read-only.)
  */
-export async function withWaypoint<Result>(context: CommandContext, mode: 'read' | 'write', body: (waypoint: Waypoint) => Promise<Result>): Promise<Result> {
+export async function withWaypoint<Result>(context: CommandContext, body: (waypoint: Waypoint) => Promise<Result>): Promise<Result> {
   if (!existsSync(context.storePath)) throw new StoreNotFoundError(context.storePath);
-  const waypoint = await openWaypoint({ path: context.storePath, readOnly: mode === 'read' });
+  const waypoint = await openWaypoint({ path: context.storePath });
   try {
     if (waypoint.recovery && waypoint.recovery.recovered.length > 0) {
       context.output.note(`waypoint: recovered ${waypoint.recovery.recovered.length} file rewind(s) a crash left unfinished (files put back as they were before them)`);

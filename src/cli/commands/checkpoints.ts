@@ -57,7 +57,7 @@ export const checkpointsCommand = defineCommand({
   positionals: { min: 1, max: 1 },
   async run(context, args) {
     const limit = integerFlag('limit', args.flags.limit, DEFAULT_CHECKPOINT_LIST_LIMIT);
-    const report = await withWaypoint(context, 'read', (waypoint) => listCheckpointRows(waypoint, args.positionals[0]!, { limit, ...(args.flags.turn === undefined ? {} : { turnId: args.flags.turn }) }));
+    const report = await withWaypoint(context, (waypoint) => listCheckpointRows(waypoint, args.positionals[0]!, { limit, ...(args.flags.turn === undefined ? {} : { turnId: args.flags.turn }) }));
     return { data: report, text: renderCheckpoints(report) };
   },
 });

@@ -75,7 +75,7 @@ export const diffCommand = defineCommand({
   flags: {},
   positionals: { min: 1, max: 1 },
   async run(context, args) {
-    const report = await withWaypoint(context, 'read', (waypoint) => checkpointDiff(waypoint, args.positionals[0]!));
+    const report = await withWaypoint(context, (waypoint) => checkpointDiff(waypoint, args.positionals[0]!));
     return { data: report, text: renderDiff(report) };
   },
 });

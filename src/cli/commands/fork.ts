@@ -149,7 +149,7 @@ export const forkCommand = defineCommand({
   async run(context, args) {
     const [sessionId, point] = args.positionals as [string, string | undefined];
     const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
-    return withWaypoint(context, args.flags.preview ? 'read' : 'write', async (waypoint) => {
+    return withWaypoint(context, async (waypoint) => {
       const parent = await waypoint.store.getSession(sessionId);
       const request = forkRequest(parent, {
         cwd: context.cwd,

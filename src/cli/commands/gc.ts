@@ -69,7 +69,7 @@ export const gcCommand = defineCommand({
   async run(context, args) {
     const keep = args.flags['keep-sessions'] === undefined ? undefined : integerFlag('keep-sessions', args.flags['keep-sessions'], 1, 1);
     const dryRun = args.flags['dry-run'];
-    const report = await withWaypoint(context, dryRun ? 'read' : 'write', (waypoint) =>
+    const report = await withWaypoint(context, (waypoint) =>
       runGc(waypoint, { dryRun, ...(keep === undefined ? {} : { keepSessions: keep }), progress: context.output.progress('gc') }),
     );
     return { data: report, text: renderGc(report) };

@@ -27,7 +27,7 @@ export const logCommand = defineCommand({
   flags: {},
   positionals: { min: 1, max: 1 },
   async run(context, args) {
-    const report = await withWaypoint(context, 'read', (waypoint) => sessionLog(waypoint, args.positionals[0]!));
+    const report = await withWaypoint(context, (waypoint) => sessionLog(waypoint, args.positionals[0]!));
     return { data: report, text: renderLog(report) };
   },
 });

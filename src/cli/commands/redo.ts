@@ -46,7 +46,7 @@ export const redoCommand = defineCommand({
     const [sessionId, rewindId] = args.positionals as [string, string | undefined];
     const force = keyValueFlags('resolve', args.flags.resolve, ['force'] as const).map(({ key }) => key);
     if (force.length > 0 && rewindId === undefined) throw new UsageError('--resolve works with a file rewind id (`redo <session> <rewindId>`)', { command: 'redo' });
-    const report = await withWaypoint(context, 'write', (waypoint) => redo(waypoint, sessionId, rewindId, { force }));
+    const report = await withWaypoint(context, (waypoint) => redo(waypoint, sessionId, rewindId, { force }));
     return { data: report, text: renderRedo(report) };
   },
 });

@@ -216,7 +216,7 @@ export const rewindCommand = defineCommand({
     if ((args.flags.preview || checked || args.flags['include-shell']) && (form.kind !== 'message' || (form.scope === 'conversation'))) {
       throw new UsageError('--preview, --apply, --resolve and --include-shell work with a file rewind by message (code, both, cascade code|both)', { command: 'rewind' });
     }
-    return withWaypoint(context, form.kind === 'status' || args.flags.preview ? 'read' : 'write', async (waypoint) => {
+    return withWaypoint(context, async (waypoint) => {
       if (form.kind === 'status') {
         const status = await rewindStatus(waypoint, sessionId);
         return { data: status, text: renderRewindStatus(status) };

@@ -73,7 +73,7 @@ export const sessionsCommand = defineCommand({
     const limit = args.flags.limit === undefined ? undefined : integerFlag('limit', args.flags.limit, 50);
     const report: SessionsReport = {
       store: context.storePath,
-      sessions: existsSync(context.storePath) ? await withWaypoint(context, 'read', (waypoint) => listSessionRows(waypoint, limit === undefined ? {} : { limit })) : [],
+      sessions: existsSync(context.storePath) ? await withWaypoint(context, (waypoint) => listSessionRows(waypoint, limit === undefined ? {} : { limit })) : [],
     };
     return { data: report, text: renderSessions(report) };
   },

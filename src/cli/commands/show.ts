@@ -138,7 +138,7 @@ export const showCommand = defineCommand({
   positionals: { min: 1, max: 1 },
   async run(context, args) {
     const options = { all: args.flags.all, ...(args.flags.last === undefined ? {} : { last: integerFlag('last', args.flags.last, 0) }) };
-    const report = await withWaypoint(context, 'read', (waypoint) => show(waypoint, args.positionals[0]!, options));
+    const report = await withWaypoint(context, (waypoint) => show(waypoint, args.positionals[0]!, options));
     return { data: report, text: renderShow(report) };
   },
 });

@@ -172,7 +172,7 @@ export const usageCommand = defineCommand({
   flags: {},
   positionals: { min: 0, max: 0 },
   async run(context) {
-    const report = await withWaypoint(context, 'read', storeUsage);
+    const report = await withWaypoint(context, storeUsage);
     return { data: report, text: renderUsage(report) };
   },
 });
