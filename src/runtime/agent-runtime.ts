@@ -1,0 +1,277 @@
+import type { Waypoint } from '../engine/index.js';
+import { MODEL_CHOICE_ENTRY, SessionForker, type EffectPolicyOptions, type ForkFromRequest, type ForkRequest, type ForkResult } from '../fork/index.js';
+import { EffectsLedger } from '../history/index.js';
+import { ConflictError, EventBus, InvalidArgumentError, type JsonObject, type Session } from '../model/index.js';
+import {
+  editUserQuery,
+  redoConversation,
+  repairDanglingToolCalls,
+  retryTurn,
+  rewindSession,
+  rewindToSavePoint,
+  type DanglingRepair,
+  type EditResult,
+  type RewindScope,
+  type SavePoint,
+  type SavePointKind,
+  type SessionRewindResult,
+} from '../rewind/index.js';
+import { BackgroundTasks } from './background-tasks.js';
+import type { LanguageModelV3 } from './models/language-model-v3.js';
+import { resolveModel } from './models/resolve-model.js';
+import type { RuntimeCore, RuntimeSettings } from './runtime-core.js';
+import type { RuntimeEvents } from './runtime-events.js';
+import type { ApproveEffect } from './tool-executor.js';
+import { defaultTools } from './tools/index.js';
+import type { RuntimeTool } from './tools/tool.js';
+import { runTurnLoop, type TurnResult } from './turn-loop.js';
+
+export const DEFAULT_SYSTEM_PROMPT = [
+  'You are a coding agent working in the user\'s workspace through tools: read, write, edit (exact string replace), bash, glob, grep, and subagent.',
+  'Paths are relative to the workspace root. Read a file before editing it. Keep changes focused on what was asked, then reply briefly with what you did.',
+  'Every file change you make is checkpointed, so the person can rewind it.',
+].join(' ');
+
+export interface RuntimeOptions {
+  waypoint: Waypoint;
+  /** A model string (`openai-compatible:<model>@<url>`, `anthropic:<model>`, `scripted:<file>`) or an AI SDK model object. */
+  model: string | LanguageModelV3;
+  system?: string;
+  /** The tools the model may call (default: read, write, edit, bash, glob, grep, subagent). */
+  tools?: RuntimeTool<any>[];
+  /** Decides external tool calls that need approval (forks, repeats); without it they are not run. */
+  approveEffect?: ApproveEffect;
+  effectPolicy?: EffectPolicyOptions;
+  /** Environment for model keys and base URLs (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Model calls per turn before it stops (default 50). */
+  maxSteps?: number;
+  /** Foreground bash timeout (default 120 s). */
+  bashTimeoutMs?: number;
+  /** Characters of command output kept (default 30,000). */
+  maxOutputChars?: number;
+  /** Retries of a failed model call (default 2). */
+  maxRetries?: number;
+  streamFlushChars?: number;
+}
+
+export interface RunTurnOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * The agent runtime over an opened Waypoint: sessions, the turn loop, and the engine's rewind, edit,
+ * retry and fork operations wired to it (edit and retry restart the turn with `runTurn`). One turn
+ * runs per session at a time; rewinds, edits, retries and forks that need the session idle refuse
+ * with `TURN_RUNNING` while one runs (a stable fork and a side chat do not need it idle).
+ *
+ * @example
+ * const waypoint = await openWaypoint({ path: '/tmp/w/store/w.db' });
+ * const runtime = createRuntime({ waypoint, model: 'scripted:./demo-script.json' });
+ * runtime.events.on('message-part', (event) => process.stdout.write(event.delta));
+ * const session = await runtime.startSession({ workdir: '/tmp/w/project' });
+ * const result = await runtime.runTurn(session.id, 'Fix the parser', { signal });
+ */
+export class AgentRuntime {
+  readonly events = new EventBus<RuntimeEvents>();
+  readonly model: LanguageModelV3;
+  readonly modelLabel: string;
+  readonly forker: SessionForker;
+  private readonly core: RuntimeCore;
+  private readonly running = new Map<string, { turn: Promise<TurnResult>; controller: AbortController }>();
+
+  constructor(private readonly options: RuntimeOptions) {
+    if (typeof options.model === 'string') {
+      const resolved = resolveModel(options.model, options.env === undefined ? {} : { env: options.env });
+      this.model = resolved.model;
+      this.modelLabel = resolved.label;
+    } else {
+      this.model = options.model;
+      this.modelLabel = `${options.model.provider}:${options.model.modelId}`;
+    }
+    const tools = options.tools ?? defaultTools();
+    const names = new Set<string>();
+    for (const tool of tools) {
+      if (names.has(tool.name)) throw new InvalidArgumentError({ parameter: 'tools', value: tool.name, reason: 'tool names must be unique.' });
+      names.add(tool.name);
+    }
+    const settings: RuntimeSettings = {
+      maxSteps: options.maxSteps ?? 50,
+      bashTimeoutMs: options.bashTimeoutMs ?? 120_000,
+      maxOutputChars: options.maxOutputChars ?? 30_000,
+      maxRetries: options.maxRetries ?? 2,
+      streamFlushChars: options.streamFlushChars ?? 64,
+    };
+    const waypoint = options.waypoint;
+    this.forker = new SessionForker({ store: waypoint.store, blobs: waypoint.blobs });
+    this.core = {
+      waypoint,
+      model: this.model,
+      system: options.system ?? DEFAULT_SYSTEM_PROMPT,
+      tools: new Map(tools.map((tool) => [tool.name, tool])),
+      events: this.events,
+      ledger: new EffectsLedger(waypoint.store),
+      settings,
+      approveEffect: options.approveEffect,
+      effectPolicy: options.effectPolicy,
+      background: new BackgroundTasks({
+        store: waypoint.store,
+        tasks: waypoint.tasks,
+        events: this.events,
+        maxOutputChars: settings.maxOutputChars,
+        runningTurn: (sessionId) => (this.running.has(sessionId) ? sessionId : null),
+      }),
+    };
+  }
+
+  /** A new main session working in `workdir`; the model choice is recorded as an entry (forks copy it). */
+  async startSession(input: { workdir: string; title?: string; metadata?: JsonObject }): Promise<Session> {
+    const session = await this.options.waypoint.history.createSession(input);
+    await this.options.waypoint.store.appendEntry(session.id, { type: MODEL_CHOICE_ENTRY, data: { model: this.modelLabel } });
+    return session;
+  }
+
+  /**
+   * Continue a session after a restart or crash: tool calls left without a result get a synthetic
+   * "interrupted" one, streaming messages are finished as interrupted and running turns marked
+   * interrupted (`repairDanglingToolCalls`), so the next turn starts from a valid history.
+   */
+  async resumeSession(sessionId: string): Promise<{ session: Session; repair: DanglingRepair }> {
+    this.requireIdle(sessionId, 'resume');
+    const repair = await repairDanglingToolCalls(this.options.waypoint.store, sessionId);
+    return { session: await this.options.waypoint.store.getSession(sessionId), repair };
+  }
+
+  /** Run one turn; resolves when it ended (complete or interrupted), rejects with the typed error of a failed one. */
+  async runTurn(sessionId: string, text: string, options: RunTurnOptions = {}): Promise<TurnResult> {
+    if (typeof text !== 'string' || text.trim() === '') throw new InvalidArgumentError({ parameter: 'text', value: text, reason: 'type a request; an empty message starts no turn.' });
+    this.requireIdle(sessionId, 'start a turn');
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    const turn = runTurnLoop(this.core, sessionId, text, signal);
+    this.running.set(sessionId, { turn, controller });
+    try {
+      return await turn;
+    } finally {
+      this.running.delete(sessionId);
+    }
+  }
+
+  /** Stop the session's running turn (as Ctrl-C does); resolves when it has ended. */
+  async interrupt(sessionId: string): Promise<TurnResult | null> {
+    const running = this.running.get(sessionId);
+    if (!running) return null;
+    running.controller.abort();
+    return running.turn.catch(() => null);
+  }
+
+  isRunning(sessionId: string): boolean {
+    return this.running.has(sessionId);
+  }
+
+  /** `/rewind`: conversation, workspace, or both (one commit), optionally cascading; stops the cut turns' background tasks. */
+  async rewind(input: { sessionId: string; messageId: string; scope: RewindScope; cascade?: boolean }): Promise<SessionRewindResult> {
+    this.requireIdle(input.sessionId, 'rewind');
+    const { store, files, tasks } = this.options.waypoint;
+    const result = await rewindSession(store, files, { ...input, tasks });
+    this.events.emit('rewind', { sessionId: input.sessionId, session: result.conversation?.session ?? (await store.getSession(input.sessionId)), result, kind: 'rewind' });
+    return result;
+  }
+
+  /** Seed 003's `rewindTo(turn, point?)`: back to a turn's save point A or B (default: its last). */
+  async rewindToSavePoint(input: { sessionId: string; turn: string | number; point?: SavePointKind; step?: number }): Promise<SavePoint> {
+    this.requireIdle(input.sessionId, 'rewind');
+    const { store, tasks } = this.options.waypoint;
+    const point = await rewindToSavePoint(store, { ...input, tasks });
+    this.events.emit('rewind', { sessionId: input.sessionId, session: await store.getSession(input.sessionId), result: null, kind: 'save-point' });
+    return point;
+  }
+
+  /** Undo the last conversation rewind. */
+  async redo(sessionId: string): Promise<Session> {
+    this.requireIdle(sessionId, 'redo');
+    const session = await redoConversation(this.options.waypoint.store, sessionId);
+    this.events.emit('rewind', { sessionId, session, result: null, kind: 'redo' });
+    return session;
+  }
+
+  /** `/edit`: replace the last input and run the turn again (`workspace: 'rewind'` undoes its files first). */
+  async edit(input: { sessionId: string; messageId: string; text: string; workspace?: 'preserve' | 'rewind' }, options: RunTurnOptions = {}): Promise<EditResult<TurnResult>> {
+    this.requireIdle(input.sessionId, 'edit');
+    const { store, files, tasks } = this.options.waypoint;
+    return editUserQuery(store, {
+      ...input,
+      files,
+      tasks,
+      startTurn: (text, session) => {
+        this.events.emit('rewind', { sessionId: session.id, session, result: null, kind: 'edit' });
+        return this.runTurn(session.id, text, options);
+      },
+    });
+  }
+
+  /** `/retry`: run the last turn again with the same input. */
+  async retry(input: { sessionId: string; messageId: string }, options: RunTurnOptions = {}): Promise<{ session: Session; text: string; turn: TurnResult }> {
+    this.requireIdle(input.sessionId, 'retry');
+    const { store, tasks } = this.options.waypoint;
+    return retryTurn(store, {
+      ...input,
+      tasks,
+      startTurn: (text, session) => {
+        this.events.emit('rewind', { sessionId: session.id, session, result: null, kind: 'retry' });
+        return this.runTurn(session.id, text, options);
+      },
+    });
+  }
+
+  /** `/fork`: any of the four forks (see `SessionForker`). Message and checkpoint forks need the parent idle. */
+  async fork(request: ForkRequest): Promise<ForkResult> {
+    if (request.from === 'message' || request.from === 'checkpoint') this.requireIdle(request.sessionId, 'fork');
+    const result = await this.forker.fork(request);
+    this.events.emit('fork', { sessionId: request.sessionId, result });
+    return result;
+  }
+
+  /** Seed 003's `forkFrom(turn, name)` at a save point. */
+  async forkFrom(request: ForkFromRequest): Promise<ForkResult> {
+    this.requireIdle(request.sessionId, 'fork');
+    const result = await this.forker.forkFrom(request);
+    this.events.emit('fork', { sessionId: request.sessionId, result });
+    return result;
+  }
+
+  /** `/side <question>`: a side chat forked at the latest input, its first turn asking the question. */
+  async side(sessionId: string, question: string, options: RunTurnOptions = {}): Promise<{ session: Session; turn: TurnResult }> {
+    if (typeof question !== 'string' || question.trim() === '') throw new InvalidArgumentError({ parameter: 'question', value: question, reason: 'ask a question: /side <question>.' });
+    const result = await this.fork({ from: 'side-chat', sessionId });
+    const turn = await this.runTurn(result.session.id, question, options);
+    return { session: await this.options.waypoint.store.getSession(result.session.id), turn };
+  }
+
+  /** Wait for every background task to end and its result to be handled. */
+  settleBackground(): Promise<void> {
+    return this.core.background.settled();
+  }
+
+  /** Interrupt running turns and kill background tasks (their results are discarded). */
+  async close(): Promise<void> {
+    this.core.background.killAll();
+    await Promise.all([...this.running.keys()].map((sessionId) => this.interrupt(sessionId)));
+    await this.core.background.settled();
+  }
+
+  private requireIdle(sessionId: string, action: string): void {
+    if (this.running.has(sessionId)) {
+      throw new ConflictError({
+        code: 'TURN_RUNNING',
+        message: `Cannot ${action} while a turn is running in session ${sessionId}; wait for it to finish or interrupt it (Ctrl-C) first.`,
+        details: { sessionId, action },
+      });
+    }
+  }
+}
+
+/** Create the runtime (resolves the model now: a missing key or base URL is reported before any turn). */
+export function createRuntime(options: RuntimeOptions): AgentRuntime {
+  return new AgentRuntime(options);
+}

@@ -1,0 +1,35 @@
+// The agent runtime: the turn loop over the engine (checkpointed tools, save points, boundary
+// pinning, resume repair), models through the Vercel AI SDK (OpenAI-compatible, Anthropic, and a
+// scripted model for demos and tests), background tasks, the effects policy, and the events a UI shows.
+export { AgentRuntime, createRuntime, DEFAULT_SYSTEM_PROMPT, type RuntimeOptions, type RunTurnOptions } from './agent-runtime.js';
+export { runTurnLoop, type TurnResult } from './turn-loop.js';
+export type { RuntimeEvents, TurnScope } from './runtime-events.js';
+export { ModelError, type ModelErrorCode } from './runtime-errors.js';
+export { resolveModel, MODEL_STRING_FORMS, type ResolvedModel } from './models/resolve-model.js';
+export { ScriptedModel } from './models/scripted-model.js';
+export { ModelScript, ScriptedStep, loadModelScript, parseModelScript } from './models/scripted-script.js';
+export { toModelError } from './models/model-call-error.js';
+export type { LanguageModelV3 } from './models/language-model-v3.js';
+export { toModelMessages } from './model-messages.js';
+export { idempotencyKey, canonicalJson, executeToolCall, type ApproveEffect, type EffectDecision, type EffectApprovalRequest } from './tool-executor.js';
+export { BackgroundTasks } from './background-tasks.js';
+export {
+  defaultTools,
+  defineTool,
+  text,
+  errorText,
+  truncateOutput,
+  globToRegExp,
+  readTool,
+  writeTool,
+  editTool,
+  bashTool,
+  globTool,
+  grepTool,
+  subagentTool,
+  type RuntimeTool,
+  type ToolContext,
+  type ToolOutput,
+  type ToolResult,
+  type BackgroundStart,
+} from './tools/index.js';

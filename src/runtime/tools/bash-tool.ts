@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { captureExec } from '../../checkpoint/index.js';
+import { runCommand } from './run-command.js';
+import { defineTool, errorText, text } from './tool.js';
+
+/**
+ * `bash`: a shell command in the workspace root; effect `workspace`. In the foreground it runs under
+ * a workspace scan before and after (`captureExec`), so what it changed becomes `exec` checkpoints;
+ * it is killed at its timeout or when the turn is interrupted. With `background: true` it starts as
+ * a task registered for this turn and branch generation; its result arrives later as a task
+ * notification, and is discarded when the session has been rewound past the turn meanwhile.
+ */
+export const bashTool = defineTool({
+  name: 'bash',
+  description:
+    'Run a bash command in the workspace root. Returns its output and exit code. Foreground commands are killed at timeoutMs (default 120000). Set background: true for long-running commands (servers, watchers); their result arrives later as a notification. File changes are checkpointed.',
+  effect: 'workspace',
+  inputSchema: z.object({
+    command: z.string().min(1),
+    timeoutMs: z.number().int().positive().max(3_600_000).optional(),
+    background: z.boolean().optional(),
+    description: z.string().optional(),
+  }),
+  async execute(input, context) {
+    if (input.background) {
+      const started = await context.startBackground(input.command, input.description === undefined ? {} : { description: input.description });
+      return text(`Started background task ${started.taskId}${started.pid ? ` (pid ${started.pid})` : ''}. Its output arrives as a notification when it finishes.`);
+    }
+    const cwd = context.workspace.primaryRoot.dir;
+    const timeoutMs = input.timeoutMs ?? context.settings.bashTimeoutMs;
+    const { value: outcome, capture } = await captureExec(
+      await context.capture(),
+      () => runCommand(input.command, { cwd, timeoutMs, signal: context.signal, maxOutputChars: context.settings.maxOutputChars }),
+      { toolName: 'bash', toolCallId: context.toolCallId, command: input.command },
+    );
+    context.recordCheckpoints(capture.checkpoints);
+    const uncovered = capture.partiallyProtected ? `\n[not every change could be checkpointed: ${capture.uncovered.slice(0, 5).map((path) => `${path.path || '(workspace)'} ${path.reason}`).join(', ')}]` : '';
+    if (outcome.aborted) return errorText(`Interrupted: the command was killed when the turn was stopped.\n${outcome.output}${uncovered}`);
+    if (outcome.timedOut) return errorText(`Timed out after ${timeoutMs} ms; the command was killed.\n${outcome.output}${uncovered}`);
+    const status = outcome.exitCode === null ? `killed by ${outcome.signal ?? 'a signal'}` : `exit code ${outcome.exitCode}`;
+    return text(`${outcome.output}${outcome.output.endsWith('\n') || outcome.output === '' ? '' : '\n'}[${status}]${uncovered}`);
+  },
+});

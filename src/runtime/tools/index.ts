@@ -1,0 +1,17 @@
+import { bashTool } from './bash-tool.js';
+import { editTool } from './edit-tool.js';
+import { globTool } from './glob-tool.js';
+import { grepTool } from './grep-tool.js';
+import { readTool } from './read-tool.js';
+import { subagentTool } from './subagent-tool.js';
+import type { RuntimeTool } from './tool.js';
+import { writeTool } from './write-tool.js';
+
+export { defineTool, text, errorText, truncateOutput, type RuntimeTool, type ToolContext, type ToolOutput, type ToolResult, type BackgroundStart } from './tool.js';
+export { readTool, writeTool, editTool, bashTool, globTool, grepTool, subagentTool };
+export { globToRegExp } from './glob-pattern.js';
+
+/** The built-in tools: read, write, edit, bash, glob, grep, subagent. */
+export function defaultTools(): RuntimeTool<any>[] {
+  return [readTool, writeTool, editTool, bashTool, globTool, grepTool, subagentTool] as RuntimeTool<any>[];
+}

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface CommandOutcome {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** stdout and stderr interleaved as they arrived; the tail when longer than the cap. */
+  output: string;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+/** Start `bash -c command` in its own process group, so a timeout or stop kills everything it started. */
+export function spawnShell(command: string, cwd: string): ChildProcess {
+  return spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WAYPOINT_AGENT: '1' } });
+}
+
+/** Kill a shell's whole process group (ignoring a group that is already gone). */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Collect a child's output, keeping at most `cap` characters (the newest). */
+export function collectOutput(child: ChildProcess, cap: number): () => string {
+  let output = '';
+  let cut = 0;
+  const take = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (output.length > cap * 2) {
+      cut += output.length - cap;
+      output = output.slice(output.length - cap);
+    }
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return () => {
+    const total = cut + output.length;
+    return total > cap ? `[${total - cap} earlier characters cut]\n${output.slice(output.length - cap)}` : output;
+  };
+}
+
+/** Run a shell command to completion, killing it on timeout or abort. */
+export function runCommand(command: string, options: { cwd: string; timeoutMs: number; signal: AbortSignal; maxOutputChars: number }): Promise<CommandOutcome> {
+  return new Promise((resolve) => {
+    if (options.signal.aborted) {
+      resolve({ exitCode: null, signal: null, output: '', timedOut: false, aborted: true });
+      return;
+    }
+    const child = spawnShell(command, options.cwd);
+    const output = collectOutput(child, options.maxOutputChars);
+    let timedOut = false;
+    let aborted = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child);
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      killGroup(child);
+    };
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      options.signal.removeEventListener('abort', onAbort);
+      resolve({ exitCode, signal, output: output(), timedOut, aborted });
+    };
+    child.on('error', () => finish(null, null));
+    child.on('close', (code, signal) => finish(code, signal));
+  });
+}

@@ -1,0 +1,77 @@
+import type { z } from 'zod';
+import type { CaptureContext } from '../../checkpoint/index.js';
+import type { Checkpoint, EffectKind, JsonObject, JsonValue, Session } from '../../model/index.js';
+import type { Store } from '../../store/index.js';
+import type { Workspace } from '../../workspace/index.js';
+
+/** A tool result as stored in a `tool-result` part and shown to the model (AI SDK output shape). */
+export type ToolOutput = { type: 'text'; value: string } | { type: 'json'; value: JsonValue } | { type: 'error-text'; value: string };
+
+export interface ToolResult {
+  output: ToolOutput;
+  /** Kept in the tool message's metadata, not shown to the model (a subagent's transcript …). */
+  metadata?: JsonObject;
+}
+
+/** A shell command started in the background by the bash tool. */
+export interface BackgroundStart {
+  taskId: string;
+  pid: number | null;
+}
+
+/** What a tool gets to work with while it runs inside a turn. */
+export interface ToolContext {
+  store: Store;
+  session: Session;
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  /** The session's roots: every path a tool touches goes through `workspace.resolve` (invariant 4). */
+  workspace: Workspace;
+  /** The turn's capture context (same turn and anchor for a subagent's changes). */
+  capture(): Promise<CaptureContext>;
+  /** Report checkpoints the tool's changes committed (the runtime emits `checkpoint-create`). */
+  recordCheckpoints(checkpoints: readonly Checkpoint[]): void;
+  /** Aborted when the person interrupts the turn. */
+  signal: AbortSignal;
+  /** Start a command in the background, registered with the task registry for this turn. */
+  startBackground(command: string, options: { description?: string }): Promise<BackgroundStart>;
+  /** Run a nested agent loop whose file changes belong to this turn. Absent inside a subagent. */
+  runSubagent?: (prompt: string, options: { description?: string }) => Promise<{ text: string; transcript: JsonValue }>;
+  settings: { bashTimeoutMs: number; maxOutputChars: number };
+}
+
+/**
+ * A tool the model can call. `effect` says what running it does to the world (DESIGN.md "Save
+ * points, resume and effects"): `none` (reads only), `workspace` (changes files, always through the
+ * checkpoint layer, so rewinds undo it), `external` (changes something outside the workspace; the
+ * runtime records it in the effects ledger and applies the session's effect policy).
+ */
+export interface RuntimeTool<Input = unknown> {
+  name: string;
+  description: string;
+  effect: EffectKind;
+  inputSchema: z.ZodType<Input, any>;
+  /** Thrown errors become `error-text` results the model sees (a `WaypointError`'s message says what to do). */
+  execute(input: Input, context: ToolContext): Promise<ToolResult>;
+}
+
+/** Declare a tool with its input type inferred from the schema. */
+export function defineTool<Schema extends z.ZodType>(tool: {
+  name: string;
+  description: string;
+  effect: EffectKind;
+  inputSchema: Schema;
+  execute(input: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
+}): RuntimeTool<z.infer<Schema>> {
+  return tool as RuntimeTool<z.infer<Schema>>;
+}
+
+export const text = (value: string): ToolResult => ({ output: { type: 'text', value } });
+export const errorText = (value: string): ToolResult => ({ output: { type: 'error-text', value } });
+
+/** Keep the last `max` characters of a long output, saying how much was cut. */
+export function truncateOutput(value: string, max: number): string {
+  if (value.length <= max) return value;
+  return `[${value.length - max} earlier characters cut]\n${value.slice(value.length - max)}`;
+}
