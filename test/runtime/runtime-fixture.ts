@@ -22,14 +22,17 @@ export interface RuntimeFixture {
 
 const EVENT_NAMES: Array<keyof RuntimeEvents> = ['turn-start', 'message-part', 'message-finish', 'tool-start', 'tool-end', 'checkpoint-create', 'save-point', 'turn-end', 'rewind', 'fork', 'task-start', 'task-end'];
 
-/** A real store in `<tmp>/store/w.db`, a real workspace `<tmp>/project`, a runtime driven by a scripted model. */
-export async function runtimeFixture(steps: unknown[], options: Partial<RuntimeOptions> = {}): Promise<RuntimeFixture> {
+/**
+ * A real store in `<tmp>/store/w.db`, a real workspace `<tmp>/project`, a runtime driven by a scripted
+ * model (`steps` may be a function of the temporary directory, for scripts that name paths in it).
+ */
+export async function runtimeFixture(steps: unknown[] | ((dir: string) => unknown[]), options: Partial<RuntimeOptions> = {}): Promise<RuntimeFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'waypoint-runtime-'));
   const workdir = join(dir, 'project');
   mkdirSync(workdir, { recursive: true });
   const storePath = join(dir, 'store', 'w.db');
   const waypoint = await openWaypoint({ path: storePath });
-  const model = ScriptedModel.fromSteps(steps);
+  const model = ScriptedModel.fromSteps(typeof steps === 'function' ? steps(dir) : steps);
   const runtime = createRuntime({ waypoint, model, maxRetries: 0, ...options });
   const events: RecordedEvent[] = [];
   for (const name of EVENT_NAMES) runtime.events.on(name, (event) => events.push({ name, event }));
