@@ -1,0 +1,129 @@
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCliFixture, inspect, PARSER, runCli, snapshotTree, type CliFixture } from './cli-harness.js';
+
+const README_BEFORE = '# parser\n\nParses key=value lines.\n';
+const README_AFTER = '# parser\n\nParses key=value lines; empty lines are skipped.\n';
+
+describe('waypoint fork (built CLI)', () => {
+  let fixture: CliFixture;
+  beforeEach(async () => {
+    fixture = await createCliFixture();
+  });
+  afterEach(() => fixture.cleanup());
+
+  it('a shared-workspace fork that changes files prints the preview and needs --yes; nothing changes without it', () => {
+    const before = snapshotTree(fixture.dir);
+    const refused = fixture.cli('fork', fixture.sessionId);
+    expect(refused.code).toBe(4);
+    expect(refused.stdout).toContain(`Fork of ${fixture.sessionId} from checkpoint, shared workspace, history up to ${fixture.first.replyId}`);
+    expect(refused.stdout).toMatch(/README\.md\s+safe\s+write/);
+    expect(refused.stderr).toContain('Run it again with --yes');
+    const json = fixture.cli('fork', fixture.sessionId, 'latest', '--json');
+    expect(json.code).toBe(4);
+    expect(json.json().error).toMatchObject({ code: 'FORK_NEEDS_CONFIRMATION', details: { sessionId: fixture.sessionId, files: [{ path: 'workspace:README.md', action: 'write', status: 'safe' }] } });
+    expect(snapshotTree(fixture.dir)).toEqual(before);
+  });
+
+  it('--yes forks from the latest checkpoint: the child is created and the parent\'s file rewound; redo on the parent brings it back', async () => {
+    const run = fixture.cli('fork', fixture.sessionId, '--yes', '--json');
+    expect(run.code).toBe(0);
+    const report = run.json();
+    expect(report).toMatchObject({ type: 'fork', created: true, from: 'checkpoint', strategy: 'shared', at: fixture.first.replyId, parentSessionId: fixture.sessionId, session: { kind: 'fork', title: 'Fork of Parser work', parentSessionId: fixture.sessionId }, workdir: fixture.project });
+    expect(fixture.read('README.md')).toBe(README_BEFORE);
+    expect(fixture.cli('redo', fixture.sessionId, report.fileRewind.rewindId).code).toBe(0);
+    expect(fixture.read('README.md')).toBe(README_AFTER);
+    const log = fixture.cli('log', report.session.id);
+    expect(log.stdout).toContain(`└─ fork  "Fork of Parser work"  ${report.session.id}  at ${fixture.first.replyId} (#2)  0 turns, 0 changes  ← here`);
+    const inherited = await inspect(fixture, async (waypoint) => (await waypoint.store.history(report.session.id)).map((message) => message.id));
+    expect(inherited.slice(0, 2)).toEqual([fixture.first.inputId, fixture.first.replyId]);
+    expect(inherited).not.toContain(fixture.second.inputId);
+  });
+
+  it('<checkpointId> --isolated <dir>: materialized at the fork point, parent untouched, progress as plain lines', () => {
+    const before = snapshotTree(fixture.project);
+    const dir = join(fixture.dir, 'alt');
+    const run = fixture.cli('fork', fixture.sessionId, fixture.checkpointIds[0]!, '--isolated', dir, '--title', 'Try a tokenizer');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('"Try a tokenizer" (fork, from checkpoint, isolated workspace)');
+    expect(run.stdout).toContain(`workspace: ${dir}`);
+    expect(run.stderr).toMatch(/^materializing: \d+\/\d+$/m);
+    expect(run.stderr).toContain('materializing: 2 files written');
+    expect(readFileSync(join(dir, 'src', 'parser.js'), 'utf8')).toBe(PARSER);
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe(README_BEFORE);
+    expect(existsSync(join(dir, 'assets'))).toBe(false);
+    expect(snapshotTree(fixture.project)).toEqual(before);
+  });
+
+  it('--isolated with no dir goes beside the workdir; a relative dir resolves from the current directory', () => {
+    const run = fixture.cli('fork', fixture.sessionId, '--message', fixture.first.replyId, '--isolated', '--json');
+    expect(run.code).toBe(0);
+    const report = run.json();
+    expect(report.materialized.dir).toBe(`${fixture.project}.forks/${report.session.id}`);
+    expect(readFileSync(join(report.materialized.dir, 'README.md'), 'utf8')).toBe(README_BEFORE);
+    const relative = runCli(['fork', fixture.sessionId, '--stable', fixture.first.replyId, '--isolated', './here', '--json'], { home: fixture.home, cwd: fixture.dir });
+    expect(relative.code).toBe(0);
+    expect(relative.json().workdir).toBe(join(fixture.dir, 'here'));
+  });
+
+  it('--stable and --side never touch files and need no confirmation', () => {
+    const before = snapshotTree(fixture.project);
+    const stable = fixture.cli('fork', fixture.sessionId, '--stable', fixture.first.replyId, '--json');
+    expect(stable.code).toBe(0);
+    expect(stable.json()).toMatchObject({ from: 'stable', strategy: 'shared', at: fixture.first.replyId, fileRewind: null });
+    const side = fixture.cli('fork', fixture.sessionId, '--side', 'What does split do with a trailing newline?', '--json');
+    expect(side.code).toBe(0);
+    expect(side.json()).toMatchObject({ from: 'side-chat', session: { kind: 'side_chat', title: 'Selection side chat' } });
+    expect(snapshotTree(fixture.project)).toEqual(before);
+    expect(fixture.cli('sessions', '--json').json().sessions.map((session: { kind: string }) => session.kind)).toEqual(['main', 'fork', 'side_chat']);
+  });
+
+  it('--message <id> in the shared workspace undoes only the changes after it (with --yes)', () => {
+    const run = fixture.cli('fork', fixture.sessionId, '--message', fixture.first.replyId, '--yes', '--json');
+    expect(run.code).toBe(0);
+    expect(run.json().fileRewind.checkpointIds).toHaveLength(3);
+    expect(fixture.read('README.md')).toBe(README_BEFORE);
+    expect(existsSync(join(fixture.project, 'test', 'parser.test.js'))).toBe(false);
+    expect(fixture.read('src/parser.js')).not.toBe(PARSER);
+  });
+
+  it('--preview shows the fork without doing it', () => {
+    const before = snapshotTree(fixture.dir);
+    const run = fixture.cli('fork', fixture.sessionId, '--message', fixture.first.replyId, '--preview', '--json');
+    expect(run.code).toBe(0);
+    expect(run.json()).toMatchObject({ type: 'preview', preview: { from: 'message', requiresConfirmation: true, at: fixture.first.replyId } });
+    expect(snapshotTree(fixture.dir)).toEqual(before);
+  });
+
+  describe('bad input gives the typed error and changes nothing', () => {
+    const cases: Array<[string, (f: CliFixture) => string[], number, string]> = [
+      ['unknown session', () => ['fork', 'ses_00000000000000000000000000', '--yes'], 3, 'SESSION_NOT_FOUND'],
+      ['unknown checkpoint', (f) => ['fork', f.sessionId, 'chk_00000000000000000000000000', '--yes'], 3, 'CHECKPOINT_NOT_FOUND'],
+      ['two fork points', (f) => ['fork', f.sessionId, '--stable', f.first.replyId, '--side', 'why?'], 2, 'USAGE'],
+      ['a message given as the checkpoint', (f) => ['fork', f.sessionId, f.first.inputId], 2, 'USAGE'],
+      ['a stable fork at a user input', (f) => ['fork', f.sessionId, '--stable', f.first.inputId], 2, 'NOT_A_STABLE_BOUNDARY'],
+      ['--message without a value', (f) => ['fork', f.sessionId, '--message'], 2, 'USAGE'],
+    ];
+    for (const [name, args, exitCode, code] of cases) {
+      it(name, () => {
+        const before = snapshotTree(fixture.dir);
+        const run = fixture.cli(...args(fixture), '--json');
+        expect(run.code).toBe(exitCode);
+        expect(run.json().error.code).toBe(code);
+        expect(snapshotTree(fixture.dir)).toEqual(before);
+      });
+    }
+
+    it('a missing workspace refuses isolated and file-changing forks', () => {
+      renameSync(fixture.project, `${fixture.project}-moved`);
+      const before = snapshotTree(fixture.dir);
+      for (const args of [['--isolated', join(fixture.dir, 'alt')], ['--yes']]) {
+        const run = fixture.cli('fork', fixture.sessionId, ...args, '--json');
+        expect(run.code).toBe(4);
+        expect(run.json().error.code).toBe('WORKSPACE_MISSING');
+      }
+      expect(snapshotTree(fixture.dir)).toEqual(before);
+    });
+  });
+});
