@@ -53,6 +53,12 @@ export interface RuntimeOptions {
   /** Retries of a failed model call (default 2). */
   maxRetries?: number;
   streamFlushChars?: number;
+  /**
+   * Let the AI SDK print its warnings (unknown model limits …) to the console. Default false: a
+   * chat on a terminal should not be interleaved with them. Sets the SDK's global switch only when
+   * nobody set it.
+   */
+  sdkWarnings?: boolean;
 }
 
 export interface RunTurnOptions {
@@ -81,6 +87,8 @@ export class AgentRuntime {
   private readonly running = new Map<string, { turn: Promise<TurnResult>; controller: AbortController }>();
 
   constructor(private readonly options: RuntimeOptions) {
+    const global = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
+    if (global.AI_SDK_LOG_WARNINGS === undefined) global.AI_SDK_LOG_WARNINGS = options.sdkWarnings ?? false;
     if (typeof options.model === 'string') {
       const resolved = resolveModel(options.model, options.env === undefined ? {} : { env: options.env });
       this.model = resolved.model;
