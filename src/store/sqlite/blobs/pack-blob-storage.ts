@@ -5,7 +5,18 @@ import { BlobCorruptError, InvalidArgumentError, NotFoundError, StoreError, type
 import type { BlobStorage, BlobStorageStats, StoredBlobInput } from '../../store.js';
 import { PackCompactor, type CompactOptions, type CompactResult } from './pack-compactor.js';
 import { PackReader } from './pack-reader.js';
+import { PackRecompressor, type RecompressOptions, type RecompressResult } from './pack-recompressor.js';
+import { PackStagedBatch } from './pack-staged-batch.js';
 import { PackWriter } from './pack-writer.js';
+
+/** Options of `PackBlobStorage.putMany` beyond the `BlobStorage` contract. */
+export interface PackPutOptions {
+  /**
+   * Write the (whole, raw) blobs into this process's staging pack: the raw-first fast path. The
+   * recompress pass encodes them for good later. Default false.
+   */
+  staged?: boolean;
+}
 
 export interface PackBlobStorageOptions {
   /** Refuse every write with `STORE_READ_ONLY`. */
@@ -40,6 +51,10 @@ const MAX_PUT_ROUNDS = 3;
  * processes can write the same store at once. Deletes drop rows, then compact packs whose live
  * share fell low (and sweep orphan bytes left by crashed writers).
  *
+ * Raw first, compress later: `openStagedBatch` (and `putMany(items, { staged: true })`) stream
+ * whole blobs raw into a staging pack (`*.raw.pack`) as fast as the disk takes them; `recompress`
+ * later moves them, encoded by the caller's codec, into a packed pack and removes the staging file.
+ *
  * @example
  * const db = new Database(file); db.pragma('journal_mode = WAL'); db.exec(BLOB_SCHEMA_SQL);
  * const storage = new PackBlobStorage(db, join(dir, 'packs'), { readOnly: false });
@@ -48,7 +63,9 @@ const MAX_PUT_ROUNDS = 3;
 export class PackBlobStorage implements BlobStorage {
   private readonly reader: PackReader;
   private readonly writer: PackWriter;
+  private readonly stagingWriter: PackWriter;
   private readonly compactor: PackCompactor;
+  private readonly recompressor: PackRecompressor;
   private readonly readOnly: boolean;
   private readonly minLiveRatio: number;
   private readonly selectOne: Database.Statement;
@@ -63,18 +80,31 @@ export class PackBlobStorage implements BlobStorage {
     this.readOnly = options.readOnly;
     this.minLiveRatio = options.minLiveRatio ?? 0.5;
     this.reader = new PackReader(packDir);
-    this.writer = new PackWriter(db, packDir, options.maxPackBytes ?? 64 * 1024 * 1024);
+    const maxPackBytes = options.maxPackBytes ?? 64 * 1024 * 1024;
+    this.writer = new PackWriter(db, packDir, maxPackBytes);
+    this.stagingWriter = new PackWriter(db, packDir, maxPackBytes, 'staging');
     this.compactor = new PackCompactor(db, packDir, this.reader, this.writer);
+    this.recompressor = new PackRecompressor(db, this.reader, this.writer, this.stagingWriter, this.compactor);
     this.selectOne = db.prepare('SELECT * FROM blob_index WHERE hash = ?');
     this.selectMany = db.prepare('SELECT * FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))');
   }
 
-  async putMany(items: StoredBlobInput[]): Promise<void> {
+  async putMany(items: StoredBlobInput[], options: PackPutOptions = {}): Promise<void> {
     this.assertWritable('store blobs');
     const unique = new Map<string, StoredBlobInput>();
     for (const item of items) {
       validate(item);
+      if (options.staged && (item.record.encoding !== 'raw' || item.record.size !== item.bytes.length)) {
+        throw new InvalidArgumentError({ parameter: 'record.encoding', value: item.record.encoding, reason: `only whole raw blobs can be staged (blob ${item.record.hash})` });
+      }
       if (!unique.has(item.record.hash)) unique.set(item.record.hash, item);
+    }
+    if (options.staged) {
+      const present = this.presentHashes([...unique.keys()]);
+      const batch = this.openStagedBatch();
+      for (const item of unique.values()) if (!present.has(item.record.hash)) batch.add(item.record.hash, item.bytes);
+      await batch.commit();
+      return;
     }
     let pending = [...unique.values()];
     for (let round = 0; round < MAX_PUT_ROUNDS && pending.length > 0; round++) {
@@ -100,6 +130,29 @@ export class PackBlobStorage implements BlobStorage {
         details: { hashes: pending.map((item) => item.record.hash) },
       });
     }
+  }
+
+  /**
+   * A batch that streams whole blobs raw into this process's staging pack as they are added, then
+   * makes them durable and indexes them in `commit` (see `PackStagedBatch`).
+   */
+  openStagedBatch(): PackStagedBatch {
+    this.assertWritable('store blobs');
+    return new PackStagedBatch(this.db, this.stagingWriter, this.insert);
+  }
+
+  /**
+   * Encode staged blobs for good and remove the staging packs they leave empty, within the
+   * optional budget (see `PackRecompressor`). Safe while other processes read and write.
+   */
+  async recompress(options: RecompressOptions): Promise<RecompressResult> {
+    this.assertWritable('compress blobs');
+    return this.recompressor.recompress(options);
+  }
+
+  /** Staged blobs waiting for `recompress`, and their bytes. */
+  async stagedBacklog(): Promise<{ blobs: number; bytes: number }> {
+    return this.recompressor.pending();
   }
 
   async getRecord(hash: string): Promise<BlobRecord | null> {
@@ -165,7 +218,10 @@ export class PackBlobStorage implements BlobStorage {
 
   /** Seal this process's pack and close cached descriptors. The database stays open (the store owns it). */
   close(): void {
-    if (!this.readOnly) this.writer.seal();
+    if (!this.readOnly) {
+      this.writer.seal();
+      this.stagingWriter.seal();
+    }
     this.reader.close();
   }
 

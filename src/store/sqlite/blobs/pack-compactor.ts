@@ -1,7 +1,7 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { isPackFileName, isProcessAlive } from './pack-file-name.js';
+import { isPackFileName, isProcessAlive, isStagingPackName } from './pack-file-name.js';
 import type { PackReader } from './pack-reader.js';
 import type { PackWriter } from './pack-writer.js';
 
@@ -33,6 +33,10 @@ interface PackRow {
  * synced but never indexed. Only packs no live process appends to are touched: sealed packs and
  * open packs of dead processes (this writer's own pack is sealed first when it qualifies). A pack
  * file is unlinked only after a committed transaction shows no index row refers to it.
+ *
+ * Staging packs (raw blobs waiting for compression) are removed here once nothing lives in them,
+ * but never copied: copying would keep their blobs raw for good. The recompress pass
+ * (`PackRecompressor`) moves their live blobs out, compressed, by the same rules.
  */
 export class PackCompactor {
   constructor(
@@ -70,23 +74,34 @@ export class PackCompactor {
       const size = this.fileSize(pack.name);
       const liveBytes = live.get(pack.name) ?? 0;
       if (liveBytes === 0) {
-        if (this.unregister(pack.name)) {
-          result.bytesReclaimed += this.unlink(pack.name);
+        const removed = this.removeIfUnreferenced(pack.name);
+        if (removed !== null) {
+          result.bytesReclaimed += removed;
           result.packsRemoved++;
         }
         continue;
       }
       if (pack.state === 'open') this.db.prepare(`UPDATE blob_packs SET state = 'sealed' WHERE name = ?`).run(pack.name);
-      if (liveBytes >= size * minLiveRatio) continue;
+      if (liveBytes >= size * minLiveRatio || isStagingPackName(pack.name)) continue;
       const moved = this.rewrite(pack.name);
       if (moved === null) continue;
       result.packsRewritten++;
-      if (this.unregister(pack.name)) {
-        result.bytesReclaimed += this.unlink(pack.name) - moved;
+      const removed = this.removeIfUnreferenced(pack.name);
+      if (removed !== null) {
+        result.bytesReclaimed += removed - moved;
         result.packsRemoved++;
       }
     }
     return result;
+  }
+
+  /**
+   * Unregister and unlink a pack that no index row refers to (checked inside the transaction that
+   * drops its registration). Returns the file's size, or null when a row still refers to it.
+   */
+  removeIfUnreferenced(pack: string): number | null {
+    if (!this.unregister(pack)) return null;
+    return this.unlink(pack);
   }
 
   /** Copy a pack's live blobs into this writer's pack, then repoint their rows. Returns bytes moved. */
