@@ -31,6 +31,12 @@ export function encodeWhole(content: Buffer): EncodedBlob {
   return { encoding: 'raw', bytes: content };
 }
 
+/** `encodeWhole` for a blob that was stored raw first (the compress pass): deflated or raw for good. */
+export function encodeForGood(content: Buffer): { encoding: 'raw' | 'deflate'; bytes: Buffer } {
+  const encoded = encodeWhole(content);
+  return { encoding: encoded.encoding === 'deflate' ? 'deflate' : 'raw', bytes: encoded.bytes };
+}
+
 /** A delta of `content` against `base`, its body deflated when that is smaller. */
 export function encodeDeltaBlob(base: Buffer, content: Buffer): EncodedBlob {
   const delta = encodeDelta(base, content);

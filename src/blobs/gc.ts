@@ -1,9 +1,16 @@
 import type { BlobRecord } from '../model/index.js';
 import type { Store } from '../store/store.js';
+import { encodeForGood } from './blob-codec.js';
+import { canStage, type CompressReport } from './deferred-compression.js';
 
 export interface GcOptions {
-  /** Report what would be freed without deleting anything. */
+  /** Report what would be freed without deleting anything (and compress nothing). */
   dryRun?: boolean;
+  /**
+   * Compress blobs that were stored raw first (see `BlobStore.compress`) after the sweep: true
+   * (default) for all of them, false to skip, or a budget for one bounded pass.
+   */
+  compress?: boolean | { budgetMs?: number; maxBytes?: number };
 }
 
 /** What a garbage collection found (and, unless `dryRun`, freed). */
@@ -21,10 +28,13 @@ export interface GcReport {
   missingBases: Array<{ hash: string; baseHash: string }>;
   /** Hashes the store's records refer to that are not in storage. */
   missingRoots: string[];
+  /** What the compress pass after the sweep did (absent on a dry run, when skipped, or when the backend has nothing to compress). */
+  compressed?: CompressReport;
 }
 
 /**
- * Mark-and-sweep over the blob storage. Roots are `store.blobRoots()`; marking follows delta
+ * Mark-and-sweep over the blob storage, then a compress pass over blobs stored raw first (unless
+ * `compress: false`). Roots are `store.blobRoots()`; marking follows delta
  * bases transitively, so a live blob never loses its chain. Records are listed *before* the roots
  * are read, so a blob stored and referenced during the collection is never swept. Still, run it
  * while no session is writing: a blob that was unreachable and becomes referenced again during the
@@ -60,5 +70,13 @@ export async function collectGarbage(store: Pick<Store, 'blobs' | 'blobRoots'>, 
   const unreachable = [...records.keys()].filter((hash) => !live.has(hash));
   let freedBytes = unreachable.reduce((sum, hash) => sum + records.get(hash)!.storedSize, 0);
   if (!dryRun) freedBytes = (await store.blobs.deleteMany(unreachable)).freedBytes;
-  return { dryRun, scanned: records.size, live: live.size, unreachable, freedBytes, missingBases, missingRoots };
+  const report: GcReport = { dryRun, scanned: records.size, live: live.size, unreachable, freedBytes, missingBases, missingRoots };
+  const compress = options.compress ?? true;
+  const storage = store.blobs;
+  if (!dryRun && compress !== false && canStage(storage)) {
+    // After the sweep, so blobs just deleted are not compressed for nothing.
+    const budget = compress === true ? {} : compress;
+    report.compressed = await storage.recompress({ encode: encodeForGood, ...budget });
+  }
+  return report;
 }

@@ -1,4 +1,16 @@
-export { BlobStore, DEFAULT_MAX_CHAIN_DEPTH, type BlobInput, type BlobStoreBackend, type BlobStoreOptions, type PutBlobOptions } from './blob-store.js';
-
+export {
+  BlobStore,
+  DEFAULT_MAX_CHAIN_DEPTH,
+  DEFERRED_BATCH_BYTES,
+  type BlobCompression,
+  type BlobInput,
+  type BlobStoreBackend,
+  type BlobStoreOptions,
+  type CompressOptions,
+  type DeferredBlobBatch,
+  type PutBlobOptions,
+  type PutManyOptions,
+} from './blob-store.js';
+export { canStage, type CompressReport, type StagedBlobBatch, type StagingBlobStorage } from './deferred-compression.js';
 export { collectGarbage, type GcOptions, type GcReport } from './gc.js';
 export { encodeDelta, decodeDelta } from './delta-codec.js';
