@@ -153,14 +153,21 @@ async function scanAndStore(
   options: ExecCaptureOptions,
   previous: Snapshot | null,
   cache: StatCacheState | null,
-  sink = new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET),
+  // The first scan stores every tracked file: streamed raw as it is read, compressed later (GC / BlobStore.compress).
+  sink = new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, previous === null ? context.blobs.openDeferredBatch() : null),
 ): Promise<ScanResult> {
-  const result = scanWorkspace(context.workspace, {
-    cache,
-    maxFileSize: options.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE,
-    ...(options.maxFiles === undefined ? {} : { maxFiles: options.maxFiles }),
-    onContent: sink.onContent,
-  });
+  let result: ScanResult;
+  try {
+    result = scanWorkspace(context.workspace, {
+      cache,
+      maxFileSize: options.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE,
+      ...(options.maxFiles === undefined ? {} : { maxFiles: options.maxFiles }),
+      onContent: sink.onContent,
+    });
+  } catch (error) {
+    sink.abort();
+    throw error;
+  }
   await sink.flush(context.blobs, context.workspace, result.snapshot, result.cache.scanStartedAtMs - result.cache.racyWindowMs);
   return result;
 }

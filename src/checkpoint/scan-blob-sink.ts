@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { hashContent } from '../model/index.js';
-import type { BlobInput, BlobStore } from '../blobs/index.js';
+import type { BlobInput, BlobStore, DeferredBlobBatch } from '../blobs/index.js';
 import type { Snapshot, Workspace } from '../workspace/index.js';
 
 /** Bytes handed to one `BlobStore.putMany` (one pack append, one fsync). */
@@ -13,36 +13,54 @@ const BATCH_ITEMS = 4096;
  * scanner is synchronous, so contents are held until it returns; past `memoryBudgetBytes` only the
  * path and hash are kept and the file is read again afterwards. A file that changed in between is
  * stored as it is now, and its snapshot entry takes the new hash (its stat signature is stale, so
- * the next scan reads it again).
+ * the next scan reads it again). Batches of 8 MiB or more are stored raw first (`BlobStore`'s
+ * `auto` compression) and deflated later by `BlobStore.compress` / GC.
+ *
+ * With a `stream` (the first scan of a workspace: no previous versions, so no deltas), each file
+ * goes to storage raw as soon as it is read: nothing is held, nothing is read twice, and the
+ * disk writes while the scan goes on; `flush` commits the stream.
  */
 export class ScanBlobSink {
   private readonly held: Array<{ path: string; hash: string; content: Buffer | null }> = [];
   private byPath: Map<string, Buffer | null> | null = null;
   private heldBytes = 0;
+  private streamed = 0;
 
   constructor(
     private readonly previous: Snapshot | null,
     private readonly memoryBudgetBytes: number,
+    private readonly stream: DeferredBlobBatch | null = null,
   ) {}
 
   readonly onContent = (path: string, content: Buffer, hash: string): void => {
+    if (this.stream) {
+      this.stream.add(content, hash);
+      this.streamed++;
+      return;
+    }
     const keep = this.heldBytes + content.length <= this.memoryBudgetBytes;
     if (keep) this.heldBytes += content.length;
     this.held.push({ path, hash, content: keep ? content : null });
   };
 
-  /** Contents read by the scan, by path (only those still held in memory). */
+  /** Contents read by the scan, by path (only those still held in memory; none when streamed). */
   contentOf(path: string): Buffer | null {
     this.byPath ??= new Map(this.held.map((item) => [item.path, item.content]));
     return this.byPath.get(path) ?? null;
   }
 
   get count(): number {
-    return this.held.length;
+    return this.held.length + this.streamed;
+  }
+
+  /** Give up on what was streamed (the scan failed): none of it becomes readable. */
+  abort(): void {
+    this.stream?.abort();
   }
 
   /** Stores everything collected; fixes `snapshot` entries of files that changed since the scan read them. */
   async flush(blobs: BlobStore, workspace: Workspace, snapshot: Snapshot, racyBeforeMs: number): Promise<void> {
+    if (this.stream) await this.stream.commit();
     let batch: BlobInput[] = [];
     let batchBytes = 0;
     for (const item of this.held) {
