@@ -54,6 +54,10 @@ export function renderGc(report: GcCommandReport): string[] {
   }
   lines.push(`Blobs: ${report.gc.scanned} scanned, ${report.gc.live} live, ${report.gc.unreachable.length} unreachable (${would}removed).`);
   lines.push(`Freed: ${formatBytes(report.freedBytes)}${report.dryRun ? ' would be freed' : ''} (stored ${formatBytes(report.before.storedBytes)} → ${formatBytes(report.after.storedBytes)}, on disk ${formatBytes(report.before.footprintBytes)} → ${formatBytes(report.after.footprintBytes)}).`);
+  const compressed = report.gc.compressed;
+  if (compressed && compressed.blobsMoved > 0) {
+    lines.push(`Compressed: ${plural(compressed.blobsMoved, 'blob')} stored raw first, ${formatBytes(compressed.bytesIn)} → ${formatBytes(compressed.bytesOut)}${compressed.pendingBlobs ? ` (${compressed.pendingBlobs} still waiting)` : ''}.`);
+  }
   if (report.gc.missingRoots.length) lines.push(`Warning: ${plural(report.gc.missingRoots.length, 'blob')} the records refer to ${report.gc.missingRoots.length === 1 ? 'is' : 'are'} missing: ${report.gc.missingRoots.slice(0, 5).join(', ')}${report.gc.missingRoots.length > 5 ? ', …' : ''}`);
   if (report.gc.missingBases.length) lines.push(`Warning: ${plural(report.gc.missingBases.length, 'delta blob')} lost ${report.gc.missingBases.length === 1 ? 'its' : 'their'} base and cannot be read: ${report.gc.missingBases.slice(0, 5).map((entry) => entry.hash).join(', ')}`);
   return lines;
