@@ -162,6 +162,8 @@ export class AgentRuntime {
       return await turn;
     } finally {
       this.running.delete(sessionId);
+      // A task that ended while the turn was finishing was queued for it: deliver it now.
+      await this.core.background.flush(sessionId, null);
     }
   }
 
