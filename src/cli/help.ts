@@ -35,7 +35,7 @@ export function commandHelp(command: Command): string {
 export function fullHelp(commands: readonly Command[]): string {
   const lines = [INTRO, '', 'Usage: waypoint <command> [arguments] [--store <file>] [--json]', ''];
   for (const command of commands) {
-    lines.push(...command.synopsis.map((line, index) => `  waypoint ${line}${index === 0 ? '' : ''}`));
+    lines.push(...command.synopsis.map((line) => `  waypoint ${line}`));
     lines.push(`      ${command.summary}`);
     for (const line of command.description ?? []) lines.push(`      ${line}`);
     if (Object.keys(command.flags).length) lines.push(...flagLines(command.flags).map((line) => `  ${line}`));

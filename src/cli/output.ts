@@ -53,7 +53,7 @@ function barProgress(label: string, stream: NodeJS.WritableStream & { columns?: 
       const now = Date.now();
       if (done < total && now - lastDraw < 50) return;
       lastDraw = now;
-      const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - label.length - 20));
+      const width = Math.max(10, Math.min(30, (stream.columns || 80) - label.length - 20));
       const share = total > 0 ? Math.min(1, done / total) : 1;
       const filled = Math.round(share * width);
       draw(`${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`);

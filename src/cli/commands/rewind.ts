@@ -168,9 +168,13 @@ export function resolutionKeys(session: Pick<Session, 'metadata'>, resolutions: 
 export function renderRewind(report: RewindReport | RewindPreviewReport): string[] {
   if (report.type === 'preview') {
     const form = report.form as Extract<RewindForm, { kind: 'message' }>;
+    const { preview } = report;
+    // The command that applies this preview: the choices made so far, plus merge wherever it applies cleanly.
+    const choices = { ...preview.resolutions };
+    for (const file of preview.files) if (file.resolution === null && file.mergeAvailable) choices[file.path] = 'merge';
+    const flags = Object.entries(choices).map(([path, choice]) => ` --resolve ${path.replace(/^workspace:/, '')}=${choice}`);
     const scope = form.scope === 'both' ? 'both' : 'code';
-    const resolve = report.preview.files.filter((file) => file.resolution === null && file.mergeAvailable).map((file) => ` --resolve ${file.path.replace(/^workspace:/, '')}=merge`);
-    return renderPreview(report.preview, { nextStep: `Apply with: waypoint rewind ${report.sessionId} ${scope} ${form.messageId} --apply${Object.entries(report.preview.resolutions).map(([path, choice]) => ` --resolve ${path.replace(/^workspace:/, '')}=${choice}`).join('')}${resolve.join('')}${report.preview.includeShellChanges ? ' --include-shell' : ''}` });
+    return renderPreview(preview, { nextStep: `Apply with: waypoint rewind ${report.sessionId} ${scope} ${form.messageId} --apply${flags.join('')}${preview.includeShellChanges ? ' --include-shell' : ''}` });
   }
   const lines: string[] = [];
   if (report.files) lines.push(...renderFileResult(report.files));
