@@ -18,7 +18,7 @@ export interface IsolatedMaterialization {
 
 /**
  * Builds the child's own directory as the parent's tracked files were at the fork point: the
- * tracked files of the parent's `workspace` root as they are now (listed by the workspace scanner,
+ * tracked files of one of the parent's tracked roots (the `workspace` root by default) as they are now (listed by the workspace scanner,
  * so `.gitignore`/`.waypointignore`, `.git` and the store's directory are left out) with every
  * change recorded after the fork point undone from the blob store — each path takes the content and
  * mode it had before its first change after that point. Written with `materializeTree` (modes
@@ -31,12 +31,15 @@ export async function materializeAtForkPoint(input: {
   /** The parent's checkpoints after the fork point, oldest first. */
   after: readonly Checkpoint[];
   targetDir: string;
+  /** Which tracked root to build (default the primary `workspace` root). */
+  root?: string;
   durable?: boolean;
   onProgress?: (done: number, total: number) => void;
 }): Promise<IsolatedMaterialization> {
+  const rootName = input.root ?? PRIMARY_ROOT;
   const prior = priorStates(input.after);
-  const prefix = `${PRIMARY_ROOT}:`;
-  const hashes = [...new Set([...prior.values()].flatMap((state) => (state.exists ? [state.hash] : [])))];
+  const prefix = `${rootName}:`;
+  const hashes = [...new Set([...prior].flatMap(([path, state]) => (state.exists && path.startsWith(prefix) ? [state.hash] : [])))];
   let contents = new Map<string, Buffer>();
   try {
     if (hashes.length > 0) contents = await input.blobs.getMany(hashes);
@@ -46,8 +49,8 @@ export async function materializeAtForkPoint(input: {
     throw new ForkStateUnavailableError({ paths });
   }
 
-  const scan = scanWorkspace(input.workspace, { roots: [PRIMARY_ROOT], reportIgnored: false, maxFiles: Number.MAX_SAFE_INTEGER });
-  const unreadable = scan.skipped.filter((skipped) => skipped.reason === 'unreadable' && !prior.has(skipped.path));
+  const scan = scanWorkspace(input.workspace, { roots: [rootName], reportIgnored: false, maxFiles: Number.MAX_SAFE_INTEGER });
+  const unreadable = scan.skipped.filter((skipped) => skipped.reason === 'unreadable' && skipped.path.startsWith(prefix) && !prior.has(skipped.path));
   if (unreadable.length > 0) {
     throw new ForkStateUnavailableError({ paths: unreadable.map((skipped) => ({ path: skipped.path, checkpointId: '', reason: `cannot be read (${skipped.detail ?? 'unreadable'})` })) });
   }

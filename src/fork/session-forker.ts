@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { BlobStore } from '../blobs/index.js';
-import { sessionWorkspace } from '../checkpoint/session-workspace.js';
+import { PRIMARY_ROOT, sessionWorkspace } from '../checkpoint/session-workspace.js';
 import { EventBus, InvalidArgumentError, newId, type Checkpoint, type JsonObject, type Message, type Session, type SessionKind } from '../model/index.js';
 import { listSavePoints, type ConflictResolution, type FileRewindPreview, type FileRewindResult } from '../rewind/index.js';
 import { RewindLedger } from '../rewind/files/rewind-ledger.js';
@@ -111,6 +111,7 @@ export class SessionForker {
     const childId = newId('session');
     let fileRewind: FileRewindResult | null = null;
     let materialized: IsolatedMaterialization | null = null;
+    const isolatedRoots = new Map<string, string>();
     let fileRewindId: string | null = null;
 
     if (plan.strategy === 'shared') {
@@ -142,6 +143,19 @@ export class SessionForker {
         ...(workspace.durable === undefined ? {} : { durable: workspace.durable }),
         ...(onProgress ? { onProgress } : {}),
       });
+      // Every other tracked root gets its own copy beside it; untracked roots (data, logs, tmp) stay
+      // shared, as they are never checkpointed (seed 002).
+      for (const root of parentWorkspace.trackedRoots().filter((candidate) => candidate.name !== PRIMARY_ROOT)) {
+        const copy = await materializeAtForkPoint({
+          blobs: this.blobs,
+          workspace: parentWorkspace,
+          after: plan.after,
+          root: root.name,
+          targetDir: `${targetDir}.roots/${root.name}`,
+          ...(workspace.durable === undefined ? {} : { durable: workspace.durable }),
+        });
+        isolatedRoots.set(root.name, copy.dir);
+      }
     }
 
     const copied = await copiedState(this.store, {
@@ -162,7 +176,15 @@ export class SessionForker {
       fileRewindId,
     };
     const metadata: JsonObject = { fork: { from: plan.from, strategy: plan.strategy, commandId } };
-    if (plan.parent.metadata.roots !== undefined) metadata.roots = plan.parent.metadata.roots;
+    if (Array.isArray(plan.parent.metadata.roots)) {
+      metadata.roots = plan.parent.metadata.roots.map((root) => {
+        const name = (root as { name?: unknown }).name;
+        const copy = typeof name === 'string' ? isolatedRoots.get(name) : undefined;
+        return copy === undefined ? root : { ...(root as JsonObject), dir: copy };
+      });
+    } else if (plan.parent.metadata.roots !== undefined) {
+      metadata.roots = plan.parent.metadata.roots;
+    }
     let result;
     try {
       result = await this.store.forkSession({
