@@ -83,7 +83,7 @@ export class PackBlobStorage implements BlobStorage {
     const maxPackBytes = options.maxPackBytes ?? 64 * 1024 * 1024;
     this.writer = new PackWriter(db, packDir, maxPackBytes);
     this.stagingWriter = new PackWriter(db, packDir, maxPackBytes, 'staging');
-    this.compactor = new PackCompactor(db, packDir, this.reader, this.writer);
+    this.compactor = new PackCompactor(db, packDir, this.reader, this.writer, this.stagingWriter);
     this.recompressor = new PackRecompressor(db, this.reader, this.writer, this.stagingWriter, this.compactor);
     this.selectOne = db.prepare('SELECT * FROM blob_index WHERE hash = ?');
     this.selectMany = db.prepare('SELECT * FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))');

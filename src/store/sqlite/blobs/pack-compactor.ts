@@ -34,9 +34,9 @@ interface PackRow {
  * open packs of dead processes (this writer's own pack is sealed first when it qualifies). A pack
  * file is unlinked only after a committed transaction shows no index row refers to it.
  *
- * Staging packs (raw blobs waiting for compression) are removed here once nothing lives in them,
- * but never copied: copying would keep their blobs raw for good. The recompress pass
- * (`PackRecompressor`) moves their live blobs out, compressed, by the same rules.
+ * Staging packs (raw blobs waiting for compression) are compacted into this process's staging
+ * pack, so their blobs stay staged: copying them into a packed pack would keep them raw for good.
+ * The recompress pass (`PackRecompressor`) moves them out, compressed, by the same rules.
  */
 export class PackCompactor {
   constructor(
@@ -44,6 +44,7 @@ export class PackCompactor {
     private readonly packDir: string,
     private readonly reader: PackReader,
     private readonly writer: PackWriter,
+    private readonly stagingWriter: PackWriter = writer,
   ) {}
 
   compact(options: CompactOptions = {}): CompactResult {
@@ -67,10 +68,15 @@ export class PackCompactor {
       const size = this.fileSize(own);
       if (size > 0 && (live.get(own) ?? 0) < size * minLiveRatio) this.writer.seal();
     }
+    const ownStaging = this.stagingWriter === this.writer ? null : this.stagingWriter.currentPack;
+    if (ownStaging && !this.stagingWriter.streaming) {
+      const size = this.fileSize(ownStaging);
+      if (size > 0 && (live.get(ownStaging) ?? 0) < size * minLiveRatio) this.stagingWriter.seal();
+    }
 
     for (const pack of packs) {
-      if (pack.name === this.writer.currentPack) continue;
-      if (pack.state === 'open' && pack.name !== own && isProcessAlive(pack.pid)) continue;
+      if (pack.name === this.writer.currentPack || pack.name === this.stagingWriter.currentPack) continue;
+      if (pack.state === 'open' && pack.name !== own && pack.name !== ownStaging && isProcessAlive(pack.pid)) continue;
       const size = this.fileSize(pack.name);
       const liveBytes = live.get(pack.name) ?? 0;
       if (liveBytes === 0) {
@@ -82,7 +88,7 @@ export class PackCompactor {
         continue;
       }
       if (pack.state === 'open') this.db.prepare(`UPDATE blob_packs SET state = 'sealed' WHERE name = ?`).run(pack.name);
-      if (liveBytes >= size * minLiveRatio || isStagingPackName(pack.name)) continue;
+      if (liveBytes >= size * minLiveRatio) continue;
       const moved = this.rewrite(pack.name);
       if (moved === null) continue;
       result.packsRewritten++;
@@ -104,7 +110,7 @@ export class PackCompactor {
     return this.unlink(pack);
   }
 
-  /** Copy a pack's live blobs into this writer's pack, then repoint their rows. Returns bytes moved. */
+  /** Copy a pack's live blobs into this writer's pack (staging into staging), then repoint their rows. Returns bytes moved. */
   private rewrite(pack: string): number | null {
     const rows = this.db
       .prepare('SELECT hash, pack_offset AS offset, stored_size AS length FROM blob_index WHERE pack = ? ORDER BY pack_offset')
@@ -121,7 +127,7 @@ export class PackCompactor {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
-    const target = this.writer.append(buffers);
+    const target = (isStagingPackName(pack) ? this.stagingWriter : this.writer).append(buffers);
     const update = this.db.prepare('UPDATE blob_index SET pack = ?, pack_offset = ? WHERE hash = ? AND pack = ? AND pack_offset = ?');
     this.db.transaction(() => {
       rows.forEach((row, index) => update.run(target.pack, target.offsets[index]!, row.hash, pack, row.offset));

@@ -128,16 +128,22 @@ describe('PackBlobStorage raw-first staging and recompress', () => {
     await expectContents(collector, items);
   });
 
-  it('compaction never copies staged blobs raw, but removes a staging pack once nothing lives in it', async () => {
+  it('compaction keeps staged blobs staged, and removes a staging pack once nothing lives in it', async () => {
     const { storage, packDir } = setup();
     const items = textItems('compact', 20);
     await storage.putMany(items, { staged: true });
     storage.close();
+    const [written] = readdirSync(packDir);
     const collector = new PackBlobStorage(openBlobDatabase(join(packDir, '..', 'store.db')), packDir, { readOnly: false });
     await collector.deleteMany(items.slice(2).map((item) => item.record.hash));
     await collector.compact({ minLiveRatio: 1 });
-    expect(readdirSync(packDir).filter(isStagingPackName)).toHaveLength(1);
+    // The mostly dead staging pack was copied into the collector's own staging pack, still raw and pending.
+    const staging = readdirSync(packDir).filter(isStagingPackName);
+    expect(staging).toHaveLength(1);
+    expect(staging).not.toContain(written);
     expect(await collector.stagedBacklog()).toEqual({ blobs: 2, bytes: sum(items.slice(0, 2)) });
+    expect((await collector.stats()).footprintBytes).toBe(sum(items.slice(0, 2)));
+    await expectContents(collector, items.slice(0, 2));
     await collector.deleteMany(items.slice(0, 2).map((item) => item.record.hash));
     expect(readdirSync(packDir)).toEqual([]);
   });
