@@ -1,7 +1,7 @@
 import { BlobCorruptError, NotFoundError, WaypointError, type BlobRecord } from '../model/index.js';
-import type { Store, StoredBlobInput } from '../store/store.js';
+import type { StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
 import { decodeDeltaBlob, decodeWhole, encodeDeltaBlob, encodeForGood, encodeWhole, type EncodedBlob } from './blob-codec.js';
-import { canStage, EMPTY_COMPRESS_REPORT, type CompressReport, type StagedBlobBatch } from './deferred-compression.js';
+import { canStage, EMPTY_COMPRESS_REPORT, type CompressReport } from './deferred-compression.js';
 import { collectGarbage, type GcOptions, type GcReport } from './gc.js';
 import { hashContent } from '../model/index.js';
 

@@ -9,7 +9,8 @@ import { WaypointError, hashContent } from '../model/index.js';
 import { blobContent, makeTempDir, openBlobDatabase, removeTempDirs } from '../store/sqlite/blobs/fixtures/blob-test-database.js';
 import { PackBlobStorage } from '../store/sqlite/blobs/index.js';
 import { BlobStore, DEFERRED_BATCH_BYTES } from './blob-store.js';
-import { canStage, type StagingBlobStorage } from './deferred-compression.js';
+import { canStage } from './deferred-compression.js';
+import type { StagingBlobStorage } from '../store/store.js';
 import { packBackend } from './fixtures/pack-backend.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -11,6 +11,6 @@ export {
   type PutBlobOptions,
   type PutManyOptions,
 } from './blob-store.js';
-export { canStage, type CompressReport, type StagedBlobBatch, type StagingBlobStorage } from './deferred-compression.js';
+export { canStage, type CompressReport } from './deferred-compression.js';
 export { collectGarbage, type GcOptions, type GcReport } from './gc.js';
 export { encodeDelta, decodeDelta } from './delta-codec.js';

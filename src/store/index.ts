@@ -22,6 +22,11 @@ export type {
   ListCheckpointsOptions,
   NewJournal,
   JournalCommitWrites,
+  StagingBlobStorage,
+  StagedBlobBatch,
+  RecompressOptions,
+  RecompressEncoding,
+  RecompressReport,
   NewEffect,
 } from './store.js';
 export { SqliteStore, SQLITE_SCHEMA_VERSION, type SqliteStoreOptions } from './sqlite/sqlite-store.js';

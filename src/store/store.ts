@@ -36,6 +36,8 @@ export interface StoreCapabilities {
   readonly multiProcess: boolean;
   /** Blob bytes live in files beside the database (swept by GC) rather than in a table. */
   readonly blobFiles: boolean;
+  /** `store.blobs` also implements `StagingBlobStorage` (raw first, compress later). */
+  readonly blobStaging: boolean;
 }
 
 export interface CreateSessionInput {
@@ -244,6 +246,60 @@ export interface BlobStorage {
   /** Remove blobs and reclaim their space; returns the stored bytes freed. */
   deleteMany(hashes: readonly string[]): Promise<{ freedBytes: number }>;
   stats(): Promise<BlobStorageStats>;
+}
+
+/** How a staged (raw) blob is to be kept for good. */
+export interface RecompressEncoding {
+  encoding: 'raw' | 'deflate';
+  bytes: Buffer;
+}
+
+export interface RecompressOptions {
+  /** Encode one staged blob for good (the blob layer's codec: deflate when it pays, else raw). */
+  encode(content: Buffer, blob: { hash: string; size: number }): RecompressEncoding;
+  /** Stop once this many staged bytes were processed (checked between chunks). */
+  maxBytes?: number;
+  /** Stop once this much time went by (checked between chunks of about 8 MiB). */
+  budgetMs?: number;
+}
+
+/** What one recompress pass did. */
+export interface RecompressReport {
+  /** Staged blobs moved out of staging: deflated, or kept raw for good when deflate saves < 1/32. */
+  blobsMoved: number;
+  blobsDeflated: number;
+  /** Staged bytes read, and the bytes now stored for them. */
+  bytesIn: number;
+  bytesOut: number;
+  /** Staging files removed and their size on disk (the footprint given back). */
+  packsRemoved: number;
+  bytesReclaimed: number;
+  /** Staged blobs and bytes still waiting (budget reached, or packs live writers still append to). */
+  pendingBlobs: number;
+  pendingBytes: number;
+}
+
+export interface StagedBlobBatch {
+  readonly count: number;
+  add(hash: string, content: Buffer): void;
+  commit(): Promise<void>;
+  abort(): void;
+}
+
+/**
+ * Optional capability of a `BlobStorage` (`capabilities.blobStaging`): write whole blobs raw as fast
+ * as the disk takes them (staging) and re-encode them for good later. Backends without it get
+ * eager compression. The SQLite backend's `PackBlobStorage` provides it.
+ */
+export interface StagingBlobStorage {
+  /** `staged: true` writes whole raw blobs into staging. */
+  putMany(items: StoredBlobInput[], options?: { staged?: boolean }): Promise<void>;
+  /** Stream whole blobs raw into staging as they arrive; durable and indexed on `commit`. */
+  openStagedBatch(): StagedBlobBatch;
+  /** Re-encode staged blobs for good, within the optional budget. */
+  recompress(options: RecompressOptions): Promise<RecompressReport>;
+  /** Staged blobs still waiting for `recompress`. */
+  stagedBacklog(): Promise<{ blobs: number; bytes: number }>;
 }
 
 /**

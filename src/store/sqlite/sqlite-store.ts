@@ -68,7 +68,7 @@ export const SQLITE_SCHEMA_VERSION = migrations('').at(-1)!.version;
  * const session = await store.createSession({ title: 'Refactor' });
  */
 export class SqliteStore implements Store {
-  readonly capabilities: StoreCapabilities = { backend: 'sqlite', multiProcess: true, blobFiles: true };
+  readonly capabilities: StoreCapabilities = { backend: 'sqlite', multiProcess: true, blobFiles: true, blobStaging: true };
   readonly blobs: BlobStorage;
 
   private constructor(

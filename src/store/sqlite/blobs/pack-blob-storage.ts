@@ -2,10 +2,10 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, StoreError, type BlobEncoding, type BlobRecord } from '../../../model/index.js';
-import type { BlobStorage, BlobStorageStats, StoredBlobInput } from '../../store.js';
+import type { BlobStorage, BlobStorageStats, RecompressOptions, RecompressReport, StagingBlobStorage, StoredBlobInput } from '../../store.js';
 import { PackCompactor, type CompactOptions, type CompactResult } from './pack-compactor.js';
 import { PackReader } from './pack-reader.js';
-import { PackRecompressor, type RecompressOptions, type RecompressResult } from './pack-recompressor.js';
+import { PackRecompressor } from './pack-recompressor.js';
 import { PackStagedBatch } from './pack-staged-batch.js';
 import { PackWriter } from './pack-writer.js';
 
@@ -60,7 +60,7 @@ const MAX_PUT_ROUNDS = 3;
  * const storage = new PackBlobStorage(db, join(dir, 'packs'), { readOnly: false });
  * await storage.putMany([{ record: { hash, size, storedSize, encoding: 'raw', baseHash: null, chainDepth: 0 }, bytes }]);
  */
-export class PackBlobStorage implements BlobStorage {
+export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
   private readonly reader: PackReader;
   private readonly writer: PackWriter;
   private readonly stagingWriter: PackWriter;
@@ -145,7 +145,7 @@ export class PackBlobStorage implements BlobStorage {
    * Encode staged blobs for good and remove the staging packs they leave empty, within the
    * optional budget (see `PackRecompressor`). Safe while other processes read and write.
    */
-  async recompress(options: RecompressOptions): Promise<RecompressResult> {
+  async recompress(options: RecompressOptions): Promise<RecompressReport> {
     this.assertWritable('compress blobs');
     return this.recompressor.recompress(options);
   }

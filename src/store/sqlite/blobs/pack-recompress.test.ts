@@ -7,7 +7,7 @@ import type { StoredBlobInput } from '../../store.js';
 import { blobContent, makeTempDir, openBlobDatabase, removeTempDirs } from './fixtures/blob-test-database.js';
 import { PackBlobStorage } from './pack-blob-storage.js';
 import { isStagingPackName } from './pack-file-name.js';
-import type { RecompressOptions } from './pack-recompressor.js';
+import type { RecompressOptions } from '../../store.js';
 
 function rawBlob(content: Buffer): StoredBlobInput {
   const hash = createHash('sha256').update(content).digest('hex');

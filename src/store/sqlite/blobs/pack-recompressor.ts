@@ -1,40 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { BlobEncoding } from '../../../model/index.js';
+import type { RecompressOptions, RecompressReport } from '../../store.js';
 import type { PackCompactor } from './pack-compactor.js';
 import { isProcessAlive, isStagingPackName } from './pack-file-name.js';
 import type { PackReader } from './pack-reader.js';
 import type { PackWriter } from './pack-writer.js';
-
-/** How a staged (raw) blob is to be kept for good. */
-export interface RecompressEncoding {
-  encoding: Exclude<BlobEncoding, 'delta'>;
-  bytes: Buffer;
-}
-
-export interface RecompressOptions {
-  /** Encode one staged blob for good (the blob layer's codec: deflate when it pays, else raw). */
-  encode(content: Buffer, blob: { hash: string; size: number }): RecompressEncoding;
-  /** Stop once this many staged bytes were processed (checked between chunks). */
-  maxBytes?: number;
-  /** Stop once this much time went by (checked between chunks of about 8 MiB). */
-  budgetMs?: number;
-}
-
-export interface RecompressResult {
-  /** Staged blobs moved into packed packs (deflated or, when deflate did not pay, raw). */
-  blobsMoved: number;
-  /** Of those, how many are now deflated. */
-  blobsDeflated: number;
-  /** Staged bytes read, and bytes written for them into packed packs. */
-  bytesIn: number;
-  bytesOut: number;
-  /** Staging pack files removed, and their size on disk. */
-  packsRemoved: number;
-  bytesReclaimed: number;
-  /** Staged blobs (and their bytes) still waiting, including packs live writers still append to. */
-  pendingBlobs: number;
-  pendingBytes: number;
-}
 
 interface StagedRow {
   hash: string;
@@ -66,11 +36,11 @@ export class PackRecompressor {
     private readonly compactor: PackCompactor,
   ) {}
 
-  async recompress(options: RecompressOptions): Promise<RecompressResult> {
+  async recompress(options: RecompressOptions): Promise<RecompressReport> {
     const started = performance.now();
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     const budgetMs = options.budgetMs ?? Number.POSITIVE_INFINITY;
-    const result: RecompressResult = { blobsMoved: 0, blobsDeflated: 0, bytesIn: 0, bytesOut: 0, packsRemoved: 0, bytesReclaimed: 0, pendingBlobs: 0, pendingBytes: 0 };
+    const result: RecompressReport = { blobsMoved: 0, blobsDeflated: 0, bytesIn: 0, bytesOut: 0, packsRemoved: 0, bytesReclaimed: 0, pendingBlobs: 0, pendingBytes: 0 };
     const outOfBudget = () => result.bytesIn >= maxBytes || performance.now() - started >= budgetMs;
 
     if (!this.stagingWriter.streaming) this.stagingWriter.seal();
@@ -107,7 +77,7 @@ export class PackRecompressor {
   }
 
   /** Move every live blob of `pack`, chunk by chunk. False when stopped early (budget, or the pack is unreadable). */
-  private async drain(pack: string, options: RecompressOptions, result: RecompressResult, outOfBudget: () => boolean): Promise<boolean> {
+  private async drain(pack: string, options: RecompressOptions, result: RecompressReport, outOfBudget: () => boolean): Promise<boolean> {
     const rows = this.db
       .prepare('SELECT hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE pack = ? ORDER BY pack_offset')
       .all(pack) as StagedRow[];
