@@ -1,5 +1,6 @@
 export { SessionHistory } from './session-history.js';
 export { readGitBranch } from './git-branch.js';
+export { isOnActivePath } from './active-path.js';
 export type { HistoryEvents } from './history-events.js';
 export { CreateSessionRequest, AppendRequest, TitleRequest } from './history-schemas.js';
 export { visibilityOf, coveredRange, isUserInput, type Visibility, type CoveredRange } from './message-visibility.js';

@@ -1,5 +1,6 @@
 import { EventBus, InvalidArgumentError, type MessageWithParts, type PartContent, type Session } from '../model/index.js';
 import type { ForkSessionInput, ForkSessionResult, HistoryOptions, MoveHeadInput, MoveHeadResult, Store } from '../store/store.js';
+import { isOnActivePath } from './active-path.js';
 import { readGitBranch } from './git-branch.js';
 import type { HistoryEvents } from './history-events.js';
 import { AppendRequest, CreateSessionRequest, parseInput, TitleRequest } from './history-schemas.js';
@@ -76,9 +77,7 @@ export class SessionHistory {
   /** True when `messageId` is on the session's active path (cost: its distance from the head). */
   async isOnActivePath(sessionId: string, messageId: string): Promise<boolean> {
     const [session, message] = await Promise.all([this.store.getSession(sessionId), this.store.getMessage(messageId, { parts: 'none' })]);
-    if (session.headMessageId === null || message.treeId !== session.treeId) return false;
-    const [first] = await this.store.history(sessionId, { fromDepth: message.depth, toDepth: message.depth + 1, parts: 'none' });
-    return first?.id === messageId;
+    return isOnActivePath(this.store, session, message);
   }
 
   /** Move the head (rewind, redo …); recorded as a `head-move` entry. */

@@ -1,8 +1,8 @@
-import { ConflictError, InvalidArgumentError, type Session } from '../../model/index.js';
-import type { JournalCommitWrites, Store } from '../../store/store.js';
-import { rewindConversation, type ConversationRewind } from '../conversation/rewind-conversation.js';
+import { InvalidArgumentError, type Session } from '../../model/index.js';
+import type { Store } from '../../store/store.js';
+import { planConversationRewind, rewindConversation, type ConversationRewind } from '../conversation/rewind-conversation.js';
 import { resolveUserTarget, type RewindScope } from '../conversation/rewind-target.js';
-import type { TaskRegistry } from '../conversation/task-registry.js';
+import { stopTasksOrFail, type TaskRegistry } from '../conversation/task-registry.js';
 import type { FileRewinder } from '../files/file-rewinder.js';
 import type { ApplyOptions, FileRewindPreview, FileRewindResult } from '../files/file-rewind-types.js';
 import { inputText } from '../../history/index.js';
@@ -48,9 +48,9 @@ export async function rewindSession(store: Store, files: FileRewinder, options: 
     const result = options.cascade ? await files.cascade(session.id, target.id) : await files.restoreMessage(session.id, target.id);
     return { scope: 'workspace', conversation: null, files: result };
   }
-  const { stopTasks, headMove } = await conversationStep(store, session, target.id, target.parentId, options.tasks);
-  await stopTasks();
-  const apply: ApplyOptions = { onCommit: () => headMove };
+  const plan = await planConversationRewind(store, session, target, 'rewind');
+  await stopTasksOrFail(options.tasks, session.id, plan.cutTurns);
+  const apply: ApplyOptions = { onCommit: () => ({ headMoves: [plan.move] }) };
   const result = options.cascade ? await files.cascade(session.id, target.id, apply) : await files.restoreMessage(session.id, target.id, apply);
   const moved = await store.getSession(session.id);
   options.tasks?.setGeneration(session.id, moved.branchGeneration);
@@ -77,36 +77,12 @@ export async function applySessionRewind(
       reason: `the preview was made for ${JSON.stringify(preview.target)}, not for message ${target.id}; preview that message first.`,
     });
   }
-  const { stopTasks, headMove } = await conversationStep(store, session, target.id, target.parentId, options.tasks, options.reason);
-  await stopTasks();
-  const result = await files.apply(preview, { onCommit: () => headMove });
+  const plan = await planConversationRewind(store, session, target, options.reason ?? 'rewind');
+  await stopTasksOrFail(options.tasks, session.id, plan.cutTurns);
+  const result = await files.apply(preview, { onCommit: () => ({ headMoves: [plan.move] }) });
   const moved = await store.getSession(session.id);
   options.tasks?.setGeneration(session.id, moved.branchGeneration);
   return { scope: 'both', conversation: { session: moved, draft: inputText(target), targetMessageId: target.id }, files: result };
-}
-
-/** The head move of a combined rewind, and the task stop that must precede it. */
-async function conversationStep(store: Store, session: Session, targetId: string, to: string | null, tasks?: TaskRegistry, reason: 'rewind' | 'edit' = 'rewind') {
-  const target = await store.getMessage(targetId, { parts: 'none' });
-  const cut = await store.history(session.id, { fromDepth: target.depth, parts: 'none' });
-  const turns = new Set(cut.map((message) => message.turnId).filter((turnId): turnId is string => turnId !== null));
-  const headMove: JournalCommitWrites = {
-    headMoves: [{ sessionId: session.id, to, expectedFrom: session.headMessageId, reason, bumpGeneration: true, data: { targetMessageId: targetId, cutMessages: cut.length } }],
-  };
-  return {
-    headMove,
-    async stopTasks() {
-      if (!tasks) return;
-      const report = await tasks.stopTurns(session.id, turns);
-      if (report.failed.length > 0) {
-        throw new ConflictError({
-          code: 'TASK_STOP_FAILED',
-          message: `Cannot rewind: ${report.failed.length} background task(s) of the turns being cut would not stop (${report.failed.map((failure) => `${failure.id}: ${failure.reason}`).join('; ')}). Nothing was changed; stop them and try again.`,
-          details: { failed: report.failed, stopped: report.stopped },
-        });
-      }
-    },
-  };
 }
 
 function summary(result: ConversationRewind): SessionRewindResult['conversation'] {

@@ -1,7 +1,7 @@
 import { NotFoundError } from '../../model/index.js';
-import { compactedPositions, isUserInput } from '../../history/index.js';
+import { compactedPositions, isOnActivePath, isUserInput } from '../../history/index.js';
 import type { Store } from '../../store/store.js';
-import { isOnActivePath, type RewindScope } from './rewind-target.js';
+import type { RewindScope } from './rewind-target.js';
 
 export type RewindStrategy = 'active_chain' | 'file_only' | 'unavailable';
 
@@ -44,13 +44,12 @@ export async function evaluateRewindTarget(store: Store, sessionId: string, mess
   if (!(await isOnActivePath(store, session, message))) return unavailable('the message is not on the active conversation');
   if (!isUserInput(message)) return unavailable('only a message the user typed can be rewound to');
 
-  const after = await store.history(sessionId, { fromDepth: message.depth, parts: 'none' });
-  const inputsFromTarget = new Set(after.filter(isUserInput).map((input) => input.id));
+  const path = await store.history(sessionId, { parts: 'none' });
+  const inputsFromTarget = new Set(path.slice(message.depth).filter(isUserInput).map((input) => input.id));
   const checkpoints = (await store.listCheckpoints(sessionId)).filter(
     (checkpoint) => checkpoint.status === 'recorded' && checkpoint.anchorMessageId !== null && inputsFromTarget.has(checkpoint.anchorMessageId),
   );
   const checkpointCount = checkpoints.length;
-  const path = await store.history(sessionId, { parts: 'none' });
   const compacted = compactedPositions(path).has(message.depth);
 
   if (scope === 'workspace' && checkpointCount === 0) return unavailable('no file was changed from this message on', compacted, 0);

@@ -1,9 +1,9 @@
-import { ConflictError, EventBus, type MessageWithParts, type Session } from '../../model/index.js';
+import { EventBus, type Message, type MessageWithParts, type Session } from '../../model/index.js';
 import { inputText } from '../../history/index.js';
-import type { Store } from '../../store/store.js';
+import type { MoveHeadInput, Store } from '../../store/store.js';
 import type { ConversationEvents } from './conversation-events.js';
 import { resolveUserTarget } from './rewind-target.js';
-import type { TaskRegistry } from './task-registry.js';
+import { stopTasksOrFail, type TaskRegistry } from './task-registry.js';
 
 export interface RewindConversationOptions {
   sessionId: string;
@@ -28,6 +28,30 @@ export interface ConversationRewind {
   stoppedTasks: string[];
 }
 
+/** The head move of a conversation rewind, and the turns it cuts (whose tasks must stop first). */
+export interface ConversationRewindPlan {
+  move: MoveHeadInput;
+  cutTurns: Set<string>;
+}
+
+/**
+ * Plans the head move back to just before `target` (compare-and-set on the current head, branch
+ * generation bumped). `rewindConversation` commits it alone; a combined rewind commits it inside
+ * the file rewind's journal commit.
+ */
+export async function planConversationRewind(
+  store: Store,
+  session: Session,
+  target: Pick<Message, 'id' | 'depth' | 'parentId'>,
+  reason: 'rewind' | 'edit' | 'retry',
+): Promise<ConversationRewindPlan> {
+  const cut = await store.history(session.id, { fromDepth: target.depth, parts: 'none' });
+  return {
+    move: { sessionId: session.id, to: target.parentId, expectedFrom: session.headMessageId, reason, bumpGeneration: true, data: { targetMessageId: target.id, cutMessages: cut.length } },
+    cutTurns: new Set(cut.map((message) => message.turnId).filter((turnId): turnId is string => turnId !== null)),
+  };
+}
+
 /**
  * Rewinds the conversation to just before a user input: the head moves to the input's parent
  * (nothing is deleted; the cut messages stay in the tree and a redo brings them back), the branch
@@ -37,28 +61,9 @@ export interface ConversationRewind {
 export async function rewindConversation(store: Store, options: RewindConversationOptions): Promise<ConversationRewind> {
   const session = await store.getSession(options.sessionId);
   const target = await resolveUserTarget(store, session, options.messageId, { mapAssistant: options.mapAssistant ?? false });
-  const cut = await store.history(session.id, { fromDepth: target.depth, parts: 'none' });
-  const cutTurns = new Set(cut.map((message) => message.turnId).filter((turnId): turnId is string => turnId !== null));
-  let stoppedTasks: string[] = [];
-  if (options.tasks) {
-    const report = await options.tasks.stopTurns(session.id, cutTurns);
-    if (report.failed.length > 0) {
-      throw new ConflictError({
-        code: 'TASK_STOP_FAILED',
-        message: `Cannot rewind: ${report.failed.length} background task(s) of the turns being cut would not stop (${report.failed.map((failure) => `${failure.id}: ${failure.reason}`).join('; ')}). Nothing was changed; stop them and try again.`,
-        details: { failed: report.failed, stopped: report.stopped },
-      });
-    }
-    stoppedTasks = report.stopped;
-  }
-  const { session: rewound } = await store.moveHead({
-    sessionId: session.id,
-    to: target.parentId,
-    expectedFrom: session.headMessageId,
-    reason: options.reason ?? 'rewind',
-    bumpGeneration: true,
-    data: { targetMessageId: target.id, cutMessages: cut.length },
-  });
+  const plan = await planConversationRewind(store, session, target, options.reason ?? 'rewind');
+  const stoppedTasks = await stopTasksOrFail(options.tasks, session.id, plan.cutTurns);
+  const { session: rewound } = await store.moveHead(plan.move);
   options.tasks?.setGeneration(session.id, rewound.branchGeneration);
   const draft = inputText(target);
   options.events?.emit('rewind-trigger', {

@@ -1,18 +1,8 @@
 import { InvalidArgumentError, NotFoundError, type MessageWithParts, type Session } from '../../model/index.js';
-import { isUserInput } from '../../history/index.js';
+import { isOnActivePath, isUserInput } from '../../history/index.js';
 import type { Store } from '../../store/store.js';
 
 export type RewindScope = 'conversation' | 'workspace' | 'both';
-
-/**
- * True when `message` is on the session's active path. Costs the distance from the head, not the
- * history length.
- */
-export async function isOnActivePath(store: Store, session: Session, message: Pick<MessageWithParts, 'id' | 'depth' | 'treeId'>): Promise<boolean> {
-  if (session.headMessageId === null || message.treeId !== session.treeId) return false;
-  const [atDepth] = await store.history(session.id, { fromDepth: message.depth, toDepth: message.depth + 1, parts: 'none' });
-  return atDepth?.id === message.id;
-}
 
 /**
  * The user input a conversation rewind goes back to. A user input on the active path is its own

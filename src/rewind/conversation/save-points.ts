@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Entry, type Turn } from '../../model/index.js';
 import type { Store } from '../../store/store.js';
-import type { TaskRegistry } from './task-registry.js';
+import { stopTasksOrFail, type TaskRegistry } from './task-registry.js';
 
 /** `A`: the model proposed tool calls, none has run yet. `B`: the tool results are in. */
 export type SavePointKind = 'A' | 'B';
@@ -74,11 +74,7 @@ export async function rewindToSavePoint(
   const session = await store.getSession(input.sessionId);
   if (input.tasks) {
     const turns = await store.listTurns(input.sessionId);
-    const cut = new Set(turns.slice(Math.max(0, target.turnNumber - 1)).map((candidate) => candidate.id));
-    const report = await input.tasks.stopTurns(input.sessionId, cut);
-    if (report.failed.length > 0) {
-      throw new InvalidArgumentError({ parameter: 'turn', value: input.turn, code: 'TASK_STOP_FAILED', reason: `background tasks would not stop: ${report.failed.map((failure) => failure.id).join(', ')}; nothing was changed.` });
-    }
+    await stopTasksOrFail(input.tasks, input.sessionId, new Set(turns.slice(Math.max(0, target.turnNumber - 1)).map((candidate) => candidate.id)));
   }
   const { session: moved } = await store.moveHead({
     sessionId: input.sessionId,

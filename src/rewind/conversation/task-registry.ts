@@ -1,3 +1,5 @@
+import { ConflictError } from '../../model/index.js';
+
 /** A background task started by a turn: a long shell command, a subagent … */
 export interface BackgroundTask {
   id: string;
@@ -66,4 +68,21 @@ export class TaskRegistry {
     const current = this.generations.get(task.sessionId);
     return current === undefined || task.branchGeneration >= current;
   }
+}
+
+/**
+ * Stops the tasks of `turnIds` before a head move that cuts those turns; if any will not stop,
+ * raises `TASK_STOP_FAILED` (nothing else was changed). Returns the ids of the stopped tasks.
+ */
+export async function stopTasksOrFail(tasks: TaskRegistry | undefined, sessionId: string, turnIds: ReadonlySet<string>): Promise<string[]> {
+  if (!tasks) return [];
+  const report = await tasks.stopTurns(sessionId, turnIds);
+  if (report.failed.length > 0) {
+    throw new ConflictError({
+      code: 'TASK_STOP_FAILED',
+      message: `Cannot rewind: ${report.failed.length} background task(s) of the turns being cut would not stop (${report.failed.map((failure) => `${failure.id}: ${failure.reason}`).join('; ')}). Nothing was changed; stop them and try again.`,
+      details: { failed: report.failed, stopped: report.stopped },
+    });
+  }
+  return report.stopped;
 }

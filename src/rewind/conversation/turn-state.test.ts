@@ -9,6 +9,7 @@ import { evaluateRewindTarget } from './evaluate-rewind-target.js';
 import { redoConversation } from './redo-conversation.js';
 import { repairDanglingToolCalls } from './repair-dangling.js';
 import { listSavePoints, recordSavePoint, rewindToSavePoint } from './save-points.js';
+import { TaskRegistry } from './task-registry.js';
 
 describe('turn state: target evaluation, save points, resume repair, effects ledger', () => {
   let dir: string;
@@ -62,6 +63,11 @@ describe('turn state: target evaluation, save points, resume repair, effects led
     expect((await store.getSession(sessionId)).headMessageId).toBe(proposal.id);
     await redoConversation(store, sessionId);
     expect((await store.getSession(sessionId)).headMessageId).toBe(result.id);
+    const stuck = new TaskRegistry();
+    stuck.register({ id: 'deploy-watch', sessionId, turnId: turn.id, branchGeneration: 0, stop: async () => false });
+    const head = (await store.getSession(sessionId)).headMessageId;
+    await expectCode(rewindToSavePoint(store, { sessionId, turn: 1, point: 'A', tasks: stuck }), 'TASK_STOP_FAILED');
+    expect((await store.getSession(sessionId)).headMessageId).toBe(head);
     await expectCode(rewindToSavePoint(store, { sessionId, turn: 2 }), 'TURN_NOT_FOUND');
     await expectCode(rewindToSavePoint(store, { sessionId, turn: 1, step: 7 }), 'SAVE_POINT_NOT_FOUND');
   });
