@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import { expectCode } from './conformance-context.js';
 import type { ConformanceCase } from './run-store-conformance.js';
-import type { StoredBlobInput } from '../store.js';
+import type { StagingBlobStorage, StoredBlobInput } from '../store.js';
 
 function raw(content: string): StoredBlobInput {
   const bytes = Buffer.from(content);
@@ -21,6 +21,20 @@ export const blobStorageCases: Record<string, ConformanceCase> = {
     expect(await reopened.blobs.getRecord(items[0]!.record.hash)).toMatchObject({ size: 5, encoding: 'raw', chainDepth: 0 });
     expect((await reopened.blobs.has([items[0]!.record.hash, 'f'.repeat(64)])).size).toBe(1);
     expect((await reopened.blobs.stats()).blobCount).toBe(3);
+  },
+
+  async 'a backend declaring blob staging stages raw blobs that read back exactly'(harness) {
+    const { store } = harness();
+    if (!store.capabilities.blobStaging) return;
+    const staging = store.blobs as unknown as StagingBlobStorage;
+    const item = raw('staged content '.repeat(100));
+    await staging.putMany([item], { staged: true });
+    expect((await store.blobs.readStored(item.record.hash)).equals(item.bytes)).toBe(true);
+    expect((await staging.stagedBacklog()).blobs).toBe(1);
+    const report = await staging.recompress({ encode: (content) => ({ encoding: 'raw', bytes: content }) });
+    expect(report.blobsMoved).toBe(1);
+    expect((await staging.stagedBacklog()).blobs).toBe(0);
+    expect((await store.blobs.readStored(item.record.hash)).equals(item.bytes)).toBe(true);
   },
 
   async 'storing the same content twice keeps one copy'(harness) {
