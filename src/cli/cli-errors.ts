@@ -44,23 +44,3 @@ export class WorkspaceMissingError extends WaypointError {
     });
   }
 }
-
-/**
- * A shared-workspace fork would change the parent's files and `--yes` was not given. The CLI shows
- * the preview first; nothing was changed. Same code as the engine's `ForkConfirmationRequiredError`,
- * with what to type instead of which method to call.
- */
-export class ForkNeedsConfirmationError extends WaypointError {
-  override readonly name: string = 'ForkNeedsConfirmationError';
-
-  constructor(options: { sessionId: string; files: Array<{ path: string; action: string; status: string }>; details?: Record<string, unknown> }) {
-    const names = options.files.slice(0, 3).map((file) => file.path.replace(/^workspace:/, ''));
-    super({
-      code: 'FORK_NEEDS_CONFIRMATION',
-      message: `This fork shares session ${options.sessionId}'s directory and would change ${options.files.length} file(s) there (${names.join(', ')}${options.files.length > 3 ? ', …' : ''}). Run it again with --yes to change them (what they hold now is kept, so \`waypoint redo\` on the parent brings it back), or fork with --isolated. Nothing was changed.`,
-      details: { sessionId: options.sessionId, files: options.files, ...options.details },
-      exitCode: 4,
-      httpStatus: 409,
-    });
-  }
-}

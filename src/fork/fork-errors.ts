@@ -25,14 +25,14 @@ export class NoWorkspaceCheckpointError extends WaypointError {
 export class ForkConfirmationRequiredError extends WaypointError {
   override readonly name: string = 'ForkConfirmationRequiredError';
 
-  constructor(options: { sessionId: string; files: Array<{ path: string; action: string; status: string }> }) {
+  /** `hint` says how to confirm in the caller's terms (the CLI: `--yes`); the default names the API. */
+  constructor(options: { sessionId: string; files: Array<{ path: string; action: string; status: string }>; hint?: string; details?: Record<string, unknown> }) {
+    const names = options.files.slice(0, 3).map((file) => file.path.replace(/^workspace:/, ''));
+    const hint = options.hint ?? 'Review previewFork(), then fork again with confirm: true, or fork with an isolated workspace.';
     super({
       code: 'FORK_NEEDS_CONFIRMATION',
-      message: `This fork shares session ${options.sessionId}'s directory and would change ${options.files.length} file(s) there (${options.files
-        .slice(0, 3)
-        .map((file) => file.path)
-        .join(', ')}${options.files.length > 3 ? ', …' : ''}). Review previewFork(), then fork again with confirm: true, or fork with an isolated workspace. Nothing was changed.`,
-      details: { sessionId: options.sessionId, files: options.files },
+      message: `This fork shares session ${options.sessionId}'s directory and would change ${options.files.length} file(s) there (${names.join(', ')}${options.files.length > 3 ? ', …' : ''}). ${hint} Nothing was changed.`,
+      details: { sessionId: options.sessionId, files: options.files, ...options.details },
       exitCode: 4,
       httpStatus: 409,
     });

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import type { Waypoint } from '../../engine/index.js';
-import { SessionForker, type ForkPreview, type ForkRequest, type ForkResult } from '../../fork/index.js';
+import { ForkConfirmationRequiredError, SessionForker, type ForkPreview, type ForkRequest, type ForkResult } from '../../fork/index.js';
 import type { Session } from '../../model/index.js';
 import type { ConflictResolution } from '../../rewind/index.js';
 import { keyValueFlags } from '../args.js';
-import { ForkNeedsConfirmationError, UsageError } from '../cli-errors.js';
+import { UsageError } from '../cli-errors.js';
 import { defineCommand, requireWorkspace, withWaypoint } from '../command.js';
 import { formatBytes, plural, shortPath } from '../render/format.js';
 import { renderFileResult, renderPreview } from '../render/rewind-render.js';
@@ -67,9 +67,10 @@ export async function forkSession(waypoint: Waypoint, request: ForkRequest, opti
   if (preview.files !== null) requireWorkspace(parent);
   if (preview.requiresConfirmation && !options.yes) {
     options.onNeedsConfirmation?.(preview);
-    throw new ForkNeedsConfirmationError({
+    throw new ForkConfirmationRequiredError({
       sessionId: parent.id,
       files: (preview.files?.files ?? []).map((file) => ({ path: file.path, action: file.action, status: file.status })),
+      hint: 'Run it again with --yes to change them (what they hold now is kept, so `waypoint redo` on the parent brings it back), or fork with --isolated.',
       details: { preview },
     });
   }
