@@ -72,7 +72,7 @@ const suite: BenchSuite = {
     const atSmall = await measureAt(store, small);
     const atMid = await measureAt(store, mid);
     const atLarge = await measureAt(store, large);
-    const sizeBytes = statSync(store.location).size + statSync(`${store.location}-wal`, { throwIfNoEntry: false })?.size! || 0;
+    const sizeBytes = statSync(store.location).size + (statSync(`${store.location}-wal`, { throwIfNoEntry: false })?.size ?? 0);
     await store.close();
     const tools = await toolOutputListing(context, context.quick ? 2_000 : 10_000);
     const ratio = (a: number, b: number) => a / b;
