@@ -5,6 +5,7 @@ import { WaypointError } from '../model/index.js';
 import { GLOBAL_FLAGS, parseArgs, type FlagSpecs } from './args.js';
 import { UsageError } from './cli-errors.js';
 import type { Command, CommandContext } from './command.js';
+import { chatCommand } from './commands/chat.js';
 import { checkpointsCommand } from './commands/checkpoints.js';
 import { demoCommand } from './commands/demo-command.js';
 import { diffCommand } from './commands/diff.js';
@@ -22,6 +23,7 @@ import { streamOutput, type Output } from './output.js';
 /** Every command, in the order the reference lists them (each typed by its own flags, hence `any` here). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const COMMANDS: ReadonlyArray<Command<any>> = [
+  chatCommand,
   sessionsCommand,
   logCommand,
   showCommand,

@@ -88,7 +88,8 @@ export class ScriptedModel implements LanguageModelV3 {
     const signal = options.abortSignal;
     let position = 0;
     const stream = new ReadableStream<LanguageModelV3StreamPart>({
-      pull(controller) {
+      async pull(controller) {
+        if (step.delayMs && position > 0 && position < parts.length) await pause(step.delayMs, signal);
         if (signal?.aborted) {
           controller.error(signal.reason ?? new DOMException('The operation was aborted.', 'AbortError'));
           return;
@@ -100,6 +101,19 @@ export class ScriptedModel implements LanguageModelV3 {
     });
     return { stream };
   }
+}
+
+/** Waits `ms`, or less when the call is aborted (the stream then errors with the abort). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
 
 /** Split text into word-sized deltas (whitespace kept with the word before it). */

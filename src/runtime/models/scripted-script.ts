@@ -18,6 +18,8 @@ export const ScriptedStep = z.object({
   reasoning: z.string().optional(),
   text: z.string().optional(),
   toolCalls: z.array(ScriptedToolCall).optional(),
+  /** Milliseconds to wait before each streamed part (a slow model, for interactive demos and tests). */
+  delayMs: z.number().int().min(0).max(60_000).optional(),
   /** Make this call fail like a provider would (the turn ends with MODEL_CALL_FAILED). */
   error: z.string().optional(),
 });

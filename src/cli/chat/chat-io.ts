@@ -1,0 +1,45 @@
+import type { Style } from './style.js';
+
+/** One choice of a picker: what is shown, and what choosing it returns. */
+export interface PickItem<Value> {
+  label: string;
+  /** A second, dimmer column (a time, a count). */
+  detail?: string;
+  value: Value;
+}
+
+export interface PickRequest<Value> {
+  title: string;
+  items: ReadonlyArray<PickItem<Value>>;
+  /** The item selected when the picker opens (default: the first). */
+  initial?: number;
+  /** Shown instead of the list when there is nothing to choose (Esc closes it). */
+  empty?: string;
+}
+
+/**
+ * The chat's terminal: whole lines above the prompt, streamed text while a turn runs, the prompt
+ * with its editable draft, pickers, and Ctrl-C. Two implementations: a raw-mode terminal
+ * (`TtyChatIO`: line editing, ↑/↓ pickers) and plain lines for pipes (`LineChatIO`).
+ */
+export interface ChatIO {
+  /** True on a terminal: pickers are navigated with keys, and the draft can be edited in place. */
+  readonly interactive: boolean;
+  readonly style: Style;
+  readonly columns: number;
+  /** A whole line, printed above the prompt. */
+  print(line: string): void;
+  /** Streamed text (a reply as it arrives); the prompt is hidden while a turn runs. */
+  stream(text: string): void;
+  /** The next line the person submits; null when the input ended (Ctrl-D on an empty line, end of a pipe). */
+  nextLine(): Promise<string | null>;
+  /** Show the prompt (the chat is idle) or hide it (`null`, a turn is running: typing is kept, not shown). */
+  setPrompt(prompt: string | null): void;
+  /** Put text into the input line, the cursor at its end (the draft handed back by a rewind). */
+  setDraft(text: string): void;
+  /** Let the person choose one item; null when cancelled (Esc) or when there is nothing to choose. */
+  pick<Value>(request: PickRequest<Value>): Promise<Value | null>;
+  /** Ctrl-C: the handler decides (interrupt the turn, clear the line, or exit). */
+  onInterrupt(handler: () => void): void;
+  close(): void;
+}

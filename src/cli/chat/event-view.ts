@@ -1,0 +1,57 @@
+import type { JsonValue } from '../../model/index.js';
+import type { AgentRuntime, RuntimeEvents } from '../../runtime/index.js';
+import { oneLine, plural } from '../render/format.js';
+import type { ChatIO } from './chat-io.js';
+
+/** A tool call in one line: `write src/a.ts`, `bash npm test`. */
+export function describeToolCall(toolName: string, input: JsonValue): string {
+  const fields = input && typeof input === 'object' && !Array.isArray(input) ? input : {};
+  const pick = (...names: string[]) => names.map((name) => fields[name]).find((value) => typeof value === 'string') as string | undefined;
+  const subject = pick('path', 'command', 'pattern', 'task', 'prompt', 'query');
+  return subject === undefined ? toolName : `${toolName} ${oneLine(subject, 70)}`;
+}
+
+/** The turn-end line: what changed, or why the turn stopped. */
+export function turnEndLines(event: RuntimeEvents['turn-end']): string[] {
+  const lines: string[] = [];
+  const { summary } = event;
+  if (summary.files.length > 0) {
+    const counts = (file: (typeof summary.files)[number]) => (file.added === null ? (file.binary ? ' (binary)' : '') : ` +${file.added} -${file.removed}`);
+    lines.push(`${plural(summary.files.length, 'file')} changed: ${summary.files.map((file) => `${file.op} ${file.displayPath}${counts(file)}`).join(', ')}  · /undo reverts them`);
+  }
+  for (const skipped of summary.skipped) lines.push(`not protected: ${skipped.displayPath} (${skipped.reason})`);
+  if (event.status === 'interrupted') lines.push('Turn interrupted.');
+  if (event.status === 'error' && event.error) lines.push(`Turn failed: ${event.error.message}`);
+  return lines;
+}
+
+/**
+ * Draws the runtime's events on the chat: replies and reasoning as they stream, one line per tool
+ * call and its outcome, the turn's file changes at its end, background task results.
+ */
+export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
+  const { style } = io;
+  const unsubscribe = [
+    runtime.events.on('message-part', (event) => {
+      if (event.subagent) return;
+      io.stream(event.type === 'reasoning' ? style.dim(event.delta) : event.delta);
+    }),
+    runtime.events.on('tool-start', (event) => {
+      io.print(style.dim(`${event.subagent ? '    ↳ ' : '  ⏺ '}${describeToolCall(event.toolName, event.input)}`));
+    }),
+    runtime.events.on('tool-end', (event) => {
+      if (event.output.type === 'error-text') io.print(style.warn(`${event.subagent ? '      ' : '    '}✗ ${oneLine(event.output.value, 160)}`));
+      else if (event.checkpointIds.length > 0 && !event.subagent) io.print(style.dim(`    ✓ ${plural(event.checkpointIds.length, 'checkpoint')}`));
+    }),
+    runtime.events.on('turn-end', (event) => {
+      if (event.subagent) return;
+      for (const line of turnEndLines(event)) io.print(event.status === 'error' ? style.error(line) : style.dim(line));
+    }),
+    runtime.events.on('task-start', (event) => io.print(style.dim(`  background task ${event.taskId} started: ${oneLine(event.command, 70)}`))),
+    runtime.events.on('task-end', (event) => {
+      const outcome = event.discarded ? `stopped (${event.reason === 'stale-branch' ? 'its turn was rewound' : 'result discarded'})` : `finished with exit code ${event.exitCode ?? '?'}`;
+      io.print(style.dim(`  background task ${event.taskId} ${outcome}`));
+    }),
+  ];
+  return () => unsubscribe.forEach((off) => off());
+}

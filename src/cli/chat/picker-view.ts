@@ -1,0 +1,38 @@
+import type { PickRequest } from './chat-io.js';
+import type { Style } from './style.js';
+
+/** How many items a picker shows at once; the window scrolls to keep the selection visible. */
+export const PICKER_ROWS = 10;
+
+/** The first visible row for a selection, keeping the previous window when the selection is still in it. */
+export function scrollWindow(selected: number, count: number, previousTop: number, rows = PICKER_ROWS): number {
+  if (count <= rows) return 0;
+  let top = Math.min(Math.max(previousTop, 0), count - rows);
+  if (selected < top) top = selected;
+  if (selected >= top + rows) top = selected - rows + 1;
+  return top;
+}
+
+/** The lines of a picker: title, the visible window (the selection marked), and the key hints. */
+export function pickerLines<Value>(request: PickRequest<Value>, state: { selected: number; top: number }, style: Style, columns: number, rows = PICKER_ROWS): string[] {
+  const width = Math.max(20, columns - 1);
+  const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text);
+  const lines = [style.bold(clip(request.title, width))];
+  if (request.items.length === 0) {
+    lines.push(`  ${clip(request.empty ?? 'Nothing to choose.', width - 2)}`, style.dim('  Esc to close'));
+    return lines;
+  }
+  const end = Math.min(request.items.length, state.top + rows);
+  if (state.top > 0) lines.push(style.dim(`  ↑ ${state.top} more`));
+  for (let index = state.top; index < end; index++) {
+    const item = request.items[index]!;
+    const mark = index === state.selected ? '❯ ' : '  ';
+    const detail = item.detail ? `  ${item.detail}` : '';
+    const label = clip(item.label, Math.max(10, width - 2 - detail.length));
+    const text = `${mark}${label}`;
+    lines.push(index === state.selected ? `${style.accent(text)}${style.dim(detail)}` : `${text}${style.dim(detail)}`);
+  }
+  if (end < request.items.length) lines.push(style.dim(`  ↓ ${request.items.length - end} more`));
+  lines.push(style.dim('  ↑/↓ to move · Enter to choose · Esc to cancel'));
+  return lines;
+}

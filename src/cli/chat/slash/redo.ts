@@ -1,0 +1,42 @@
+import { redoConversation } from '../../../rewind/index.js';
+import { renderFileResult } from '../../render/rewind-render.js';
+import { rewindStatus } from '../../commands/rewind-status.js';
+import type { ChatContext, RedoAction, SlashCommand } from '../chat-context.js';
+import { chatFileResultLines } from './checked-rewind.js';
+
+/** What to redo when this chat made no rewind yet (after a restart): the conversation rewind, else the newest file rewind. */
+async function fromStore(context: ChatContext): Promise<RedoAction | null> {
+  const status = await rewindStatus(context.waypoint, context.sessionId);
+  if (status.redo.conversation) return { kind: 'conversation', sessionId: context.sessionId };
+  const newest = status.redo.fileRewinds[0];
+  return newest ? { kind: 'files', sessionId: context.sessionId, rewindId: newest.rewindId } : null;
+}
+
+/** `/redo`: undo the last rewind — its files, its conversation move, or both. */
+export const redoCommand: SlashCommand = {
+  name: 'redo',
+  usage: '/redo',
+  summary: 'undo the last rewind or /undo (files and conversation come back)',
+  async run(context) {
+    const { io, waypoint } = context;
+    const action = context.redoStack.pop() ?? (await fromStore(context));
+    if (action === null) {
+      io.print('Nothing to redo: no rewind of this session is waiting to be undone.');
+      return;
+    }
+    try {
+      if (action.kind !== 'conversation') {
+        const result = await waypoint.files.redo(action.sessionId, action.rewindId);
+        for (const line of chatFileResultLines(renderFileResult(result, { verb: 'Redone: put back' }))) io.print(line.startsWith('Undo this with') ? 'Undo this again with /rewind or /undo.' : line);
+      }
+      if (action.kind !== 'files') {
+        const session = await redoConversation(waypoint.store, action.sessionId);
+        io.print(`Conversation redone: it continues from ${session.headMessageId ?? '(empty history)'} again.`);
+        io.setDraft('');
+      }
+    } catch (error) {
+      context.redoStack.push(action);
+      throw error;
+    }
+  },
+};

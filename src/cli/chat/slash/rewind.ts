@@ -1,0 +1,150 @@
+import { displayPath, listRecentCheckpoints } from '../../../checkpoint/index.js';
+import { listRewindTargets, type RewindTarget } from '../../../history/index.js';
+import { WaypointError } from '../../../model/index.js';
+import { applySessionRewind } from '../../../rewind/index.js';
+import { UsageError } from '../../cli-errors.js';
+import { parseRewindForm, renderRewind, rewindDirect, type RewindReport } from '../../commands/rewind.js';
+import { rewindStatus, type RewindStatusReport } from '../../commands/rewind-status.js';
+import { formatTime, oneLine, plural, table } from '../../render/format.js';
+import type { ChatContext, SlashCommand } from '../chat-context.js';
+import type { PickItem } from '../chat-io.js';
+import { chatFileResultLines, checkedRewind } from './checked-rewind.js';
+
+type Choice = { kind: 'input'; target: RewindTarget } | { kind: 'checkpoint'; id: string; label: string };
+
+/** `/rewind status`: the latest checkpoint, the inputs to rewind to (with ids), what /redo would undo, the forms. */
+export function chatRewindStatus(report: RewindStatusReport): string[] {
+  const lines: string[] = [];
+  const latest = report.latestCheckpoint;
+  if (latest) lines.push(`Latest checkpoint: ${latest.id}  ${latest.op} ${displayPath(latest.path)}  by ${latest.source === 'exec' ? 'a shell command' : latest.toolName ?? latest.source}  (/rewind latest restores it)`);
+  else lines.push(report.checkpointCount === 0 ? 'No file checkpoints yet.' : 'Every file change is already rewound.');
+  lines.push(report.targets.length ? 'Inputs you can rewind to (oldest first):' : 'No user input to rewind to.');
+  lines.push(...table(report.targets.map((target) => [`  ${target.messageId}`, JSON.stringify(oneLine(target.text, 50)), target.fileChanges ? plural(target.fileChanges, 'file change') : '', target.compacted ? '(compacted)' : ''])));
+  if (report.redo.conversation || report.redo.fileRewinds.length) lines.push(`/redo can undo: ${[report.redo.conversation ? 'the last conversation rewind' : '', report.redo.fileRewinds.length ? plural(report.redo.fileRewinds.length, 'file rewind') : ''].filter(Boolean).join(' and ')}`);
+  lines.push(
+    'Forms: /rewind (a list to pick from) · latest · <checkpointId> · conversation <messageId> · code <messageId> · both <messageId> · cascade conversation|code|both <messageId>',
+  );
+  return lines;
+}
+
+/** After a rewind: the lines, `/redo` instead of the shell command, the draft back in the prompt, the redo stack. */
+function reportRewind(context: ChatContext, report: RewindReport): void {
+  const lines = renderRewind(report).filter((line) => !line.startsWith('Undo the conversation rewind with') && !line.startsWith('Your input, to edit and send again'));
+  for (const line of chatFileResultLines(lines)) context.io.print(line);
+  const rewindId = report.files?.rewindId ?? null;
+  if (report.conversation) {
+    context.redoStack.push(rewindId ? { kind: 'both', sessionId: report.sessionId, rewindId } : { kind: 'conversation', sessionId: report.sessionId });
+    context.io.print(context.io.style.dim('Your input is back in the prompt: edit it and press Enter to send it again, or /redo to undo the rewind.'));
+    context.io.setDraft(report.conversation.draft);
+  } else if (rewindId) {
+    context.redoStack.push({ kind: 'files', sessionId: report.sessionId, rewindId });
+  }
+}
+
+/** The picker: the session's inputs (newest first, selected) and its latest 50 checkpoints. */
+async function pickTarget(context: ChatContext): Promise<Choice | null> {
+  const { store } = context.waypoint;
+  const [targets, checkpoints, all] = await Promise.all([listRewindTargets(store, context.sessionId), listRecentCheckpoints(store, context.sessionId, { limit: 50 }), store.listCheckpoints(context.sessionId)]);
+  const changes = new Map<string, number>();
+  for (const checkpoint of all) if (checkpoint.anchorMessageId) changes.set(checkpoint.anchorMessageId, (changes.get(checkpoint.anchorMessageId) ?? 0) + 1);
+  const items: Array<PickItem<Choice>> = [
+    ...[...targets].reverse().map((target) => ({
+      label: `› ${oneLine(target.text, 60)}`,
+      detail: [changes.get(target.messageId) ? plural(changes.get(target.messageId)!, 'file change') : '', target.compacted ? 'compacted' : '', formatTime(target.createdAt).slice(11)].filter(Boolean).join(' · '),
+      value: { kind: 'input' as const, target },
+    })),
+    ...checkpoints.map((checkpoint) => {
+      const label = `${checkpoint.op} ${checkpoint.displayPath}${checkpoint.displayToPath ? ` → ${checkpoint.displayToPath}` : ''}`;
+      return {
+        label: `  file: ${label}`,
+        detail: `${checkpoint.id} · by ${checkpoint.source === 'exec' ? 'a shell command' : checkpoint.toolName ?? checkpoint.source}`,
+        value: { kind: 'checkpoint' as const, id: checkpoint.id, label },
+      };
+    }),
+  ];
+  return context.io.pick({
+    title: 'Rewind to before which input, or undo which file change?',
+    items,
+    empty: 'Nothing to rewind yet: this session has no input and no file change.',
+  });
+}
+
+async function rewindFromPicker(context: ChatContext): Promise<void> {
+  const { io, waypoint, sessionId } = context;
+  const choice = await pickTarget(context);
+  if (choice === null) {
+    io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
+    return;
+  }
+  if (choice.kind === 'checkpoint') {
+    const ok = await io.pick({ title: `Put ${choice.label} back as it was before this change?`, items: [{ label: 'Yes, restore the file', value: true }, { label: 'No', value: false }] });
+    if (!ok) return void io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
+    return reportRewind(context, await rewindDirect(waypoint, sessionId, { kind: 'checkpoint', checkpointId: choice.id }));
+  }
+  const { target } = choice;
+  const scope = await io.pick({
+    title: `Rewind to before "${oneLine(target.text, 50)}"`,
+    items: [
+      { label: 'Conversation and code: the files go back too', value: 'both' as const },
+      { label: 'Conversation only: the files stay as they are', value: 'conversation' as const },
+      { label: 'Code only: the conversation stays', value: 'workspace' as const },
+      { label: 'Cancel', value: null },
+    ],
+  });
+  if (scope === null) return void io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
+  if (scope === 'conversation') return reportRewind(context, await rewindDirect(waypoint, sessionId, { kind: 'message', scope, cascade: false, messageId: target.messageId }));
+  const outcome = await checkedRewind(context, {
+    preview: (choices) => waypoint.files.preview({ sessionId, messageId: target.messageId, ...choices }),
+    apply: async (preview) => {
+      if (scope === 'workspace') return { files: await waypoint.files.apply(preview), conversation: null };
+      return applySessionRewind(waypoint.store, waypoint.files, preview, { messageId: target.messageId, tasks: waypoint.tasks });
+    },
+  });
+  const form = { kind: 'message' as const, scope, cascade: true, messageId: target.messageId };
+  if (outcome.kind === 'nothing') {
+    if (scope === 'workspace') return void io.print('No file changes from that input on: nothing to restore.');
+    io.print('No file changes from that input on; rewinding the conversation.');
+    return reportRewind(context, await rewindDirect(waypoint, sessionId, { ...form, scope: 'conversation' }));
+  }
+  if (outcome.kind !== 'applied') return;
+  const moved = outcome.result.conversation;
+  reportRewind(context, {
+    type: 'rewind',
+    sessionId,
+    form,
+    checked: true,
+    preview: outcome.preview,
+    files: outcome.result.files,
+    conversation: moved && { headMessageId: moved.session.headMessageId, targetMessageId: moved.targetMessageId, draft: moved.draft, branchGeneration: moved.session.branchGeneration },
+  });
+}
+
+/** `/rewind` and every form of seed 001's table. */
+export const rewindCommand: SlashCommand = {
+  name: 'rewind',
+  usage: '/rewind [status|latest|<checkpointId>|conversation <id>|code <id>|both <id>|cascade <scope> <id>]',
+  summary: 'go back: no argument opens a list of your inputs and file changes to pick from',
+  async run(context, args) {
+    const tokens = args.split(/\s+/).filter(Boolean);
+    if (tokens.length === 0) return rewindFromPicker(context);
+    let form;
+    try {
+      form = parseRewindForm(tokens);
+    } catch (error) {
+      if (error instanceof UsageError) throw new UsageChatError(String(error.details.reason), '/rewind help');
+      throw error;
+    }
+    if (form.kind === 'status') {
+      for (const line of chatRewindStatus(await rewindStatus(context.waypoint, context.sessionId))) context.io.print(line);
+      return;
+    }
+    reportRewind(context, await rewindDirect(context.waypoint, context.sessionId, form));
+  },
+};
+
+/** A malformed slash command: what is wrong and where to read more (code USAGE, like the CLI's). */
+export class UsageChatError extends WaypointError {
+  constructor(reason: string, help: string) {
+    super({ code: 'USAGE', message: `${reason}. Type ${help} for the forms.`, details: { reason }, exitCode: 2, httpStatus: 400 });
+  }
+}

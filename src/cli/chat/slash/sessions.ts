@@ -1,0 +1,80 @@
+import { uiView } from '../../../history/index.js';
+import { InvalidArgumentError, type Session } from '../../../model/index.js';
+import { listSessionRows } from '../../commands/sessions.js';
+import { formatTime, oneLine, plural } from '../../render/format.js';
+import type { ChatContext, SlashCommand } from '../chat-context.js';
+
+/** The last few messages of a session, as a person reads them (after /resume). */
+export async function recentMessages(context: ChatContext, session: Session, count = 6): Promise<string[]> {
+  const history = await context.waypoint.store.history(session.id);
+  const view = uiView(history, session.kind === 'side_chat' && session.forkedFromMessageId ? { startAfter: session.forkedFromMessageId } : {});
+  const lines: string[] = [];
+  for (const message of view.slice(-count)) {
+    const text = message.parts
+      .map((part) => part.content)
+      .filter((content) => content?.type === 'text')
+      .map((content) => String(content!.text ?? ''))
+      .join(' ');
+    if (text.trim() === '') continue;
+    lines.push(`${message.role === 'user' ? '›' : ' '} ${oneLine(text, context.io.columns - 4)}`);
+  }
+  return lines;
+}
+
+export const sessionsCommand: SlashCommand = {
+  name: 'sessions',
+  usage: '/sessions',
+  summary: 'list the sessions in this store',
+  whileBusy: true,
+  async run(context) {
+    const rows = await listSessionRows(context.waypoint);
+    for (const row of rows) {
+      const mark = row.id === context.sessionId ? '*' : ' ';
+      context.io.print(`${mark} ${row.id}  ${row.kind.padEnd(9)} ${JSON.stringify(oneLine(row.title, 40))}  ${plural(row.turns, 'turn')}  ${formatTime(row.createdAt)}`);
+    }
+    context.io.print(context.io.style.dim('/resume <id> switches to one.'));
+  },
+};
+
+/** `/resume [id]`: switch to another session (a picker without an id); a crashed turn there is repaired first. */
+export const resumeCommand: SlashCommand = {
+  name: 'resume',
+  usage: '/resume [sessionId]',
+  summary: 'switch to another session (no id: pick from the list)',
+  async run(context, args) {
+    let id = args.trim();
+    if (id === '') {
+      const rows = (await listSessionRows(context.waypoint)).reverse();
+      const picked = await context.io.pick({
+        title: 'Resume which session?',
+        items: rows.map((row) => ({ label: `${row.title}${row.id === context.sessionId ? ' (current)' : ''}`, detail: `${row.id} · ${row.kind} · ${plural(row.turns, 'turn')}`, value: row.id })),
+        empty: 'No sessions in this store.',
+      });
+      if (picked === null) return;
+      id = picked;
+    }
+    const { session, repair } = await context.runtime.resumeSession(id);
+    context.switchTo(session, `Now in ${session.id} "${session.title}"${session.workdir ? ` (${session.workdir})` : ''}.`);
+    if (repair.repairedCalls.length + repair.interruptedTurns.length > 0) {
+      context.io.print(context.io.style.warn(`Repaired what a crash left: ${plural(repair.repairedCalls.length, 'tool call')} without a result, ${plural(repair.interruptedTurns.length, 'turn')} marked interrupted.`));
+    }
+    for (const line of await recentMessages(context, session)) context.io.print(line);
+  },
+};
+
+export const titleCommand: SlashCommand = {
+  name: 'title',
+  usage: '/title <text>',
+  summary: "set this session's title",
+  async run(context, args) {
+    const title = args.trim();
+    if (title === '') {
+      const session = await context.session();
+      context.io.print(`Title: ${JSON.stringify(session.title)}. Change it with /title <text>.`);
+      return;
+    }
+    if (title.length > 500) throw new InvalidArgumentError({ parameter: 'title', value: title.slice(0, 40), reason: 'a title is at most 500 characters.' });
+    const session = await context.waypoint.store.setTitle(context.sessionId, title);
+    context.io.print(`Title set: ${JSON.stringify(session.title)}.`);
+  },
+};

@@ -1,0 +1,301 @@
+import { emitKeypressEvents } from 'node:readline';
+import type { ChatIO, PickRequest } from './chat-io.js';
+import { LineBuffer } from './line-buffer.js';
+import { pickerLines, scrollWindow } from './picker-view.js';
+import { createStyle, stripAnsi, type Style } from './style.js';
+
+interface Key {
+  name?: string;
+  ctrl?: boolean;
+  meta?: boolean;
+  shift?: boolean;
+  sequence?: string;
+}
+
+type KeyHandler = (text: string | undefined, key: Key) => void;
+
+export interface TtyStreams {
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+}
+
+/**
+ * The chat on a terminal, in raw mode: an editable prompt line (←/→, Home/End, Ctrl-A/E/U/K/W,
+ * ↑/↓ through what was sent before), lines printed above it, pickers drawn below the output and
+ * navigated with ↑/↓, Enter and Esc. While a turn runs the prompt is hidden; what is typed is kept
+ * and handled on Enter.
+ */
+export class TtyChatIO implements ChatIO {
+  readonly interactive = true;
+  readonly style: Style;
+  private readonly buffer = new LineBuffer();
+  private prompt: string | null = null;
+  /** Streamed text left the cursor in the middle of a line. */
+  private midLine = false;
+  private readonly lines: string[] = [];
+  private readonly waiting: Array<(line: string | null) => void> = [];
+  private ended = false;
+  private interrupt: () => void = () => {};
+  private keyHandler: KeyHandler;
+  private readonly sent: string[] = [];
+  private recall = -1;
+
+  constructor(private readonly streams: TtyStreams) {
+    this.style = createStyle(!process.env.NO_COLOR);
+    this.keyHandler = (text, key) => this.onPromptKey(text, key);
+    emitKeypressEvents(streams.input);
+    streams.input.setRawMode(true);
+    streams.input.on('keypress', this.onKeypress);
+    streams.input.on('end', this.onEnd);
+    streams.input.resume();
+  }
+
+  get columns(): number {
+    return this.streams.output.columns || 80;
+  }
+
+  print(line: string): void {
+    this.clearPrompt();
+    if (this.midLine) this.write('\n');
+    this.midLine = false;
+    this.write(`${line}\n`);
+    this.drawPrompt();
+  }
+
+  stream(text: string): void {
+    if (text === '') return;
+    this.clearPrompt();
+    this.write(text.replace(/\n/g, '\r\n'));
+    this.midLine = !text.endsWith('\n');
+    this.drawPrompt();
+  }
+
+  nextLine(): Promise<string | null> {
+    const line = this.lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.ended) return Promise.resolve(null);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  setPrompt(prompt: string | null): void {
+    this.clearPrompt();
+    this.prompt = prompt;
+    if (prompt !== null && this.midLine) {
+      this.write('\n');
+      this.midLine = false;
+    }
+    this.drawPrompt();
+  }
+
+  setDraft(text: string): void {
+    this.buffer.set(text);
+    this.drawPrompt();
+  }
+
+  onInterrupt(handler: () => void): void {
+    this.interrupt = handler;
+  }
+
+  pick<Value>(request: PickRequest<Value>): Promise<Value | null> {
+    return new Promise((resolve) => {
+      const count = request.items.length;
+      const state = { selected: Math.min(Math.max(request.initial ?? 0, 0), Math.max(0, count - 1)), top: 0 };
+      state.top = scrollWindow(state.selected, count, count);
+      let drawn = 0;
+      const savedPrompt = this.prompt;
+      this.clearPrompt();
+      this.prompt = null;
+      if (this.midLine) this.write('\n');
+      this.midLine = false;
+      const draw = () => {
+        if (drawn > 0) this.write(`\x1b[${drawn}A\r\x1b[J`);
+        const lines = pickerLines(request, state, this.style, this.columns);
+        this.write(`${lines.join('\n')}\n`);
+        drawn = lines.length;
+      };
+      const previous = this.keyHandler;
+      const finish = (value: Value | null) => {
+        this.write(`\x1b[${drawn}A\r\x1b[J`);
+        this.keyHandler = previous;
+        this.prompt = savedPrompt;
+        this.drawPrompt();
+        resolve(value);
+      };
+      this.keyHandler = (_text, key) => {
+        if (key.ctrl && key.name === 'c') return finish(null);
+        switch (key.name) {
+          case 'escape':
+            return finish(null);
+          case 'return':
+          case 'enter':
+            return finish(count === 0 ? null : request.items[state.selected]!.value);
+          case 'up':
+          case 'k':
+            if (count > 0) state.selected = (state.selected - 1 + count) % count;
+            break;
+          case 'down':
+          case 'j':
+            if (count > 0) state.selected = (state.selected + 1) % count;
+            break;
+          case 'pageup':
+            state.selected = Math.max(0, state.selected - 10);
+            break;
+          case 'pagedown':
+            state.selected = Math.min(count - 1, state.selected + 10);
+            break;
+          case 'home':
+            state.selected = 0;
+            break;
+          case 'end':
+            state.selected = Math.max(0, count - 1);
+            break;
+          default:
+            return;
+        }
+        state.top = scrollWindow(state.selected, count, state.top);
+        draw();
+      };
+      draw();
+    });
+  }
+
+  close(): void {
+    this.clearPrompt();
+    this.prompt = null;
+    if (this.midLine) this.write('\n');
+    this.streams.input.off('keypress', this.onKeypress);
+    this.streams.input.off('end', this.onEnd);
+    if (this.streams.input.isTTY) this.streams.input.setRawMode(false);
+    this.streams.input.pause();
+    this.finishInput();
+  }
+
+  private readonly onKeypress = (text: string | undefined, key: Key | undefined) => {
+    this.keyHandler(text, key ?? { sequence: text });
+  };
+
+  private readonly onEnd = () => this.finishInput();
+
+  private finishInput(): void {
+    this.ended = true;
+    for (const resolve of this.waiting.splice(0)) resolve(null);
+  }
+
+  private onPromptKey(text: string | undefined, key: Key): void {
+    if (key.ctrl) {
+      switch (key.name) {
+        case 'c':
+          return this.interrupt();
+        case 'd':
+          if (this.buffer.text === '') return this.finishInput();
+          this.buffer.deleteForward();
+          break;
+        case 'a':
+          this.buffer.home();
+          break;
+        case 'e':
+          this.buffer.end();
+          break;
+        case 'u':
+          this.buffer.killBefore();
+          break;
+        case 'k':
+          this.buffer.killAfter();
+          break;
+        case 'w':
+          this.buffer.deleteWord();
+          break;
+        case 'b':
+          this.buffer.left();
+          break;
+        case 'f':
+          this.buffer.right();
+          break;
+        default:
+          return;
+      }
+      return this.drawPrompt();
+    }
+    switch (key.name) {
+      case 'return':
+      case 'enter':
+        return this.submit();
+      case 'backspace':
+        this.buffer.backspace();
+        break;
+      case 'delete':
+        this.buffer.deleteForward();
+        break;
+      case 'left':
+        this.buffer.left();
+        break;
+      case 'right':
+        this.buffer.right();
+        break;
+      case 'home':
+        this.buffer.home();
+        break;
+      case 'end':
+        this.buffer.end();
+        break;
+      case 'up':
+        return this.recallSent(1);
+      case 'down':
+        return this.recallSent(-1);
+      case 'escape':
+      case 'tab':
+        return;
+      default:
+        if (text === undefined || key.meta || /[\x00-\x08\x0b-\x1f\x7f]/.test(text)) return;
+        this.buffer.insert(text.replace(/\r?\n|\r/g, ' '));
+    }
+    this.drawPrompt();
+  }
+
+  private submit(): void {
+    const line = this.buffer.take();
+    this.recall = -1;
+    if (line.trim() !== '' && this.sent[0] !== line) this.sent.unshift(line);
+    if (this.prompt !== null) {
+      // Leave the submitted line on screen as it was typed.
+      this.drawPrompt();
+      this.write('\r\n');
+    } else {
+      this.clearPrompt();
+      if (this.midLine) this.write('\r\n');
+      this.midLine = false;
+      this.write(`${this.style.dim(`› ${line}`)}\r\n`);
+    }
+    const resolve = this.waiting.shift();
+    if (resolve) resolve(line);
+    else this.lines.push(line);
+  }
+
+  private recallSent(step: number): void {
+    if (this.prompt === null || this.sent.length === 0) return;
+    this.recall = Math.min(this.sent.length - 1, Math.max(-1, this.recall + step));
+    this.buffer.set(this.recall === -1 ? '' : this.sent[this.recall]!);
+    this.drawPrompt();
+  }
+
+  private clearPrompt(): void {
+    if (this.prompt !== null) this.write('\r\x1b[2K');
+  }
+
+  private drawPrompt(): void {
+    if (this.prompt === null) return;
+    const width = this.columns - 1;
+    const promptWidth = stripAnsi(this.prompt).length;
+    // A long line scrolls horizontally so the cursor stays visible on one terminal row.
+    const room = Math.max(10, width - promptWidth);
+    const chars = Array.from(this.buffer.text);
+    const start = Math.max(0, this.buffer.cursor - room + 1);
+    const visible = chars.slice(start, start + room);
+    const back = Math.min(visible.length, this.buffer.cursor - start < visible.length ? visible.length - (this.buffer.cursor - start) : 0);
+    this.write(`\r\x1b[2K${this.prompt}${visible.join('')}${back > 0 ? `\x1b[${back}D` : ''}`);
+  }
+
+  private write(text: string): void {
+    this.streams.output.write(text);
+  }
+}

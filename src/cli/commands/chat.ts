@@ -1,0 +1,92 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { openWaypoint } from '../../engine/index.js';
+import { InvalidArgumentError, type Session } from '../../model/index.js';
+import { createRuntime, MODEL_STRING_FORMS, type EffectApprovalRequest, type EffectDecision } from '../../runtime/index.js';
+import { ChatController } from '../chat/chat-controller.js';
+import type { ChatIO } from '../chat/chat-io.js';
+import { LineChatIO } from '../chat/line-io.js';
+import { recentMessages } from '../chat/slash/sessions.js';
+import { TtyChatIO } from '../chat/tty-io.js';
+import { describeToolCall } from '../chat/event-view.js';
+import { defineCommand } from '../command.js';
+
+export const chatFlags = {
+  model: { type: 'string', value: 'model', description: `the model (default $WAYPOINT_MODEL): ${MODEL_STRING_FORMS.join('; ')}` },
+  dir: { type: 'string', value: 'dir', description: 'the workspace the agent works in (default: the current directory)' },
+  resume: { type: 'string', value: 'session', description: 'continue a session (its workspace, its history) instead of starting one' },
+  title: { type: 'string', value: 'title', description: "a new session's title" },
+} as const;
+
+/** Asks the person before an external call the effects policy holds back (a repeat, or one inside a fork). */
+function approveWith(io: ChatIO) {
+  return async (request: EffectApprovalRequest): Promise<EffectDecision> => {
+    const why = {
+      policy: 'this session asks before external calls',
+      'already-succeeded': 'an identical call already succeeded in this session',
+      'in-doubt': 'an identical call started earlier and never finished',
+    }[request.reason];
+    const choice = await io.pick<EffectDecision>({
+      title: `The agent wants to run ${describeToolCall(request.toolName, request.input)}: ${why}.`,
+      items: [
+        { label: 'Run it', value: 'run' },
+        { label: 'Do not run it (the agent is told it was declined)', value: 'deny' },
+      ],
+    });
+    return choice ?? 'deny';
+  };
+}
+
+function requireDirectory(dir: string): void {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new InvalidArgumentError({ code: 'WORKSPACE_MISSING', parameter: 'dir', value: dir, reason: 'it is not an existing directory; create it or point --dir at the project.' });
+  }
+}
+
+export const chatCommand = defineCommand({
+  name: 'chat',
+  synopsis: ['chat [--model <model>] [--dir <dir>] [--title <title>]', 'chat --resume <session> [--model <model>]'],
+  summary: 'an interactive agent session with checkpoints: /rewind, /undo, /redo, /edit, /retry, /fork, /side …',
+  description: [
+    'Type a request and the agent works in the workspace; every file it changes is checkpointed. /help lists the slash commands.',
+    'On a terminal, /rewind without arguments opens a list (↑/↓, Enter, Esc); a rewound input comes back in the prompt to edit.',
+    'The store is created when missing. Real providers need a reachable endpoint and a key; scripted:<file> needs neither.',
+  ],
+  flags: chatFlags,
+  positionals: { min: 0, max: 0 },
+  async run(context, args) {
+    const env = process.env;
+    const model = args.flags.model ?? env.WAYPOINT_MODEL;
+    if (model === undefined || model.trim() === '') {
+      throw new InvalidArgumentError({ code: 'MODEL_REQUIRED', parameter: 'model', value: null, reason: `choose a model with --model or $WAYPOINT_MODEL: ${MODEL_STRING_FORMS.join('; ')}.` });
+    }
+    if (args.flags.resume !== undefined && (args.flags.dir !== undefined || args.flags.title !== undefined)) {
+      throw new InvalidArgumentError({ code: 'USAGE', parameter: 'resume', value: args.flags.resume, reason: 'a resumed session keeps its own workspace and title; drop --dir and --title (use /title in the chat).' });
+    }
+    const workdir = resolve(context.cwd, args.flags.dir ?? '.');
+    if (args.flags.resume === undefined) requireDirectory(workdir);
+    const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+    const waypoint = await openWaypoint({ path: context.storePath });
+    let io: ChatIO | null = null;
+    try {
+      const resumed = args.flags.resume === undefined ? null : await waypoint.store.getSession(args.flags.resume);
+      if (resumed?.workdir) requireDirectory(resumed.workdir);
+      io = tty ? new TtyChatIO({ input: process.stdin, output: process.stdout }) : new LineChatIO({ input: process.stdin, output: process.stdout });
+      const runtime = createRuntime({ waypoint, model, approveEffect: approveWith(io) });
+      let session: Session;
+      if (resumed) session = (await runtime.resumeSession(resumed.id)).session;
+      else session = await runtime.startSession({ workdir, ...(args.flags.title === undefined ? {} : { title: args.flags.title }) });
+      io.print(io.style.bold(`Waypoint chat · ${session.id} ${JSON.stringify(session.title)}`));
+      io.print(io.style.dim(`workspace ${session.workdir ?? '(none)'} · model ${runtime.modelLabel} · store ${context.storePath}`));
+      io.print(io.style.dim('Every file change is checkpointed. /help lists the commands; /rewind goes back; Ctrl-C stops a turn.'));
+      const controller = new ChatController({ io, runtime, waypoint, session });
+      if (resumed) for (const line of await recentMessages(controller, session)) io.print(line);
+      await controller.run();
+      await runtime.close();
+      return { data: { type: 'chat', sessionId: controller.sessionId }, text: context.json ? [] : [`Session ${controller.sessionId} saved. Continue it with: waypoint chat --resume ${controller.sessionId}`] };
+    } finally {
+      io?.close();
+      await waypoint.close();
+    }
+  },
+});
