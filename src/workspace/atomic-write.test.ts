@@ -1,9 +1,9 @@
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic } from './atomic-write.js';
+import { fsyncDirectories, prepareFileWrite, writeFileAtomic } from './atomic-write.js';
 import { deletePath } from './delete-path.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
 import { movePath } from './move-path.js';
@@ -83,6 +83,64 @@ describe('writeFileAtomic', () => {
     const { workspace } = setup();
     expect(() => writeFileAtomic(workspace.resolve(''), 'x')).toThrow(/root directory itself/);
     expect(() => writeFileAtomic(workspace.resolve('a'), 'x', { mode: 0o10000 })).toThrow(/Invalid mode/);
+  });
+});
+
+describe('prepareFileWrite', () => {
+  const temps = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.wp-tmp'));
+
+  it('leaves the target untouched until commit; sync in the pool, then commit renames it into place', async () => {
+    const { dir, workspace } = setup();
+    writeFileSync(join(dir, 'a.txt'), 'old');
+    chmodSync(join(dir, 'a.txt'), 0o640);
+    const write = prepareFileWrite(workspace.resolve('a.txt'), 'new content');
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('old');
+    expect(temps(dir)).toHaveLength(1);
+    expect(write).toMatchObject({ size: 11, mode: 0o640, directory: dir });
+    const synced = write.sync();
+    expect(write.sync()).toBe(synced); // started once
+    await synced;
+    expect(write.commit({ syncDirectory: false })).toEqual({ size: 11, mode: 0o640 });
+    await fsyncDirectories([write.directory, write.directory]);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('new content');
+    expect(mode(join(dir, 'a.txt'))).toBe(0o640);
+    expect(temps(dir)).toEqual([]);
+    write.abort(); // after commit: harmless
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('new content');
+    expect(() => write.commit()).toThrow(/already committed/);
+  });
+
+  it('commit without a finished sync syncs first, even while the pool fsync still runs', async () => {
+    const { dir, workspace } = setup();
+    const write = prepareFileWrite(workspace.resolve('b.txt'), 'bytes');
+    const synced = write.sync();
+    write.commit();
+    await synced;
+    expect(readFileSync(join(dir, 'b.txt'), 'utf8')).toBe('bytes');
+    expect(temps(dir)).toEqual([]);
+  });
+
+  it('abort removes the temp file (also while its fsync runs) and never touches the target', async () => {
+    const { dir, workspace } = setup();
+    writeFileSync(join(dir, 'c.txt'), 'keep');
+    const write = prepareFileWrite(workspace.resolve('c.txt'), 'discard');
+    const synced = write.sync();
+    write.abort();
+    expect(temps(dir)).toEqual([]);
+    await synced;
+    expect(readFileSync(join(dir, 'c.txt'), 'utf8')).toBe('keep');
+    expect(() => write.commit()).toThrow(/already aborted/);
+    const untouched = prepareFileWrite(workspace.resolve('d/e.txt'), 'x');
+    untouched.abort();
+    expect(existsSync(join(dir, 'd/e.txt'))).toBe(false);
+    expect(readdirSync(join(dir, 'd'))).toEqual([]);
+  });
+
+  it('fails with FILE_WRITE_FAILED, leaving nothing behind, when the temp file cannot be written', () => {
+    const { dir, workspace } = setup();
+    writeFileSync(join(dir, 'plain'), 'x');
+    expect(() => prepareFileWrite(workspace.resolve('plain/child.txt'), 'x')).toThrow(FileWriteFailedError);
+    expect(readdirSync(dir)).toEqual(['plain']);
   });
 });
 

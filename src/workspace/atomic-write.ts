@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, fchownSync, fstatSync, fsyncSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { close, closeSync, fchmodSync, fchownSync, fstatSync, fsync, fsyncSync, mkdirSync, open, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { InvalidArgumentError } from '../model/errors/index.js';
@@ -30,10 +30,58 @@ export interface AtomicWriteResult {
  * owner) is kept unless `mode` is given; a symlink at the path is followed (the link stays a link).
  * On failure the temp file is removed and {@link FileWriteFailedError} is thrown.
  *
+ * {@link prepareFileWrite} is the same write in phases, for callers that overlap the fsync with
+ * other work.
+ *
  * @example
  * writeFileAtomic(workspace.resolve('bin/run.sh'), Buffer.from('#!/bin/sh\n'), { mode: 0o755 })
  */
 export function writeFileAtomic(target: ResolvedPath, content: Uint8Array | string, options: AtomicWriteOptions = {}): AtomicWriteResult {
+  return prepareFileWrite(target, content, options).commit();
+}
+
+/**
+ * An atomic write whose temp file is written but not yet renamed into place (see
+ * {@link prepareFileWrite}). The target is untouched until `commit`.
+ */
+export interface PreparedFileWrite {
+  readonly target: ResolvedPath;
+  /** Real path of the directory the rename happens in (fsync it after `commit({ syncDirectory: false })`). */
+  readonly directory: string;
+  readonly size: number;
+  /** Permission bits the file will have. */
+  readonly mode: number;
+  /**
+   * Makes the temp file's bytes durable with an fsync in the libuv thread pool, so it runs while
+   * the caller does other work (another fsync, a database commit). Started once; later calls return
+   * the same promise. Resolves at once when the write is not durable.
+   */
+  sync(): Promise<void>;
+  /**
+   * Renames the temp file over the target. The bytes are made durable first when `sync` has not
+   * completed (an fsync on this thread), so a commit is never ahead of its data. The directory is
+   * then fsynced unless `syncDirectory` is false, in which case the caller must fsync `directory`
+   * (see {@link fsyncDirectories}) before relying on the rename surviving a power loss.
+   */
+  commit(options?: { syncDirectory?: boolean }): AtomicWriteResult;
+  /** Gives up: removes the temp file; the target is untouched. Harmless after `commit` or twice. */
+  abort(): void;
+}
+
+/**
+ * First half of {@link writeFileAtomic}: checks the target, then writes the content into a temp file
+ * beside it (`.<name>.<12 hex>.wp-tmp`) with its final mode and owner, without syncing or renaming
+ * it. `sync()` then `commit()` finish the write; `abort()` abandons it. Throws
+ * {@link FileWriteFailedError} (nothing left behind) when the temp file cannot be written.
+ *
+ * @example
+ * const write = prepareFileWrite(workspace.resolve('src/a.ts'), next)
+ * const synced = write.sync()          // fsync in the thread pool …
+ * const stored = storeSomething()      // … while this runs
+ * await Promise.all([synced, stored])
+ * write.commit()
+ */
+export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | string, options: AtomicWriteOptions = {}): PreparedFileWrite {
   if (target.relativePath === '') {
     throw new InvalidArgumentError({ parameter: 'path', value: target.key, reason: 'is the root directory itself, not a file' });
   }
@@ -44,6 +92,8 @@ export function writeFileAtomic(target: ResolvedPath, content: Uint8Array | stri
   const durable = options.durable ?? true;
   const destination = target.realPath;
   const directory = prepareDirectory(target, dirname(destination), options.createParents ?? true, 'write');
+  const fail = (error: unknown): FileWriteFailedError =>
+    error instanceof FileWriteFailedError ? error : new FileWriteFailedError({ path: target.key, operation: 'write', reason: errorReason(error), cause: error });
 
   let mode = options.mode;
   let owner: { uid: number; gid: number } | undefined;
@@ -52,29 +102,121 @@ export function writeFileAtomic(target: ResolvedPath, content: Uint8Array | stri
     mode ??= existing.mode & 0o7777;
     owner = { uid: existing.uid, gid: existing.gid };
   } catch (error) {
-    if (!hasErrorCode(error, 'ENOENT')) throw new FileWriteFailedError({ path: target.key, operation: 'write', reason: errorReason(error), cause: error });
+    if (!hasErrorCode(error, 'ENOENT')) throw fail(error);
   }
 
   const temp = join(directory, `.${basename(destination).slice(0, 180)}.${randomBytes(6).toString('hex')}.wp-tmp`);
   let fd: number | undefined;
+  let finalMode: number;
   try {
     fd = openSync(temp, 'wx', mode ?? 0o666);
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
     if (mode !== undefined) fchmodSync(fd, mode);
     if (owner && process.getuid?.() === 0) fchownSync(fd, owner.uid, owner.gid);
-    const finalMode = mode ?? fstatSync(fd).mode & 0o7777;
-    if (durable) fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(temp, destination);
-    if (durable) fsyncDirectory(directory);
-    return { size: bytes.length, mode: finalMode };
+    finalMode = mode ?? fstatSync(fd).mode & 0o7777;
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
     unlinkQuietly(temp);
-    throw new FileWriteFailedError({ path: target.key, operation: 'write', reason: errorReason(error), cause: error });
+    throw fail(error);
   }
+
+  let state: 'written' | 'committed' | 'aborted' = 'written';
+  let syncing: Promise<void> | null = null;
+  /** True while an fsync runs in the thread pool: the descriptor must stay open until it returns. */
+  let inFlight = false;
+  let synced = !durable;
+  let syncError: unknown = null;
+  let closed = false;
+  const openFd = fd;
+  // Never close a descriptor an fsync in the thread pool still uses (the number could be reused
+  // meanwhile): the fsync callback closes it once it returns.
+  const release = () => {
+    if (closed || inFlight) return;
+    closed = true;
+    closeQuietly(openFd);
+  };
+  const abortNow = () => {
+    state = 'aborted';
+    unlinkQuietly(temp);
+    release();
+  };
+  return {
+    target,
+    directory,
+    size: bytes.length,
+    mode: finalMode,
+    sync() {
+      if (syncing) return syncing;
+      if (synced || state !== 'written') return (syncing = Promise.resolve());
+      inFlight = true;
+      syncing = new Promise<void>((resolve, reject) => {
+        fsync(openFd, (error) => {
+          inFlight = false;
+          if (error) syncError ??= error;
+          else synced = true;
+          if (state !== 'written') release();
+          if (error) reject(fail(error));
+          else resolve();
+        });
+      });
+      return syncing;
+    },
+    commit(commitOptions = {}) {
+      if (state !== 'written') {
+        throw new FileWriteFailedError({ path: target.key, operation: 'write', reason: `this prepared write was already ${state}` });
+      }
+      try {
+        if (syncError !== null) throw syncError;
+        // Not synced yet (never asked, or still running in the pool): fsync here, on this thread.
+        if (!synced) fsyncSync(openFd);
+        synced = true;
+        renameSync(temp, destination);
+        state = 'committed';
+        release();
+      } catch (error) {
+        abortNow();
+        throw fail(error);
+      }
+      if (durable && (commitOptions.syncDirectory ?? true)) {
+        try {
+          fsyncDirectory(directory);
+        } catch (error) {
+          throw fail(error);
+        }
+      }
+      return { size: bytes.length, mode: finalMode };
+    },
+    abort() {
+      if (state === 'written') abortNow();
+    },
+  };
+}
+
+/**
+ * fsyncs several directories at once in the libuv thread pool (renames and unlinks inside them
+ * become durable), each once. Resolves when all are done; rejects with the first failure.
+ */
+export async function fsyncDirectories(directories: Iterable<string>): Promise<void> {
+  const unique = [...new Set(directories)];
+  if (unique.length === 0) return;
+  if (unique.length === 1) return fsyncDirectory(unique[0]!);
+  await Promise.all(unique.map((directory) => fsyncPathAsync(directory)));
+}
+
+function fsyncPathAsync(path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    open(path, 'r', (openError, fd) => {
+      if (openError) return reject(openError);
+      fsync(fd, (syncError) => {
+        close(fd, (closeError) => {
+          const error = syncError ?? closeError;
+          if (error) reject(error);
+          else resolve();
+        });
+      });
+    });
+  });
 }
 
 /**

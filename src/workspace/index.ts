@@ -12,7 +12,15 @@ export { resolveInRoot, type ResolvedPath, type Exclusions } from './resolve-pat
 export { PathOutsideWorkspaceError, type PathRefusalReason } from './path-outside-workspace-error.js';
 export { FileReadFailedError } from './file-read-failed-error.js';
 export { FileWriteFailedError, type FileWriteOperation } from './file-write-failed-error.js';
-export { writeFileAtomic, fsyncDirectory, type AtomicWriteOptions, type AtomicWriteResult } from './atomic-write.js';
+export {
+  writeFileAtomic,
+  prepareFileWrite,
+  fsyncDirectory,
+  fsyncDirectories,
+  type AtomicWriteOptions,
+  type AtomicWriteResult,
+  type PreparedFileWrite,
+} from './atomic-write.js';
 export { deletePath, type DeleteResult } from './delete-path.js';
 export { movePath, type MoveOptions } from './move-path.js';
 export { readFileState, type FileState, type ExistingFileState, type FileKind, type ReadFileStateOptions } from './file-state.js';
