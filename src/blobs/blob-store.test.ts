@@ -33,6 +33,34 @@ describe('BlobStore', () => {
     expect(hashContent(Buffer.alloc(0))).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   });
 
+  it('beginPutMany: readable only after commit; a base handed in with the batch is not read back', async () => {
+    const backend = packBackend();
+    const blobs = new BlobStore(backend);
+    const lines = sourceLines();
+    const before = Buffer.from(lines.join('\n'));
+    const beforeHash = await blobs.put(before);
+    lines[10] = 'changed';
+    const after = Buffer.from(lines.join('\n'));
+    let reads = 0;
+    const readStored = backend.storage.readStored.bind(backend.storage);
+    backend.storage.readStored = async (hash) => {
+      reads++;
+      return readStored(hash);
+    };
+    const pending = await blobs.beginPutMany([before, { content: after, baseHash: beforeHash }]);
+    expect(pending.newBlobs).toBe(1);
+    expect(await blobs.has(pending.hashes[1]!)).toBe(false);
+    expect(reads).toBe(0);
+    expect(await pending.commit()).toEqual([beforeHash, hashContent(after)]);
+    expect(await blobs.stat(hashContent(after))).toMatchObject({ encoding: 'delta', baseHash: beforeHash });
+    expect((await blobs.get(hashContent(after))).equals(after)).toBe(true);
+
+    const dropped = await blobs.beginPutMany([Buffer.from('never indexed')]);
+    dropped.abort();
+    expect(await blobs.has(dropped.hashes[0]!)).toBe(false);
+    expect(await codeOf(dropped.commit())).toBe('INVALID_ARGUMENT');
+  });
+
   it('round-trips any bytes exactly, empty content included', async () => {
     const blobs = new BlobStore(packBackend());
     await fc.assert(

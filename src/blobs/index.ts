@@ -8,6 +8,7 @@ export {
   type BlobStoreOptions,
   type CompressOptions,
   type DeferredBlobBatch,
+  type PendingBlobPut,
   type PutBlobOptions,
   type PutManyOptions,
 } from './blob-store.js';

@@ -24,6 +24,7 @@ export type {
   JournalCommitWrites,
   StagingBlobStorage,
   StagedBlobBatch,
+  PendingBlobWrite,
   RecompressOptions,
   RecompressEncoding,
   RecompressReport,

@@ -236,6 +236,13 @@ export interface BlobStorageStats {
 export interface BlobStorage {
   /** Store many blobs durably with one sync; hashes already present are skipped. */
   putMany(items: StoredBlobInput[]): Promise<void>;
+  /**
+   * Optional: `putMany` in two phases, for callers that overlap the sync with their own I/O (a
+   * checkpointed tool write syncs the blobs while the file's own fsync runs): the bytes are written
+   * and their sync started now; nothing is readable until `commit` resolves. Without it, callers
+   * store everything in `commit` with `putMany`.
+   */
+  beginPutMany?(items: StoredBlobInput[]): PendingBlobWrite;
   getRecord(hash: string): Promise<BlobRecord | null>;
   getRecords(hashes: readonly string[]): Promise<Map<string, BlobRecord>>;
   /** The stored (encoded) bytes of a blob; throws `BLOB_NOT_FOUND` when absent. */
@@ -246,6 +253,19 @@ export interface BlobStorage {
   /** Remove blobs and reclaim their space; returns the stored bytes freed. */
   deleteMany(hashes: readonly string[]): Promise<{ freedBytes: number }>;
   stats(): Promise<BlobStorageStats>;
+}
+
+/**
+ * Blobs whose bytes are written and being synced, not yet indexed (see `BlobStorage.beginPutMany`).
+ * Exactly one of `commit` / `abort` must be called.
+ */
+export interface PendingBlobWrite {
+  /** Blobs this write stores (hashes already present were skipped). */
+  readonly count: number;
+  /** Waits until the bytes are durable, then indexes them in one transaction: then they are readable. */
+  commit(): Promise<void>;
+  /** Gives up: nothing becomes readable; the bytes are dead space that compaction reclaims. */
+  abort(): void;
 }
 
 /** How a staged (raw) blob is to be kept for good. */

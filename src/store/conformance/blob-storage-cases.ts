@@ -37,6 +37,20 @@ export const blobStorageCases: Record<string, ConformanceCase> = {
     expect((await store.blobs.readStored(item.record.hash)).equals(item.bytes)).toBe(true);
   },
 
+  async 'a two-phase put (when offered) makes nothing readable before commit, and nothing after abort'(harness) {
+    const { store } = harness();
+    if (!store.blobs.beginPutMany) return;
+    const item = raw('two-phase '.repeat(50));
+    const pending = store.blobs.beginPutMany([item]);
+    expect(await store.blobs.getRecord(item.record.hash)).toBeNull();
+    await pending.commit();
+    expect((await store.blobs.readStored(item.record.hash)).equals(item.bytes)).toBe(true);
+    const dropped = raw('abandoned');
+    store.blobs.beginPutMany([dropped]).abort();
+    await expectCode(store.blobs.readStored(dropped.record.hash), 'BLOB_NOT_FOUND');
+    expect((await (await harness().reopen()).blobs.has([item.record.hash, dropped.record.hash])).size).toBe(1);
+  },
+
   async 'storing the same content twice keeps one copy'(harness) {
     const { store } = harness();
     await store.blobs.putMany([raw('same'), raw('same')]);

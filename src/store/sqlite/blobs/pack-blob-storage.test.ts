@@ -46,6 +46,31 @@ describe('PackBlobStorage', () => {
     expect(await storage.listRecords()).toHaveLength(4);
   });
 
+  it('beginPutMany: nothing is readable before commit; commit indexes after the sync; abort leaves nothing', async () => {
+    const { storage } = open();
+    const present = rawBlob(blobContent('present', 1));
+    await storage.putMany([present]);
+    const fresh = rawBlob(blobContent('fresh', 2));
+    const pending = storage.beginPutMany([present, fresh, fresh]);
+    expect(pending.count).toBe(1);
+    expect(await storage.getRecord(fresh.record.hash)).toBeNull();
+    // While the write is pending its pack is not compacted away (it stays open), even by a full compaction.
+    await storage.compact({ minLiveRatio: 1 });
+    await pending.commit();
+    expect((await storage.readStored(fresh.record.hash)).equals(fresh.bytes)).toBe(true);
+    expect(await codeOf(pending.commit())).toBe('STORE_CLOSED');
+
+    const dropped = rawBlob(blobContent('dropped', 3));
+    const aborted = storage.beginPutMany([dropped]);
+    aborted.abort();
+    aborted.abort();
+    expect(await storage.getRecord(dropped.record.hash)).toBeNull();
+    const nothing = storage.beginPutMany([present]);
+    expect(nothing.count).toBe(0);
+    await nothing.commit();
+    expect((await storage.stats()).blobCount).toBe(2);
+  });
+
   it('skips hashes already present, in the same batch and across batches', async () => {
     const { storage } = open();
     const item = rawBlob(blobContent('dup', 3));

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, StoreError, type BlobEncoding, type BlobRecord } from '../../../model/index.js';
-import type { BlobStorage, BlobStorageStats, RecompressOptions, RecompressReport, StagingBlobStorage, StoredBlobInput } from '../../store.js';
+import type { BlobStorage, BlobStorageStats, PendingBlobWrite, RecompressOptions, RecompressReport, StagingBlobStorage, StoredBlobInput } from '../../store.js';
 import { PackCompactor, type CompactOptions, type CompactResult } from './pack-compactor.js';
 import { PackReader } from './pack-reader.js';
 import { PackRecompressor } from './pack-recompressor.js';
@@ -71,6 +71,8 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
   private readonly selectOne: Database.Statement;
   private readonly selectMany: Database.Statement;
   private insertStatement: Database.Statement | null = null;
+  private selectPresentStatement: Database.Statement | null = null;
+  private selectPresentOneStatement: Database.Statement | null = null;
 
   constructor(
     private readonly db: Database.Database,
@@ -130,6 +132,84 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
         details: { hashes: pending.map((item) => item.record.hash) },
       });
     }
+  }
+
+  /**
+   * `putMany` in two phases: the bytes are appended to this process's pack now and their fsync
+   * started in the thread pool; `commit` waits for it, then inserts the rows in one immediate
+   * transaction, so a row never refers to bytes that are not durable. The pack stays `open` (never
+   * compacted) until the write is committed or aborted.
+   */
+  beginPutMany(items: StoredBlobInput[]): PendingBlobWrite {
+    this.assertWritable('store blobs');
+    const unique = new Map<string, StoredBlobInput>();
+    for (const item of items) {
+      validate(item);
+      if (!unique.has(item.record.hash)) unique.set(item.record.hash, item);
+    }
+    const present = this.presentHashes([...unique.keys()]);
+    const toWrite = [...unique.values()].filter((item) => !present.has(item.record.hash));
+    const skipped = [...unique.values()].filter((item) => present.has(item.record.hash));
+    let state: 'pending' | 'done' = 'pending';
+    if (toWrite.length === 0) {
+      return {
+        count: 0,
+        commit: async () => {
+          if (state === 'done') return;
+          state = 'done';
+          await this.rewriteVanished(skipped);
+        },
+        abort: () => {
+          state = 'done';
+        },
+      };
+    }
+    const pack = this.writer.openStream();
+    let offsets: number[];
+    let synced: Promise<void>;
+    try {
+      offsets = toWrite.map((item) => this.writer.stream(pack, item.bytes));
+      synced = this.writer.syncStream(pack);
+    } catch (error) {
+      this.writer.closeStream(pack);
+      throw error;
+    }
+    // Observed here so a write abandoned before `commit` never reports an unhandled rejection.
+    synced.catch(() => undefined);
+    return {
+      count: toWrite.length,
+      commit: async () => {
+        if (state === 'done') throw new StoreError({ code: 'STORE_CLOSED', message: 'This blob write was already committed or aborted.', details: {} });
+        state = 'done';
+        try {
+          await synced;
+          const now = Date.now();
+          this.db.transaction(() => {
+            toWrite.forEach((item, index) => {
+              const record = item.record;
+              this.insert.run(record.hash, pack.name, offsets[index]!, record.storedSize, record.size, record.encoding, record.baseHash, record.chainDepth, now);
+            });
+          }).immediate();
+        } finally {
+          this.writer.closeStream(pack);
+        }
+        await this.rewriteVanished(skipped);
+      },
+      abort: () => {
+        if (state === 'done') return;
+        state = 'done';
+        // Keep the pack open for the fsync still running on its descriptor, then let it go.
+        void synced.finally(() => this.writer.closeStream(pack)).catch(() => undefined);
+      },
+    };
+  }
+
+  /** Blobs skipped as present that a concurrent GC deleted since: store them again. */
+  private async rewriteVanished(skipped: StoredBlobInput[]): Promise<void> {
+    if (skipped.length === 0) return;
+    const still = this.presentHashes(skipped.map((item) => item.record.hash));
+    const vanished = skipped.filter((item) => !still.has(item.record.hash));
+    if (vanished.length > 0) await this.putMany(vanished);
   }
 
   /**
@@ -260,8 +340,18 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
 
   private presentHashes(hashes: readonly string[]): Set<string> {
     if (hashes.length === 0) return new Set();
-    const rows = this.db.prepare('SELECT hash FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(hashes)) as string[];
-    return new Set(rows);
+    if (hashes.length === 1) return this.selectPresentOne.get(hashes[0]) === undefined ? new Set() : new Set(hashes);
+    return new Set(this.selectPresent.all(JSON.stringify(hashes)) as string[]);
+  }
+
+  private get selectPresent(): Database.Statement {
+    this.selectPresentStatement ??= this.db.prepare('SELECT hash FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').pluck();
+    return this.selectPresentStatement;
+  }
+
+  private get selectPresentOne(): Database.Statement {
+    this.selectPresentOneStatement ??= this.db.prepare('SELECT 1 FROM blob_index WHERE hash = ?').pluck();
+    return this.selectPresentOneStatement;
   }
 
   private assertWritable(action: string): void {

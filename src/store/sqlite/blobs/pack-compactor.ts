@@ -63,7 +63,9 @@ export class PackCompactor {
       result.packsRemoved++;
     }
 
-    const own = this.writer.currentPack;
+    // A pack with a write in flight (bytes streamed, rows not committed yet) is never sealed here:
+    // it would then look finished, and its not-yet-indexed bytes like dead space.
+    const own = this.writer.streaming ? null : this.writer.currentPack;
     if (own) {
       const size = this.fileSize(own);
       if (size > 0 && (live.get(own) ?? 0) < size * minLiveRatio) this.writer.seal();
