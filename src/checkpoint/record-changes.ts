@@ -46,8 +46,25 @@ export async function recordChanges(context: CaptureContext, origin: ChangeOrigi
  * and add the rows only after the change succeeded (a failed change records nothing).
  */
 export async function storeChangeContents(context: CaptureContext, origin: ChangeOrigin, changes: readonly PendingChange[]): Promise<NewCheckpoint[]> {
+  return (await beginStoreChangeContents(context, origin, changes)).commit();
+}
+
+/** Contents written and being synced, and the rows that will name them (see {@link beginStoreChangeContents}). */
+export interface PendingChangeContents {
+  /** Waits until the contents are durable and indexed, then returns the rows to add. */
+  commit(): Promise<NewCheckpoint[]>;
+  /** Gives up: nothing becomes readable. */
+  abort(): void;
+}
+
+/**
+ * {@link storeChangeContents} in two phases: the contents are hashed, encoded and written and their
+ * sync started, the rows (patches included) computed while it runs; `commit` waits for the sync and
+ * indexes the blobs. A tool write overlaps this sync with its file's own fsync.
+ */
+export async function beginStoreChangeContents(context: CaptureContext, origin: ChangeOrigin, changes: readonly PendingChange[]): Promise<PendingChangeContents> {
   // One batch, one sync: each before first, then its after with the before as delta base (a base
-  // may be an earlier item of the same batch).
+  // may be an earlier item of the same batch, or content already stored).
   const inputs: BlobInput[] = [];
   const slots: Array<{ before: number | null; after: number | null }> = [];
   for (const change of changes) {
@@ -59,36 +76,49 @@ export async function storeChangeContents(context: CaptureContext, origin: Chang
     }
     slots.push(slot);
   }
-  const hashes = inputs.length > 0 ? await context.blobs.putMany(inputs) : [];
-  const rows: NewCheckpoint[] = changes.map((change, index) => {
-    const slot = slots[index]!;
-    const skipped = Boolean(change.skipReason);
-    const beforeHash = skipped ? (change.beforeHash ?? null) : slot.before !== null ? hashes[slot.before]! : (change.beforeHash ?? null);
-    const afterHash = skipped ? (change.afterHash ?? null) : slot.after !== null ? hashes[slot.after]! : (change.afterHash ?? null);
-    const patch =
-      change.patch !== undefined
-        ? change.patch
-        : skipped || !['create', 'modify', 'delete'].includes(change.op)
-          ? null
-          : unifiedPatch(change.path, change.before ?? null, change.after ?? null);
-    return {
-      sessionId: context.sessionId,
-      turnId: context.turnId,
-      anchorMessageId: context.anchorMessageId,
-      op: change.op,
-      path: change.path,
-      toPath: change.toPath ?? null,
-      beforeHash,
-      afterHash,
-      beforeMode: change.beforeMode ?? null,
-      afterMode: change.afterMode ?? null,
-      patch,
-      source: origin.source,
-      toolName: origin.toolName ?? null,
-      toolCallId: origin.toolCallId ?? null,
-      status: skipped ? 'skipped' : 'recorded',
-      skipReason: change.skipReason ?? null,
-    };
-  });
-  return rows;
+  const pending = inputs.length > 0 ? await context.blobs.beginPutMany(inputs) : null;
+  const hashes = pending?.hashes ?? [];
+  let rows: NewCheckpoint[];
+  try {
+    rows = changes.map((change, index) => {
+      const slot = slots[index]!;
+      const skipped = Boolean(change.skipReason);
+      const beforeHash = skipped ? (change.beforeHash ?? null) : slot.before !== null ? hashes[slot.before]! : (change.beforeHash ?? null);
+      const afterHash = skipped ? (change.afterHash ?? null) : slot.after !== null ? hashes[slot.after]! : (change.afterHash ?? null);
+      const patch =
+        change.patch !== undefined
+          ? change.patch
+          : skipped || !['create', 'modify', 'delete'].includes(change.op)
+            ? null
+            : unifiedPatch(change.path, change.before ?? null, change.after ?? null);
+      return {
+        sessionId: context.sessionId,
+        turnId: context.turnId,
+        anchorMessageId: context.anchorMessageId,
+        op: change.op,
+        path: change.path,
+        toPath: change.toPath ?? null,
+        beforeHash,
+        afterHash,
+        beforeMode: change.beforeMode ?? null,
+        afterMode: change.afterMode ?? null,
+        patch,
+        source: origin.source,
+        toolName: origin.toolName ?? null,
+        toolCallId: origin.toolCallId ?? null,
+        status: skipped ? 'skipped' : 'recorded',
+        skipReason: change.skipReason ?? null,
+      };
+    });
+  } catch (error) {
+    pending?.abort();
+    throw error;
+  }
+  return {
+    commit: async () => {
+      await pending?.commit();
+      return rows;
+    },
+    abort: () => pending?.abort(),
+  };
 }

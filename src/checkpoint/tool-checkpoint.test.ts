@@ -62,6 +62,36 @@ describe('tool-level checkpoints', () => {
     expect(readdirSync(join(fx.root, 'bin'))).toEqual(['run.sh']);
   });
 
+  it('replaces the file only once its before content is stored and indexed; a storage failure changes nothing', async () => {
+    writeFileSync(join(fx.root, 'a.txt'), 'before');
+    const blobs = fx.context.blobs;
+    const original = blobs.beginPutMany.bind(blobs);
+    const seenAtCommit: string[] = [];
+    blobs.beginPutMany = async (items, options) => {
+      const pending = await original(items, options);
+      return {
+        ...pending,
+        commit: async () => {
+          const hashes = await pending.commit();
+          seenAtCommit.push(readFileSync(join(fx.root, 'a.txt'), 'utf8'), String(await blobs.has(hashContent(Buffer.from('before')))));
+          return hashes;
+        },
+      };
+    };
+    const result = await applyToolWrite(fx.context, { path: 'a.txt', content: 'after' });
+    expect(seenAtCommit).toEqual(['before', 'true']);
+    expect(readFileSync(join(fx.root, 'a.txt'), 'utf8')).toBe('after');
+    expect(result.checkpoint).toMatchObject({ op: 'modify', beforeHash: hashContent(Buffer.from('before')) });
+
+    blobs.beginPutMany = async () => {
+      throw new Error('disk full');
+    };
+    await expect(applyToolWrite(fx.context, { path: 'a.txt', content: 'lost' })).rejects.toThrow('disk full');
+    expect(readFileSync(join(fx.root, 'a.txt'), 'utf8')).toBe('after');
+    expect(readdirSync(fx.root).filter((name) => name.endsWith('.wp-tmp'))).toEqual([]);
+    expect(await fx.store.listCheckpoints(fx.sessionId)).toHaveLength(1);
+  });
+
   it('a write through a symlink records the file the link points to', async () => {
     writeFileSync(join(fx.root, 'real.txt'), 'old');
     symlinkSync('real.txt', join(fx.root, 'link.txt'));

@@ -1,8 +1,9 @@
 import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
-import { writeFileAtomic } from '../workspace/index.js';
+import type { NewCheckpoint } from '../store/store.js';
+import { prepareFileWrite, type AtomicWriteResult } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
-import { storeChangeContents, type PendingChange } from './record-changes.js';
+import { beginStoreChangeContents, storeChangeContents, type PendingChange, type PendingChangeContents } from './record-changes.js';
 
 /** A successful Write/Edit tool result, as the tool saw it. */
 export interface ToolChange {
@@ -178,12 +179,32 @@ async function writeAndRecord(
   tool: { toolName: string; toolCallId: string | null; maxFileSize: number },
 ): Promise<ToolWriteResult> {
   const unchanged = before !== null && before.content !== null && before.content.equals(content) && (mode === undefined || mode === before.mode);
-  let rows = null;
-  if (target.tracked && !unchanged) {
-    const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, null, tool.maxFileSize, before?.tooLarge ?? false);
-    rows = await storeChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change]);
+  // The new content goes into a temp file beside the target and its fsync starts in the thread
+  // pool; meanwhile the contents are stored (their own sync also in the pool) and the patch is
+  // computed. The file is renamed into place only once both syncs are done and the blobs are
+  // indexed: the before content is kept (invariant 2) before the file changes, and the row naming
+  // the blobs is written after that.
+  const write = prepareFileWrite(target, content, mode === undefined ? {} : { mode });
+  let rows: NewCheckpoint[] | null = null;
+  let written: AtomicWriteResult;
+  try {
+    const fileSynced = write.sync();
+    let pending: PendingChangeContents | null = null;
+    try {
+      if (target.tracked && !unchanged) {
+        const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, null, tool.maxFileSize, before?.tooLarge ?? false);
+        pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change]);
+      }
+    } finally {
+      // Settle the file's fsync before going on, whether storing succeeded or not.
+      await fileSynced.catch(() => undefined);
+    }
+    rows = pending ? await pending.commit() : null;
+    written = write.commit();
+  } catch (error) {
+    write.abort();
+    throw error;
   }
-  const written = writeFileAtomic(target, content, mode === undefined ? {} : { mode });
   if (rows === null) return { path: target.key, created: before === null, checkpoint: null };
   rows[0]!.afterMode = written.mode;
   const [checkpoint] = await context.store.addCheckpoints(rows);
