@@ -27,6 +27,28 @@ export interface ExecCaptureOptions {
   maxFiles?: number;
   /** Contents held in memory during a scan before falling back to re-reading (default 256 MiB). */
   memoryBudgetBytes?: number;
+  /**
+   * Progress of a long scan (a first scan of a big workspace), for a progress bar. Only scans that
+   * last report: `read` at most every 100 ms once a scan has run 100 ms; `store` when the contents
+   * read are being made durable, if the scan has run 100 ms or read 1000 files; `done` after any of
+   * those. The scan is synchronous, so `read` calls arrive while it blocks the event loop: draw
+   * synchronously.
+   */
+  onProgress?: (progress: ExecScanProgress) => void;
+}
+
+/** One progress report of an exec capture's scan (see `ExecCaptureOptions.onProgress`). */
+export interface ExecScanProgress {
+  /** The scan before the command or the one after it. */
+  scan: 'before' | 'after';
+  /** `read`: reading and hashing changed (on a first scan: all) files; `store`: making their contents durable; `done`: finished. */
+  phase: 'read' | 'store' | 'done';
+  /** Files read and hashed so far (files the stat cache vouches for are not read). */
+  filesRead: number;
+  bytesRead: number;
+  /** Files the scan saw in all: null while reading (the scanner does not report its walk), known at `store` and `done`. */
+  files: number | null;
+  elapsedMs: number;
 }
 
 /** A path whose changes the capture could not (fully) keep, and why. */
@@ -78,7 +100,7 @@ const UNCOVERED_IN_METADATA = 100;
 export async function beginExec(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ExecHandle> {
   const rootsKey = rootsKeyOf(context.workspace);
   const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
-  const before = await scanAndStore(context, options, state?.snapshot ?? null, state?.cache ?? null);
+  const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null);
   const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
   let pinDelta = state?.pinDelta ?? null;
   if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
@@ -96,7 +118,7 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
 export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   const { context, options, before } = handle;
   const sink = new ScanBlobSink(before.snapshot, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
-  const after = await scanAndStore(context, options, before.snapshot, before.cache, sink);
+  const after = await scanAndStore(context, options, 'after', before.snapshot, before.cache, sink);
   const complete = before.complete && after.complete;
   const diff = diffSnapshots(before.snapshot, after.snapshot);
   if (!complete) {
@@ -151,25 +173,74 @@ export async function captureExec<T>(context: CaptureContext, fn: () => Promise<
 async function scanAndStore(
   context: CaptureContext,
   options: ExecCaptureOptions,
+  scan: ExecScanProgress['scan'],
   previous: Snapshot | null,
   cache: StatCacheState | null,
   // The first scan stores every tracked file: streamed raw as it is read, compressed later (GC / BlobStore.compress).
   sink = new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, previous === null ? context.blobs.openDeferredBatch() : null),
 ): Promise<ScanResult> {
+  const progress = options.onProgress ? new ScanProgress(scan, options.onProgress) : null;
   let result: ScanResult;
   try {
     result = scanWorkspace(context.workspace, {
       cache,
       maxFileSize: options.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE,
       ...(options.maxFiles === undefined ? {} : { maxFiles: options.maxFiles }),
-      onContent: sink.onContent,
+      onContent: progress ? progress.wrap(sink.onContent) : sink.onContent,
     });
   } catch (error) {
     sink.abort();
     throw error;
   }
+  progress?.stored(result.stats.files);
   await sink.flush(context.blobs, context.workspace, result.snapshot, result.cache.scanStartedAtMs - result.cache.racyWindowMs);
+  progress?.done(result.stats.files);
   return result;
+}
+
+/** Throttled progress of one scan: silent unless the scan lasts (see `ExecCaptureOptions.onProgress`). */
+class ScanProgress {
+  private readonly started = performance.now();
+  private last = 0;
+  private reported = false;
+  private filesRead = 0;
+  private bytesRead = 0;
+
+  constructor(
+    private readonly scan: ExecScanProgress['scan'],
+    private readonly report: (progress: ExecScanProgress) => void,
+  ) {}
+
+  wrap(onContent: (path: string, content: Buffer, hash: string) => void): (path: string, content: Buffer, hash: string) => void {
+    return (path, content, hash) => {
+      onContent(path, content, hash);
+      this.filesRead++;
+      this.bytesRead += content.length;
+      const now = performance.now();
+      if (now - this.started >= 100 && now - this.last >= 100) {
+        this.last = now;
+        this.emit('read', null, now);
+      }
+    };
+  }
+
+  stored(files: number): void {
+    const now = performance.now();
+    if (this.reported || now - this.started >= 100 || this.filesRead >= 1000) this.emit('store', files, now);
+  }
+
+  done(files: number): void {
+    if (this.reported) this.emit('done', files, performance.now());
+  }
+
+  private emit(phase: ExecScanProgress['phase'], files: number | null, now: number): void {
+    this.reported = true;
+    try {
+      this.report({ scan: this.scan, phase, filesRead: this.filesRead, bytesRead: this.bytesRead, files, elapsedMs: Math.round(now - this.started) });
+    } catch {
+      // A failing progress listener must not fail the capture.
+    }
+  }
 }
 
 async function toPendingChanges(

@@ -52,6 +52,7 @@ export {
   type ExecCaptureOptions,
   type ExecCaptureResult,
   type ExecHandle,
+  type ExecScanProgress,
   type UncoveredPath,
 } from './exec-capture.js';
 export { EXEC_SCAN_ENTRY, type ExecScanState } from './exec-scan-state.js';
