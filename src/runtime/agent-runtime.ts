@@ -17,6 +17,7 @@ import {
   type SessionRewindResult,
 } from '../rewind/index.js';
 import { BackgroundTasks } from './background-tasks.js';
+import { CaptureLocks } from './capture-lock.js';
 import type { LanguageModelV3 } from './models/language-model-v3.js';
 import { resolveModel } from './models/resolve-model.js';
 import type { RuntimeCore, RuntimeSettings } from './runtime-core.js';
@@ -24,6 +25,7 @@ import type { RuntimeEvents } from './runtime-events.js';
 import type { ApproveEffect } from './tool-executor.js';
 import { defaultTools } from './tools/index.js';
 import type { RuntimeTool } from './tools/tool.js';
+import { subagentLink } from './subagent-loop.js';
 import { runTurnLoop, type TurnResult } from './turn-loop.js';
 
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -53,6 +55,13 @@ export interface RuntimeOptions {
   /** Retries of a failed model call (default 2). */
   maxRetries?: number;
   streamFlushChars?: number;
+  /**
+   * Compress blobs stored raw first (a first scan stores a whole workspace raw) while the runtime is
+   * idle: after a turn ended (after `turn-end`, off its critical path) or a background task's
+   * capture, in passes of at most `budgetMs` (default 500) and `maxBytes` (default 64 MiB), repeated
+   * while staged blobs remain and no turn or capture runs. `false` turns it off.
+   */
+  idleCompression?: false | { budgetMs?: number; maxBytes?: number };
   /**
    * Let the AI SDK print its warnings (unknown model limits …) to the console. Default false: a
    * chat on a terminal should not be interleaved with them. Sets the SDK's global switch only when
@@ -85,6 +94,11 @@ export class AgentRuntime {
   readonly forker: SessionForker;
   private readonly core: RuntimeCore;
   private readonly running = new Map<string, { turn: Promise<TurnResult>; controller: AbortController }>();
+  private readonly compression: { budgetMs: number; maxBytes: number } | null;
+  private idleWork: Promise<void> | null = null;
+  /** Asked for while a pass was under way: look again once it is over. */
+  private idleAgain: string | null = null;
+  private closing = false;
 
   constructor(private readonly options: RuntimeOptions) {
     const global = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
@@ -111,6 +125,8 @@ export class AgentRuntime {
       streamFlushChars: options.streamFlushChars ?? 64,
     };
     const waypoint = options.waypoint;
+    this.compression = options.idleCompression === false ? null : { budgetMs: options.idleCompression?.budgetMs ?? 500, maxBytes: options.idleCompression?.maxBytes ?? 64 * 1024 * 1024 };
+    const locks = new CaptureLocks();
     this.forker = new SessionForker({ store: waypoint.store, blobs: waypoint.blobs });
     this.core = {
       waypoint,
@@ -122,12 +138,15 @@ export class AgentRuntime {
       settings,
       approveEffect: options.approveEffect,
       effectPolicy: options.effectPolicy,
+      locks,
       background: new BackgroundTasks({
         store: waypoint.store,
         tasks: waypoint.tasks,
         events: this.events,
+        locks,
         maxOutputChars: settings.maxOutputChars,
         runningTurn: (sessionId) => (this.running.has(sessionId) ? sessionId : null),
+        onCaptured: (sessionId) => this.scheduleIdleCompression(sessionId),
       }),
     };
   }
@@ -142,12 +161,17 @@ export class AgentRuntime {
   /**
    * Continue a session after a restart or crash: tool calls left without a result get a synthetic
    * "interrupted" one, streaming messages are finished as interrupted and running turns marked
-   * interrupted (`repairDanglingToolCalls`), so the next turn starts from a valid history.
+   * interrupted (`repairDanglingToolCalls`), so the next turn starts from a valid history. The
+   * transcripts of subagents the crash interrupted (child sessions) are repaired the same way.
    */
   async resumeSession(sessionId: string): Promise<{ session: Session; repair: DanglingRepair }> {
     this.requireIdle(sessionId, 'resume');
-    const repair = await repairDanglingToolCalls(this.options.waypoint.store, sessionId);
-    return { session: await this.options.waypoint.store.getSession(sessionId), repair };
+    const { store } = this.options.waypoint;
+    const repair = await repairDanglingToolCalls(store, sessionId);
+    for (const child of await store.listSessions({ parentSessionId: sessionId })) {
+      if (subagentLink(child) && (await store.listTurns(child.id, { status: 'running' })).length > 0) await repairDanglingToolCalls(store, child.id);
+    }
+    return { session: await store.getSession(sessionId), repair };
   }
 
   /** Run one turn; resolves when it ended (complete or interrupted), rejects with the typed error of a failed one. */
@@ -164,6 +188,7 @@ export class AgentRuntime {
       this.running.delete(sessionId);
       // A task that ended while the turn was finishing was queued for it: deliver it now.
       await this.core.background.flush(sessionId, null);
+      this.scheduleIdleCompression(sessionId);
     }
   }
 
@@ -263,11 +288,73 @@ export class AgentRuntime {
     return this.core.background.settled();
   }
 
-  /** Interrupt running turns and kill background tasks (their results are discarded). */
+  /** Wait until the idle compression passes started so far are over. */
+  async settleIdle(): Promise<void> {
+    while (this.idleWork) await this.idleWork;
+  }
+
+  /** Interrupt running turns, kill background tasks (their results are discarded), and let an idle compression pass finish. */
   async close(): Promise<void> {
+    this.closing = true;
     this.core.background.killAll();
     await Promise.all([...this.running.keys()].map((sessionId) => this.interrupt(sessionId)));
     await this.core.background.settled();
+    await this.settleIdle();
+  }
+
+  /**
+   * Starts compressing staged blobs unless a pass is under way, it is off, or the runtime closes.
+   * Not awaited by anyone on a turn's path: it begins once the current callbacks have returned.
+   */
+  private scheduleIdleCompression(sessionId: string): void {
+    if (this.compression === null || this.closing) return;
+    if (this.idleWork) {
+      this.idleAgain = sessionId;
+      return;
+    }
+    this.idleWork = this.compressWhileIdle(sessionId, this.compression).finally(() => {
+      this.idleWork = null;
+      const again = this.idleAgain;
+      this.idleAgain = null;
+      if (again !== null) this.scheduleIdleCompression(again);
+    });
+  }
+
+  /**
+   * Bounded passes of `BlobStore.compress` while nothing runs in this runtime: no turn and no
+   * capture (a background task's end scan) in any session. A turn that starts during a pass runs
+   * alongside it for at most the pass's budget (plus one 8 MiB chunk): the blob layer never touches
+   * a staging pack a stream is still writing, re-encodes by repointing rows in a transaction (a
+   * read racing it is retried), so this is safe; no new pass starts until the runtime is idle
+   * again (the next turn's end schedules it).
+   */
+  private async compressWhileIdle(sessionId: string, limits: { budgetMs: number; maxBytes: number }): Promise<void> {
+    const { blobs } = this.options.waypoint;
+    const idle = () => !this.closing && this.running.size === 0 && !this.core.locks.busy;
+    await new Promise((resolve) => setImmediate(resolve));
+    while (idle()) {
+      const started = performance.now();
+      try {
+        if ((await blobs.compressionBacklog()).blobs === 0 || !idle()) return;
+        const report = await blobs.compress(limits);
+        this.events.emit('blobs-compress', {
+          sessionId,
+          blobsMoved: report.blobsMoved,
+          bytesIn: report.bytesIn,
+          bytesOut: report.bytesOut,
+          pendingBlobs: report.pendingBlobs,
+          pendingBytes: report.pendingBytes,
+          durationMs: Math.round(performance.now() - started),
+          error: null,
+        });
+        // Nothing more it may touch now (the rest is in packs a live writer still appends to).
+        if (report.pendingBlobs === 0 || report.blobsMoved === 0) return;
+      } catch (error) {
+        this.events.emit('blobs-compress', { sessionId, blobsMoved: 0, bytesIn: 0, bytesOut: 0, pendingBlobs: 0, pendingBytes: 0, durationMs: Math.round(performance.now() - started), error: (error as Error).message });
+        return;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   private requireIdle(sessionId: string, action: string): void {

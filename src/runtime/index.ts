@@ -13,6 +13,7 @@ export type { LanguageModelV3 } from './models/language-model-v3.js';
 export { toModelMessages } from './model-messages.js';
 export { idempotencyKey, canonicalJson, executeToolCall, type ApproveEffect, type EffectDecision, type EffectApprovalRequest } from './tool-executor.js';
 export { BackgroundTasks } from './background-tasks.js';
+export { subagentLink, SUBAGENT_METADATA, type SubagentLink } from './subagent-loop.js';
 export {
   defaultTools,
   defineTool,
@@ -32,4 +33,5 @@ export {
   type ToolOutput,
   type ToolResult,
   type BackgroundStart,
+  type SubagentRun,
 } from './tools/index.js';

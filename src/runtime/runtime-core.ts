@@ -5,6 +5,7 @@ import type { EffectsLedger } from '../history/index.js';
 import type { Checkpoint, EventBus, Session } from '../model/index.js';
 import type { Workspace } from '../workspace/index.js';
 import type { BackgroundTasks } from './background-tasks.js';
+import type { CaptureLocks } from './capture-lock.js';
 import type { LanguageModelV3 } from './models/language-model-v3.js';
 import type { RuntimeEvents, TurnScope } from './runtime-events.js';
 import type { ApproveEffect } from './tool-executor.js';
@@ -28,6 +29,8 @@ export interface RuntimeCore {
   tools: ReadonlyMap<string, RuntimeTool<any>>;
   events: EventBus<RuntimeEvents>;
   background: BackgroundTasks;
+  /** One capture at a time per session (tools, background task scans). */
+  locks: CaptureLocks;
   ledger: EffectsLedger;
   settings: RuntimeSettings;
   approveEffect?: ApproveEffect | undefined;
@@ -100,9 +103,13 @@ export function toolContext(
         branchGeneration: state.session.branchGeneration,
         command,
         cwd: state.workspace().primaryRoot.dir,
+        toolCallId,
+        capture: () => state.capture(),
         ...(options.description === undefined ? {} : { description: options.description }),
       }),
     ...(runSubagent ? { runSubagent } : {}),
+    exclusive: (fn) => core.locks.run(state.session.id, fn),
+    reportScanProgress: (progress) => core.events.emit('scan-progress', { ...scope, toolCallId, taskId: null, ...progress }),
     settings: { bashTimeoutMs: core.settings.bashTimeoutMs, maxOutputChars: core.settings.maxOutputChars },
   };
 }

@@ -8,14 +8,18 @@ import type { ToolOutput } from './tools/tool.js';
 export interface TurnScope {
   sessionId: string;
   turnId: string;
-  /** Set for events of a subagent: the parent's tool call that runs it. */
-  subagent?: { toolCallId: string };
+  /**
+   * Set for events of a subagent: the parent's tool call that runs it, and the subagent's own
+   * session (a child of `sessionId` holding its transcript; see `subagent-loop.ts`).
+   */
+  subagent?: { toolCallId: string; sessionId: string };
 }
 
 /**
  * What the runtime emits for a UI, noun-action names, each only after what it reports committed
  * (DESIGN.md invariant 6). Streaming deltas are emitted after the streaming message holding them
- * was written (a subagent's messages live in memory only, so theirs have `messageId: null`).
+ * was written; a subagent's messages are written to its own child session, so its events carry
+ * that session's message ids (and `subagent`).
  */
 export interface RuntimeEvents {
   'turn-start': TurnScope & { turn: Turn; input: MessageWithParts };
@@ -23,21 +27,61 @@ export interface RuntimeEvents {
   'message-finish': TurnScope & { message: MessageWithParts };
   'tool-start': TurnScope & { toolCallId: string; toolName: string; input: JsonValue; effect: EffectKind };
   'tool-end': TurnScope & { toolCallId: string; toolName: string; output: ToolOutput; checkpointIds: string[]; messageId: string | null };
-  'checkpoint-create': TurnScope & { checkpoint: Checkpoint };
+  /** `taskId`: recorded when a background task ended (its turn may be over by then). */
+  'checkpoint-create': TurnScope & { checkpoint: Checkpoint; taskId?: string };
   'save-point': TurnScope & { point: 'A' | 'B'; step: number; messageId: string };
   'turn-end': TurnScope & { turn: Turn; status: TurnStatus; finalMessageId: string | null; summary: TurnSummary; error: { code: string; message: string } | null };
   'rewind': { sessionId: string; session: Session; result: SessionRewindResult | null; kind: 'rewind' | 'redo' | 'save-point' | 'edit' | 'retry' };
   'fork': { sessionId: string; result: ForkResult };
-  'task-start': { sessionId: string; turnId: string; taskId: string; command: string; branchGeneration: number };
+  /** `captured`: the workspace was scanned before it started, so its file changes will be checkpointed when it ends. */
+  'task-start': { sessionId: string; turnId: string; taskId: string; command: string; branchGeneration: number; toolCallId: string; captured: boolean };
   'task-end': {
     sessionId: string;
     turnId: string;
     taskId: string;
     exitCode: number | null;
-    /** True when the result was thrown away: the task was stopped, or the session rewound past its turn. */
+    /** True when the result was thrown away: the task was stopped, or the session rewound past its turn. Nothing was checkpointed then. */
     discarded: boolean;
     reason: 'finished' | 'stopped' | 'stale-branch';
+    /** The `exec` checkpoints of its file changes, recorded against the turn that started it (each also emitted as `checkpoint-create`). */
+    checkpointIds: string[];
+    /** Why its file changes could not be checkpointed (its turn is then partially protected), or null. */
+    captureError: string | null;
     /** The task_notification message the result was delivered in (null: discarded, or queued for the running turn). */
     messageId: string | null;
+  };
+  /**
+   * Progress of a long workspace scan (a first scan of a big workspace), for a progress bar; short
+   * scans report nothing. `read` events come at most every 100 ms while files are read and hashed
+   * (synchronously, while the scan blocks the event loop: draw synchronously); `files` (all files
+   * the scan saw) is null until `store`, when the contents read are made durable; `done` ends it.
+   * `scan`: before or after the command. `taskId` is set for a background task's scans.
+   */
+  'scan-progress': TurnScope & {
+    toolCallId: string;
+    taskId: string | null;
+    scan: 'before' | 'after';
+    phase: 'read' | 'store' | 'done';
+    filesRead: number;
+    bytesRead: number;
+    files: number | null;
+    elapsedMs: number;
+  };
+  /** A subagent started: its transcript is written to `childSessionId` (a child session of `sessionId`). */
+  'subagent-start': TurnScope & { toolCallId: string; childSessionId: string; prompt: string; description: string | null };
+  'subagent-end': TurnScope & { toolCallId: string; childSessionId: string; status: 'complete' | 'interrupted' | 'error' | 'step-limit'; text: string };
+  /**
+   * An idle compression pass ended: staged (raw-first) blobs were compressed after a turn ended.
+   * `sessionId` is the session whose turn (or background task) ended; the pass is store-wide.
+   */
+  'blobs-compress': {
+    sessionId: string;
+    blobsMoved: number;
+    bytesIn: number;
+    bytesOut: number;
+    pendingBlobs: number;
+    pendingBytes: number;
+    durationMs: number;
+    error: string | null;
   };
 }

@@ -58,6 +58,8 @@ export async function executeToolCall(call: ProposedCall, context: ToolContext, 
 
 async function run(tool: RuntimeTool<any>, input: unknown, context: ToolContext): Promise<ToolResult> {
   try {
+    // A file-changing tool runs under the session's capture lock, so a background task's end scan never sees it half done.
+    if (tool.effect === 'workspace' && !tool.runsTools) return await context.exclusive(() => tool.execute(input, context));
     return await tool.execute(input, context);
   } catch (thrown) {
     if (context.signal.aborted) return error(`Interrupted: the turn was stopped while ${tool.name} ran. ${messageOf(thrown)}`);

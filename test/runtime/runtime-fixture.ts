@@ -20,7 +20,24 @@ export interface RuntimeFixture {
   close(): Promise<void>;
 }
 
-const EVENT_NAMES: Array<keyof RuntimeEvents> = ['turn-start', 'message-part', 'message-finish', 'tool-start', 'tool-end', 'checkpoint-create', 'save-point', 'turn-end', 'rewind', 'fork', 'task-start', 'task-end'];
+const EVENT_NAMES: Array<keyof RuntimeEvents> = [
+  'turn-start',
+  'message-part',
+  'message-finish',
+  'tool-start',
+  'tool-end',
+  'checkpoint-create',
+  'save-point',
+  'turn-end',
+  'rewind',
+  'fork',
+  'task-start',
+  'task-end',
+  'scan-progress',
+  'subagent-start',
+  'subagent-end',
+  'blobs-compress',
+];
 
 /**
  * A real store in `<tmp>/store/w.db`, a real workspace `<tmp>/project`, a runtime driven by a scripted

@@ -2,9 +2,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { rewindConversation } from '../../src/rewind/index.js';
-import { defineTool, type RuntimeEvents } from '../../src/runtime/index.js';
-import { runtimeFixture, type RuntimeFixture } from './runtime-fixture.js';
+import { listRewindTargets } from '../../src/history/index.js';
+import { evaluateRewindTarget, rewindConversation } from '../../src/rewind/index.js';
+import { defineTool, subagentLink, toModelMessages, type RuntimeEvents } from '../../src/runtime/index.js';
+import { outline, runtimeFixture, type RuntimeFixture } from './runtime-fixture.js';
 
 let fixture: RuntimeFixture | null = null;
 afterEach(async () => {
@@ -28,7 +29,9 @@ describe('background bash tasks', () => {
     expect(result.status).toBe('complete');
     expect(created.events.filter((event) => event.name === 'task-start')).toHaveLength(1);
     const turn = await created.waypoint.store.getTurn(result.turn.id);
-    expect(turn.metadata.partiallyProtected).toBe(true);
+    // Scanned before it started: its changes will be checkpointed when it ends, so the turn is not partially protected.
+    expect(turn.metadata.partiallyProtected).toBeUndefined();
+    expect(turn.metadata.backgroundTasks).toEqual([expect.objectContaining({ status: 'running', command: waitForGo(join(created.dir, 'go')) })]);
     return { fixture: created, sessionId: session.id, inputId: turn.userMessageId, go };
   }
 
@@ -87,19 +90,62 @@ describe('subagent', () => {
     // Only the parent's messages are on the path; the subagent's answer is the tool result.
     expect(path.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(path[2]!.parts[0]!.content!.output).toEqual({ type: 'text', value: 'Wrote sub.txt.' });
-    expect(JSON.stringify(path[2]!.metadata.subagent)).toContain('sub.txt');
+    // The parent's conversation as the model sees it: the call and the answer, nothing of the transcript.
+    expect(toModelMessages(path).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(JSON.stringify(fixture.model.calls[3])).not.toContain('"sub.txt"');
     // The subagent saw only its prompt, not the parent conversation.
     expect(fixture.model.calls[1]!.filter((message) => message.role === 'user')).toHaveLength(1);
     const [checkpoint] = await waypoint.store.listCheckpoints(session.id);
     expect(checkpoint).toMatchObject({ turnId: result.turn.id, anchorMessageId: path[0]!.id, toolName: 'write', path: 'workspace:sub.txt' });
+
+    // The transcript is a child session linked to the parent's tool call.
+    const link = path[2]!.metadata.subagent as { sessionId: string; status: string; messages: number; prompt: string };
+    expect(link).toMatchObject({ prompt: 'Create sub.txt saying hello.', status: 'complete', messages: 4 });
+    const child = await waypoint.store.getSession(link.sessionId);
+    expect(child).toMatchObject({ kind: 'fork', parentSessionId: session.id, forkedFromMessageId: null, title: 'Subagent: Create sub.txt saying hello.' });
+    expect(subagentLink(child)).toEqual({ parentSessionId: session.id, parentTurnId: result.turn.id, toolCallId: 'scripted_1_1', description: null });
+    expect(subagentLink(session)).toBeNull();
+    expect(await outline(waypoint, child.id)).toEqual([
+      'user/input/complete: text',
+      'assistant/reply/complete: tool-call',
+      'tool/tool_result/complete: tool-result',
+      'assistant/reply/complete: text',
+    ]);
+    const transcript = await waypoint.store.history(child.id);
+    expect(transcript[0]!.parts[0]!.content!.text).toBe('Create sub.txt saying hello.');
+    expect(transcript[2]!.parts[0]!.content!.output).toEqual({ type: 'text', value: 'Created sub.txt (1 lines).' });
+    // What the subagent's model was sent is its stored transcript.
+    expect(fixture.model.calls[2]!.filter((message) => message.role !== 'system')).toHaveLength(toModelMessages(transcript.slice(0, 3)).length);
+    const [childTurn] = await waypoint.store.listTurns(child.id);
+    expect(childTurn).toMatchObject({ status: 'complete', userMessageId: transcript[0]!.id });
+    expect(await waypoint.store.listCheckpoints(child.id)).toEqual([]);
+
+    // Events name the child session and its message ids.
     const subEvents = fixture.events.filter((event) => event.name === 'tool-start' && (event.event as { subagent?: unknown }).subagent);
     expect(subEvents).toHaveLength(1);
+    expect(subEvents[0]!.event).toMatchObject({ sessionId: session.id, turnId: result.turn.id, subagent: { toolCallId: 'scripted_1_1', sessionId: child.id } });
+    const subEnd = fixture.events.find((event) => event.name === 'tool-end' && (event.event as { subagent?: unknown }).subagent)!.event as RuntimeEvents['tool-end'];
+    expect(subEnd.messageId).toBe(transcript[2]!.id);
+    const parts = fixture.events.filter((event) => event.name === 'message-part' && (event.event as { subagent?: unknown }).subagent);
+    expect(parts.length).toBeGreaterThan(0);
+    expect(parts.every((event) => (event.event as RuntimeEvents['message-part']).messageId === transcript[3]!.id)).toBe(true);
+    expect(fixture.events.filter((event) => event.name === 'subagent-start' || event.name === 'subagent-end').map((event) => event.event)).toEqual([
+      expect.objectContaining({ childSessionId: child.id, toolCallId: 'scripted_1_1', prompt: 'Create sub.txt saying hello.' }),
+      expect.objectContaining({ childSessionId: child.id, status: 'complete', text: 'Wrote sub.txt.' }),
+    ]);
+
+    // None of the child's messages is a rewind target of the parent.
+    expect((await listRewindTargets(waypoint.store, session.id)).map((target) => target.messageId)).toEqual([path[0]!.id]);
+    expect(await evaluateRewindTarget(waypoint.store, session.id, transcript[0]!.id, 'both')).toMatchObject({ strategy: 'unavailable' });
+    await expect(runtime.rewind({ sessionId: session.id, messageId: transcript[0]!.id, scope: 'both' })).rejects.toMatchObject({ code: 'REWIND_TARGET_NOT_ON_PATH' });
 
     const rewound = await runtime.rewind({ sessionId: session.id, messageId: path[0]!.id, scope: 'both' });
     expect(rewound.files?.files.length).toBe(1);
     expect(existsSync(join(workdir, 'sub.txt'))).toBe(false);
     expect(readFileSync(join(workdir, 'keep.txt'), 'utf8')).toBe('unchanged\n');
     expect((await waypoint.store.getSession(session.id)).headMessageId).toBeNull();
+    // The transcript outlives the rewind of the turn that ran it.
+    expect(await waypoint.store.history(child.id)).toHaveLength(4);
   });
 });
 

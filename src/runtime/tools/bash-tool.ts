@@ -6,9 +6,11 @@ import { defineTool, errorText, text } from './tool.js';
 /**
  * `bash`: a shell command in the workspace root; effect `workspace`. In the foreground it runs under
  * a workspace scan before and after (`captureExec`), so what it changed becomes `exec` checkpoints;
- * it is killed at its timeout or when the turn is interrupted. With `background: true` it starts as
- * a task registered for this turn and branch generation; its result arrives later as a task
- * notification, and is discarded when the session has been rewound past the turn meanwhile.
+ * it is killed at its timeout or when the turn is interrupted. The runtime holds the session's
+ * capture lock for the whole command. With `background: true` the workspace is scanned and the
+ * command starts as a task registered for this turn and branch generation; when it ends its changes
+ * are checkpointed against this turn and its result arrives as a task notification — both
+ * discarded when the session has been rewound past the turn meanwhile (`BackgroundTasks`).
  */
 export const bashTool = defineTool({
   name: 'bash',
@@ -31,7 +33,7 @@ export const bashTool = defineTool({
     const { value: outcome, capture } = await captureExec(
       await context.capture(),
       () => runCommand(input.command, { cwd, timeoutMs, signal: context.signal, maxOutputChars: context.settings.maxOutputChars }),
-      { toolName: 'bash', toolCallId: context.toolCallId, command: input.command },
+      { toolName: 'bash', toolCallId: context.toolCallId, command: input.command, onProgress: (progress) => context.reportScanProgress(progress) },
     );
     context.recordCheckpoints(capture.checkpoints);
     const uncovered = capture.partiallyProtected ? `\n[not every change could be checkpointed: ${capture.uncovered.slice(0, 5).map((path) => `${path.path || '(workspace)'} ${path.reason}`).join(', ')}]` : '';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CaptureContext } from '../../checkpoint/index.js';
+import type { CaptureContext, ExecScanProgress } from '../../checkpoint/index.js';
 import type { Checkpoint, EffectKind, JsonObject, JsonValue, Session } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import type { Workspace } from '../../workspace/index.js';
@@ -11,6 +11,16 @@ export interface ToolResult {
   output: ToolOutput;
   /** Kept in the tool message's metadata, not shown to the model (a subagent's transcript …). */
   metadata?: JsonObject;
+}
+
+/** What a subagent run left: its answer and the child session holding its transcript. */
+export interface SubagentRun {
+  text: string;
+  /** The child session its messages were written to (metadata `subagent` links it to this call). */
+  sessionId: string;
+  status: 'complete' | 'interrupted' | 'error' | 'step-limit';
+  /** Messages in its transcript. */
+  messages: number;
 }
 
 /** A shell command started in the background by the bash tool. */
@@ -34,10 +44,20 @@ export interface ToolContext {
   recordCheckpoints(checkpoints: readonly Checkpoint[]): void;
   /** Aborted when the person interrupts the turn. */
   signal: AbortSignal;
-  /** Start a command in the background, registered with the task registry for this turn. */
+  /**
+   * Start a command in the background, registered with the task registry for this turn; the
+   * workspace is scanned first, so what it changes is checkpointed when it ends.
+   */
   startBackground(command: string, options: { description?: string }): Promise<BackgroundStart>;
   /** Run a nested agent loop whose file changes belong to this turn. Absent inside a subagent. */
-  runSubagent?: (prompt: string, options: { description?: string }) => Promise<{ text: string; transcript: JsonValue }>;
+  runSubagent?: (prompt: string, options: { description?: string }) => Promise<SubagentRun>;
+  /**
+   * Run `fn` under the session's capture lock. The runtime already holds it while a `workspace`
+   * tool runs; only a tool with `runsTools` (or an `external` one that also writes files) needs it.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** Pass as an exec capture's `onProgress`: reported as `scan-progress` events. */
+  reportScanProgress(progress: ExecScanProgress): void;
   settings: { bashTimeoutMs: number; maxOutputChars: number };
 }
 
@@ -51,6 +71,12 @@ export interface RuntimeTool<Input = unknown> {
   name: string;
   description: string;
   effect: EffectKind;
+  /**
+   * True for a tool that runs other tools (the subagent). A `workspace` tool runs under its
+   * session's capture lock (see `CaptureLocks`), which is not reentrant; such a tool is not wrapped,
+   * and the calls it runs take the lock themselves.
+   */
+  runsTools?: boolean;
   inputSchema: z.ZodType<Input, any>;
   /** Thrown errors become `error-text` results the model sees (a `WaypointError`'s message says what to do). */
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
@@ -61,6 +87,7 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   name: string;
   description: string;
   effect: EffectKind;
+  runsTools?: boolean;
   inputSchema: Schema;
   execute(input: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
 }): RuntimeTool<z.infer<Schema>> {
