@@ -78,7 +78,7 @@ export class PtySession {
   async keys(...keys: Array<keyof typeof KEYS>): Promise<void> {
     for (const key of keys) {
       this.press(key);
-      await new Promise((resolve) => setTimeout(resolve, 60));
+      await new Promise((resolve) => setTimeout(resolve, key === 'escape' ? 150 : 60));
     }
   }
 

@@ -57,7 +57,7 @@ export class LineChatIO implements ChatIO {
   }
 
   setDraft(text: string): void {
-    if (text !== '') this.print(`(draft) ${text}`);
+    if (text !== '') this.print(`Your input, to edit and send again: ${JSON.stringify(text)}`);
   }
 
   async pick<Value>(request: PickRequest<Value>): Promise<Value | null> {

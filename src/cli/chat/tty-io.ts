@@ -43,7 +43,8 @@ export class TtyChatIO implements ChatIO {
   constructor(private readonly streams: TtyStreams) {
     this.style = createStyle(!process.env.NO_COLOR);
     this.keyHandler = (text, key) => this.onPromptKey(text, key);
-    emitKeypressEvents(streams.input);
+    // A lone Esc is told from an escape sequence by a pause; 50 ms instead of readline's 500 keeps Esc snappy.
+    emitKeypressEvents(streams.input, { escapeCodeTimeout: 50 } as never);
     streams.input.setRawMode(true);
     streams.input.on('keypress', this.onKeypress);
     streams.input.on('end', this.onEnd);
@@ -130,11 +131,9 @@ export class TtyChatIO implements ChatIO {
           case 'enter':
             return finish(count === 0 ? null : request.items[state.selected]!.value);
           case 'up':
-          case 'k':
             if (count > 0) state.selected = (state.selected - 1 + count) % count;
             break;
           case 'down':
-          case 'j':
             if (count > 0) state.selected = (state.selected + 1) % count;
             break;
           case 'pageup':

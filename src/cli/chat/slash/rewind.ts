@@ -34,7 +34,7 @@ function reportRewind(context: ChatContext, report: RewindReport): void {
   const rewindId = report.files?.rewindId ?? null;
   if (report.conversation) {
     context.redoStack.push(rewindId ? { kind: 'both', sessionId: report.sessionId, rewindId } : { kind: 'conversation', sessionId: report.sessionId });
-    context.io.print(context.io.style.dim('Your input is back in the prompt: edit it and press Enter to send it again, or /redo to undo the rewind.'));
+    if (context.io.interactive) context.io.print(context.io.style.dim('Your input is back in the prompt: edit it and press Enter to send it again, or /redo to undo the rewind.'));
     context.io.setDraft(report.conversation.draft);
   } else if (rewindId) {
     context.redoStack.push({ kind: 'files', sessionId: report.sessionId, rewindId });
