@@ -41,7 +41,8 @@ export function streamOutput(options: StreamOutputOptions = {}): Output {
   };
 }
 
-function barProgress(label: string, stream: NodeJS.WritableStream & { columns?: number }): Progress {
+/** A bar redrawn in place on a terminal line (cleared by `done`). */
+export function barProgress(label: string, stream: NodeJS.WritableStream & { columns?: number }): Progress {
   let drawn = false;
   let lastDraw = 0;
   const draw = (text: string) => {
@@ -66,7 +67,8 @@ function barProgress(label: string, stream: NodeJS.WritableStream & { columns?: 
   };
 }
 
-function lineProgress(label: string, stream: NodeJS.WritableStream): Progress {
+/** Plain progress lines (every 10%), for pipes and logs. */
+export function lineProgress(label: string, stream: NodeJS.WritableStream): Progress {
   let lastTenth = -1;
   return {
     update(done, total) {

@@ -260,7 +260,7 @@ export class AgentRuntime {
   }
 
   /** `/fork`: any of the four forks (see `SessionForker`). Message and checkpoint forks need the parent idle. */
-  async fork(request: ForkRequest): Promise<ForkResult> {
+  async fork(request: ForkRequest & { onProgress?: (done: number, total: number) => void }): Promise<ForkResult> {
     if (request.from === 'message' || request.from === 'checkpoint') this.requireIdle(request.sessionId, 'fork');
     const result = await this.forker.fork(request);
     this.events.emit('fork', { sessionId: request.sessionId, result });

@@ -1,3 +1,4 @@
+import type { Progress } from '../output.js';
 import type { Style } from './style.js';
 
 /** One choice of a picker: what is shown, and what choosing it returns. */
@@ -39,6 +40,8 @@ export interface ChatIO {
   setDraft(text: string): void;
   /** Let the person choose one item; null when cancelled (Esc) or when there is nothing to choose. */
   pick<Value>(request: PickRequest<Value>): Promise<Value | null>;
+  /** A progress bar for a long scan or copy (a redrawn line on a terminal, a few plain lines otherwise). */
+  progress(label: string): Progress;
   /** Ctrl-C: the handler decides (interrupt the turn, clear the line, or exit). */
   onInterrupt(handler: () => void): void;
   close(): void;

@@ -1,6 +1,7 @@
 import type { JsonValue } from '../../model/index.js';
 import type { AgentRuntime, RuntimeEvents } from '../../runtime/index.js';
-import { oneLine, plural } from '../render/format.js';
+import type { Progress } from '../output.js';
+import { formatBytes, oneLine, plural } from '../render/format.js';
 import type { ChatIO } from './chat-io.js';
 
 /** A tool call in one line: `write src/a.ts`, `bash npm test`. */
@@ -31,7 +32,19 @@ export function turnEndLines(event: RuntimeEvents['turn-end']): string[] {
  */
 export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
   const { style } = io;
+  const scans = new Map<string, Progress>();
   const unsubscribe = [
+    runtime.events.on('scan-progress', (event) => {
+      const key = `${event.toolCallId}:${event.taskId ?? ''}:${event.scan}`;
+      let bar = scans.get(key);
+      if (!bar) scans.set(key, (bar = io.progress(`  scanning the workspace ${event.scan === 'before' ? 'before' : 'after'} the command`)));
+      if (event.phase === 'read') bar.step(`${event.filesRead} files read (${formatBytes(event.bytesRead)})`);
+      else if (event.phase === 'store') bar.step(`making ${plural(event.filesRead, 'file')} durable${event.files === null ? '' : ` of ${event.files} seen`}`);
+      else {
+        scans.delete(key);
+        bar.done(style.dim(`${plural(event.files ?? event.filesRead, 'file')} scanned in ${(event.elapsedMs / 1000).toFixed(1)} s`));
+      }
+    }),
     runtime.events.on('message-part', (event) => {
       if (event.subagent) return;
       io.stream(event.type === 'reasoning' ? style.dim(event.delta) : event.delta);
@@ -50,7 +63,15 @@ export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
     runtime.events.on('task-start', (event) => io.print(style.dim(`  background task ${event.taskId} started: ${oneLine(event.command, 70)}`))),
     runtime.events.on('task-end', (event) => {
       const outcome = event.discarded ? `stopped (${event.reason === 'stale-branch' ? 'its turn was rewound' : 'result discarded'})` : `finished with exit code ${event.exitCode ?? '?'}`;
-      io.print(style.dim(`  background task ${event.taskId} ${outcome}`));
+      const changes = event.checkpointIds.length > 0 ? `; ${plural(event.checkpointIds.length, 'file change')} checkpointed` : '';
+      io.print(style.dim(`  background task ${event.taskId} ${outcome}${changes}`));
+      if (event.captureError) io.print(style.warn(`  its file changes could not be scanned: ${event.captureError}`));
+    }),
+    runtime.events.on('subagent-start', (event) => {
+      if (!event.subagent) io.print(style.dim(`    ↳ subagent ${event.childSessionId}: ${oneLine(event.description ?? event.prompt, 60)}`));
+    }),
+    runtime.events.on('subagent-end', (event) => {
+      if (!event.subagent) io.print(style.dim(`    ↳ subagent ${event.status}${event.text ? `: ${oneLine(event.text, 80)}` : ''}`));
     }),
   ];
   return () => unsubscribe.forEach((off) => off());

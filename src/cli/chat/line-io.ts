@@ -1,4 +1,5 @@
 import { createInterface, type Interface } from 'node:readline';
+import { lineProgress, type Progress } from '../output.js';
 import type { ChatIO, PickRequest } from './chat-io.js';
 import { createStyle, type Style } from './style.js';
 
@@ -75,6 +76,11 @@ export class LineChatIO implements ChatIO {
       return null;
     }
     return request.items[choice - 1]!.value;
+  }
+
+  progress(label: string): Progress {
+    if (this.midLine) this.print('');
+    return lineProgress(label, this.streams.output);
   }
 
   onInterrupt(handler: () => void): void {

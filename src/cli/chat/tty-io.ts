@@ -1,4 +1,5 @@
 import { emitKeypressEvents } from 'node:readline';
+import { barProgress, type Progress } from '../output.js';
 import type { ChatIO, PickRequest } from './chat-io.js';
 import { LineBuffer } from './line-buffer.js';
 import { pickerLines, scrollWindow } from './picker-view.js';
@@ -91,6 +92,21 @@ export class TtyChatIO implements ChatIO {
   setDraft(text: string): void {
     this.buffer.set(text);
     this.drawPrompt();
+  }
+
+  progress(label: string): Progress {
+    this.clearPrompt();
+    if (this.midLine) this.write('\n');
+    this.midLine = false;
+    const bar = barProgress(label, this.streams.output);
+    return {
+      update: (done, total) => bar.update(done, total),
+      step: (text) => bar.step(text),
+      done: (summary) => {
+        bar.done(summary);
+        this.drawPrompt();
+      },
+    };
   }
 
   onInterrupt(handler: () => void): void {

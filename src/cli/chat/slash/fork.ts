@@ -51,7 +51,13 @@ export const forkCommand: SlashCommand = {
       if (choice === null) return void io.print(io.style.dim('Fork cancelled; nothing was changed.'));
       final = choice === 'isolated' ? { ...request, workspace: { mode: 'isolated' } } : { ...request, confirm: true };
     }
-    const result: ForkResult = await runtime.fork(final);
+    const bar = final.workspace?.mode === 'isolated' ? io.progress('  copying the workspace') : null;
+    let result: ForkResult;
+    try {
+      result = await runtime.fork({ ...final, ...(bar ? { onProgress: (done: number, total: number) => bar.update(done, total) } : {}) });
+    } finally {
+      bar?.done();
+    }
     const parentId = context.sessionId;
     const lines = renderFork({
       type: 'fork',
