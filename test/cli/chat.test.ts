@@ -492,6 +492,30 @@ describe('waypoint chat over a pipe', () => {
   });
 });
 
+describe("README's chat quick start", () => {
+  it('examples/chat-script.json writes, edits and runs a shell command, each change undoable', () => {
+    const fx = fixture([]);
+    try {
+      const script = join(import.meta.dirname, '..', '..', 'examples', 'chat-script.json');
+      const result = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'waypoint.js'), 'chat', '--model', `scripted:${script}`], {
+        cwd: fx.project,
+        input: 'make a greeter\nlet it shout\nnote it in a changelog\n/undo\n1\n/exit\n',
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home },
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain('1 file changed: create greet.js');
+      expect(result.stdout).toContain('1 file changed: modify greet.js');
+      expect(result.stdout).toContain('1 file changed: create CHANGELOG.md');
+      expect(fx.read('greet.js')).toContain('HELLO');
+      expect(fx.read('CHANGELOG.md')).toBeNull();
+    } finally {
+      rmSync(fx.dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('waypoint chat refusals', () => {
   it('refuses to start without a model, or in a missing directory, creating nothing', async () => {
     const fx = fixture([]);
