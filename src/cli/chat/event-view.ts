@@ -12,6 +12,15 @@ export function describeToolCall(toolName: string, input: JsonValue): string {
   return subject === undefined ? toolName : `${toolName} ${oneLine(subject, 70)}`;
 }
 
+/** The first lines of a command's output (what a person glances at), and how many more there are. */
+export function outputPreview(output: { type: string; value: unknown }, max = 4): string[] {
+  const text = typeof output.value === 'string' ? output.value : JSON.stringify(output.value);
+  const lines = text.replace(/\s+$/, '').split('\n').filter((line, index, all) => line !== '' || index < all.length - 1);
+  if (lines.length === 0 || (lines.length === 1 && lines[0] === '')) return [];
+  const shown = lines.slice(0, max).map((line) => oneLine(line, 110));
+  return lines.length > max ? [...shown, `… ${plural(lines.length - max, 'more line')}`] : shown;
+}
+
 /** The turn-end line: what changed, or why the turn stopped. */
 export function turnEndLines(event: RuntimeEvents['turn-end']): string[] {
   const lines: string[] = [];
@@ -54,7 +63,10 @@ export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
     }),
     runtime.events.on('tool-end', (event) => {
       if (event.output.type === 'error-text') io.print(style.warn(`${event.subagent ? '      ' : '    '}✗ ${oneLine(event.output.value, 160)}`));
-      else if (event.checkpointIds.length > 0 && !event.subagent) io.print(style.dim(`    ✓ ${plural(event.checkpointIds.length, 'checkpoint')}`));
+      else {
+        if (event.toolName === 'bash' && !event.subagent) for (const line of outputPreview(event.output)) io.print(style.dim(`    │ ${line}`));
+        if (event.checkpointIds.length > 0 && !event.subagent) io.print(style.dim(`    ✓ ${plural(event.checkpointIds.length, 'checkpoint')}`));
+      }
     }),
     runtime.events.on('turn-end', (event) => {
       if (event.subagent) return;
