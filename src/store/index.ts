@@ -22,6 +22,7 @@ export type {
   ListCheckpointsOptions,
   NewJournal,
   JournalCommitWrites,
+  JournalWriteOptions,
   StagingBlobStorage,
   StagedBlobBatch,
   PendingBlobWrite,

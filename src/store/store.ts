@@ -191,6 +191,11 @@ export interface NewJournal {
   id?: string;
 }
 
+export interface JournalWriteOptions {
+  /** Sync the commit to stable storage before returning (default true); see `Store.createJournal`. */
+  durable?: boolean;
+}
+
 /**
  * Store writes that must commit together with a journal's final state: the record of an applied
  * rewind, a head move made by edit-and-resend … Declarative, because a synchronous transaction
@@ -385,12 +390,21 @@ export interface Store {
   listCheckpoints(sessionId: string, options?: ListCheckpointsOptions): Promise<Checkpoint[]>;
 
   // journals
-  createJournal(journal: NewJournal): Promise<Journal>;
+  /**
+   * Record a pending journal. By default it is durable (survives a power loss) when this returns;
+   * with `durable: false` it survives a process crash only, until `syncJournal` is called, so the
+   * caller can overlap that sync with its own (it must call it before changing any file it names).
+   */
+  createJournal(journal: NewJournal, options?: JournalWriteOptions): Promise<Journal>;
+  /** Make a pending journal, and every write committed before it, durable (one full sync). */
+  syncJournal(id: string): Promise<void>;
   /**
    * Finish a pending journal. `writes` commit in the same transaction: if any of them fails
    * (e.g. a head move that is no longer valid), nothing is written and the journal stays pending.
+   * Durable when this returns unless `durable: false` (then it survives a process crash; a power
+   * loss may lose it, leaving the journal pending — recovery then rolls the files back).
    */
-  setJournalState(id: string, state: Exclude<JournalState, 'pending'>, writes?: JournalCommitWrites): Promise<Journal>;
+  setJournalState(id: string, state: Exclude<JournalState, 'pending'>, writes?: JournalCommitWrites, options?: JournalWriteOptions): Promise<Journal>;
   getJournal(id: string): Promise<Journal>;
   listJournals(options?: { state?: JournalState }): Promise<Journal[]>;
 

@@ -62,6 +62,19 @@ export const recordCases: Record<string, ConformanceCase> = {
     await expectCode(store.setJournalState('jnl_nope', 'committed'), 'JOURNAL_NOT_FOUND');
   },
 
+  async 'a journal recorded without a sync is pending at once, synced later, finished without one'(harness) {
+    const { store } = harness();
+    const journal = await store.createJournal({ kind: 'file-rewind', root: '/w', items: [{ path: 'a', expectedHash: hash('a'), targetHash: hash('b') }] }, { durable: false });
+    expect((await store.listJournals({ state: 'pending' })).map((entry) => entry.id)).toEqual([journal.id]);
+    await store.syncJournal(journal.id);
+    expect((await store.getJournal(journal.id)).items).toEqual(journal.items);
+    await store.setJournalState(journal.id, 'committed', {}, { durable: false });
+    const reopened = await harness().reopen();
+    expect((await reopened.getJournal(journal.id)).state).toBe('committed');
+    await expectCode(reopened.syncJournal(journal.id), 'JOURNAL_FINISHED');
+    await expectCode(reopened.syncJournal('jnl_nope'), 'JOURNAL_NOT_FOUND');
+  },
+
   async 'a journal commits together with its entries and head moves, or not at all'(harness) {
     const { store } = harness();
     const session = await store.createSession();

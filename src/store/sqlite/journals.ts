@@ -1,11 +1,11 @@
 import { ConflictError, NotFoundError, newId, type Journal } from '../../model/index.js';
-import type { JournalCommitWrites, NewJournal } from '../store.js';
+import type { JournalCommitWrites, JournalWriteOptions, NewJournal } from '../store.js';
 import { insertEntry, jsonOf } from './entries.js';
 import { toJournal, type JournalRow } from './rows.js';
 import { moveHead, requireSession } from './sessions.js';
 import type { SqliteContext } from './sqlite-context.js';
 
-export function createJournal(context: SqliteContext, journal: NewJournal): Journal {
+export function createJournal(context: SqliteContext, journal: NewJournal, options: JournalWriteOptions = {}): Journal {
   const now = Date.now();
   const row: JournalRow = {
     id: journal.id ?? newId('journal', now),
@@ -18,8 +18,10 @@ export function createJournal(context: SqliteContext, journal: NewJournal): Jour
     created_at: now,
     updated_at: now,
   };
-  // A journal must survive power loss before any file is touched: commit it with a full sync.
-  withFullSync(context, () =>
+  // A journal must survive power loss before any file is touched: commit it with a full sync, or
+  // let the caller do that with `syncJournal` (WAL frames are durable in order: one later full
+  // sync covers this commit too).
+  withSync(context, options.durable ?? true, () =>
     context.write('record a journal', () => {
       context
         .statement(
@@ -32,18 +34,27 @@ export function createJournal(context: SqliteContext, journal: NewJournal): Jour
   return toJournal(row);
 }
 
-export function setJournalState(context: SqliteContext, id: string, state: Journal['state'], writes: JournalCommitWrites = {}): Journal {
+/**
+ * Makes a pending journal durable, with every commit before it: rewrites its `updated_at` in a
+ * transaction committed with `synchronous = FULL`, which fsyncs the WAL (a commit that writes no
+ * page would not sync anything, hence the write).
+ */
+export function syncJournal(context: SqliteContext, id: string): void {
+  withSync(context, true, () =>
+    context.write('sync a journal', () => {
+      const row = requireJournal(context, id);
+      if (row.state !== 'pending') throw finished(id, row.state);
+      context.statement('UPDATE journals SET updated_at = ? WHERE id = ?').run(Math.max(Date.now(), row.updated_at + 1), id);
+    }),
+  );
+}
+
+export function setJournalState(context: SqliteContext, id: string, state: Journal['state'], writes: JournalCommitWrites = {}, options: JournalWriteOptions = {}): Journal {
   const now = Date.now();
-  return withFullSync(context, () =>
+  return withSync(context, options.durable ?? true, () =>
     context.write('finish a journal', () => {
       const row = requireJournal(context, id);
-      if (row.state !== 'pending') {
-        throw new ConflictError({
-          code: 'JOURNAL_FINISHED',
-          message: `Journal ${id} is already ${row.state}; a journal is finished once.`,
-          details: { journalId: id, state: row.state },
-        });
-      }
+      if (row.state !== 'pending') throw finished(id, row.state);
       context.statement('UPDATE journals SET state = ?, updated_at = ? WHERE id = ?').run(state, now, id);
       for (const { sessionId, entry } of writes.entries ?? []) {
         requireSession(context, sessionId);
@@ -75,8 +86,17 @@ export function listJournals(context: SqliteContext, state?: Journal['state']): 
   return rows.map(toJournal);
 }
 
-function withFullSync<T>(context: SqliteContext, fn: () => T): T {
-  if (context.readOnly) return fn();
+function finished(id: string, state: Journal['state']): ConflictError {
+  return new ConflictError({
+    code: 'JOURNAL_FINISHED',
+    message: `Journal ${id} is already ${state}; a journal is finished once.`,
+    details: { journalId: id, state },
+  });
+}
+
+/** Runs `fn` with `synchronous = FULL` when `full` (its commit fsyncs the WAL), else as is (NORMAL). */
+function withSync<T>(context: SqliteContext, full: boolean, fn: () => T): T {
+  if (context.readOnly || !full) return fn();
   context.db.pragma('synchronous = FULL');
   try {
     return fn();

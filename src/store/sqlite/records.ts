@@ -1,5 +1,5 @@
 /** The per-session records besides messages and entries, one file per kind. */
 export { createTurn, updateTurn, getTurn, listTurns } from './turns.js';
 export { addCheckpoints, getCheckpoint, listCheckpoints } from './checkpoints.js';
-export { createJournal, setJournalState, getJournal, listJournals } from './journals.js';
+export { createJournal, syncJournal, setJournalState, getJournal, listJournals } from './journals.js';
 export { appendEffect, listEffects, getCommandFact, putCommandFact, setBlobPins, blobRoots } from './ledgers.js';

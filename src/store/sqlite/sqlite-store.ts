@@ -9,6 +9,7 @@ import type {
   ForkSessionInput,
   HistoryOptions,
   JournalCommitWrites,
+  JournalWriteOptions,
   ListCheckpointsOptions,
   ListSessionsOptions,
   MoveHeadInput,
@@ -239,12 +240,16 @@ export class SqliteStore implements Store {
     return records.listCheckpoints(this.context, sessionId, options);
   }
 
-  async createJournal(journal: NewJournal) {
-    return records.createJournal(this.context, journal);
+  async createJournal(journal: NewJournal, options?: JournalWriteOptions) {
+    return records.createJournal(this.context, journal, options);
   }
 
-  async setJournalState(id: string, state: Exclude<JournalState, 'pending'>, writes?: JournalCommitWrites) {
-    return records.setJournalState(this.context, id, state, writes);
+  async syncJournal(id: string) {
+    records.syncJournal(this.context, id);
+  }
+
+  async setJournalState(id: string, state: Exclude<JournalState, 'pending'>, writes?: JournalCommitWrites, options?: JournalWriteOptions) {
+    return records.setJournalState(this.context, id, state, writes, options);
   }
 
   async getJournal(id: string) {
