@@ -1,6 +1,6 @@
 export { FileRewinder, type FileRewinderOptions } from './file-rewinder.js';
 export { recoverJournals, journalWorkspace, type RecoveryReport, type RecoverOptions, type ResolveJournalWorkspace } from './journal-recovery.js';
-export { FILE_REWIND_ENTRY, FILE_REWIND_JOURNAL, type ApplyHooks } from './journaled-apply.js';
+export { FILE_REWIND_ENTRY, FILE_REWIND_JOURNAL, type ApplyHooks, type PreservedContent } from './journaled-apply.js';
 export { reverseMerge } from './reverse-merge.js';
 export { FileRewindPreviewRequest } from './file-rewind-schemas.js';
 export type {

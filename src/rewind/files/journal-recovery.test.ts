@@ -1,7 +1,8 @@
-import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
-import { WaypointError } from '../../model/index.js';
+import { BlobStore } from '../../blobs/index.js';
+import { hashContent, WaypointError } from '../../model/index.js';
 import type { FileRewindApplyEvent } from './file-rewind-types.js';
 import { FileRewinder } from './file-rewinder.js';
 import { recoverJournals } from './journal-recovery.js';
@@ -44,6 +45,39 @@ describe('journaled apply: compensation and crash recovery', () => {
     expect(events).toEqual([expect.objectContaining({ strategy: 'unavailable', error: expect.objectContaining({ code: 'REWIND_APPLY_FAILED' }) })]);
   });
 
+  it('orders the apply: journal recorded, then temp files, journal synced before any file changes, directories synced before the commit', async () => {
+    h.put('a.txt', 'a0\n');
+    h.put('sub/b.txt', 'b0\n');
+    const turn = await h.turn();
+    await h.recordWrite(turn, 'a.txt', 'a1\n');
+    await h.recordWrite(turn, 'sub/b.txt', 'b1\n');
+    await h.recordWrite(turn, 'new.txt', 'created\n');
+    const seen: string[] = [];
+    const store = h.store;
+    const temps = () => [...readdirSync(h.work), ...readdirSync(h.path('sub'))].filter((name) => name.endsWith('.wp-tmp')).length;
+    const visible = () => JSON.stringify([h.read('a.txt'), h.read('sub/b.txt'), existsSync(h.path('new.txt'))]);
+    const spied = Object.create(store) as typeof store;
+    spied.createJournal = async (journal, options) => {
+      seen.push(`create durable=${options?.durable ?? true} temps=${temps()}`);
+      return store.createJournal(journal, options);
+    };
+    spied.syncJournal = async (id) => {
+      seen.push(`sync temps=${temps()} files=${visible()}`);
+      return store.syncJournal(id);
+    };
+    spied.setJournalState = async (id, state, writes, options) => {
+      seen.push(`${state} durable=${options?.durable ?? true} temps=${temps()} files=${visible()}`);
+      return store.setJournalState(id, state, writes, options);
+    };
+    const rewinder = new FileRewinder({ store: spied });
+    await rewinder.apply(await rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId }));
+    expect(seen).toEqual([
+      'create durable=false temps=0',
+      `sync temps=2 files=${JSON.stringify(['a1\n', 'b1\n', true])}`,
+      `committed durable=false temps=0 files=${JSON.stringify(['a0\n', 'b0\n', false])}`,
+    ]);
+  });
+
   it('a failed compensation escalates to REWIND_UNRECOVERABLE naming the files; recovery finishes the job later', async () => {
     h.put('a.txt', 'a0\n');
     h.put('b.txt', 'b0\n');
@@ -68,7 +102,7 @@ describe('journaled apply: compensation and crash recovery', () => {
     const store = await h.reopen();
     const report = await recoverJournals(store);
     // Compensation already put b.txt back; recovery finishes a.txt.
-    expect(report.recovered).toEqual([{ journalId: journal!.id, restored: ['workspace:a.txt'] }]);
+    expect(report.recovered).toEqual([{ journalId: journal!.id, restored: ['workspace:a.txt'], preserved: [] }]);
     expect(h.files()).toEqual({ 'a.txt': 'a1\n', 'b.txt': 'b1\n' });
     expect((await store.getJournal(journal!.id)).state).toBe('rolled_back');
     expect(await recoverJournals(store)).toEqual({ recovered: [], skipped: [], failed: [] });
@@ -101,6 +135,25 @@ describe('journaled apply: compensation and crash recovery', () => {
     expect(h.files()).toEqual({ 'a.txt': 'a0\n', 'b.txt': 'b0\n', 'other.txt': 'changed by someone else\n' });
     expect((await store.getJournal(journal.id)).state).toBe('rolled_back');
     expect(await recoverJournals(store)).toEqual({ recovered: [], skipped: [], failed: [] });
+  });
+
+  it('keeps a content that is neither before nor after (a power loss lost the final commit, then an edit) before rolling back', async () => {
+    h.put('a.txt', 'a0\n');
+    const a0 = await h.blobs.put(Buffer.from('a0\n'));
+    const target = await h.blobs.put(Buffer.from('target\n'));
+    const journal = await h.store.createJournal({
+      sessionId: h.session.id, kind: 'file-rewind', root: h.work,
+      items: [{ path: 'workspace:a.txt', expectedHash: a0, targetHash: target, mode: null }],
+      metadata: { roots: [{ name: 'workspace', dir: h.work, kind: 'workspace' }], pid: 999_999_999 },
+    });
+    h.put('a.txt', 'edited after the rewind\n');
+    const store = await h.reopen();
+    const report = await recoverJournals(store);
+    const edited = hashContent(Buffer.from('edited after the rewind\n'));
+    expect(report.recovered).toEqual([{ journalId: journal.id, restored: ['workspace:a.txt'], preserved: [{ path: 'workspace:a.txt', hash: edited }] }]);
+    expect(h.read('a.txt')).toBe('a0\n');
+    expect((await new BlobStore(store).get(edited)).toString()).toBe('edited after the rewind\n');
+    expect((await store.blobRoots()).has(edited)).toBe(true);
   });
 
   it('skips a journal whose writer is still running', async () => {

@@ -4,14 +4,17 @@ import type { Journal } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import { Workspace, type RootKind } from '../../workspace/index.js';
 import type { UnrestoredFile } from './errors/index.js';
-import { journalsInFlight, restoreJournalItems } from './journaled-apply.js';
+import { journalsInFlight, pinPreserved, restoreJournalItems, type PreservedContent } from './journaled-apply.js';
 
 /** Builds the workspace a journal's paths belong to. */
 export type ResolveJournalWorkspace = (journal: Journal) => Workspace | Promise<Workspace>;
 
 export interface RecoveryReport {
-  /** Journals rolled back, with the paths that had to be put back. */
-  recovered: Array<{ journalId: string; restored: string[] }>;
+  /**
+   * Journals rolled back, with the paths that had to be put back, and contents found there that
+   * were neither the journal's expected nor its target ones, stored (and pinned) before being overwritten.
+   */
+  recovered: Array<{ journalId: string; restored: string[]; preserved: PreservedContent[] }>;
   /** Journals left pending because a live process may still be applying them. */
   skipped: Array<{ journalId: string; reason: string }>;
   /** Journals whose files could not all be put back; they stay pending for the next attempt. */
@@ -55,12 +58,13 @@ export async function recoverJournals(store: Store, resolveWorkspace: ResolveJou
       continue;
     }
     const unrestored = await restoreJournalItems(journal, workspace, blobs);
+    await pinPreserved(store, journal, unrestored.preserved ?? []);
     if (unrestored.length > 0) {
       report.failed.push({ journalId: journal.id, files: [...unrestored] });
       continue;
     }
     await store.setJournalState(journal.id, 'rolled_back');
-    report.recovered.push({ journalId: journal.id, restored: unrestored.restored ?? [] });
+    report.recovered.push({ journalId: journal.id, restored: unrestored.restored ?? [], preserved: unrestored.preserved ?? [] });
   }
   return report;
 }

@@ -1,10 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname } from 'node:path';
-import type { BlobInput, BlobStore } from '../../blobs/index.js';
+import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
 import { WaypointError, type Journal, type JournalItem } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
-import { deletePath, movePath, writeFileAtomic, type Workspace } from '../../workspace/index.js';
+import { deletePath, FileWriteFailedError, fsyncDirectories, movePath, prepareFileWrite, writeFileAtomic, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
 import { readDisk, type ContentState } from './disk-state.js';
 import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError, type UnrestoredFile } from './errors/index.js';
 import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-rewind-types.js';
@@ -45,11 +45,17 @@ export interface JournaledApplyInput {
 /**
  * Applies planned file writes all-or-nothing (invariant 3): every content that will be overwritten
  * goes into the blob store (invariant 2), a journal naming each path's expected and target hash is
- * committed durably, files are written atomically one by one (each re-checked against its expected
- * hash right before), then the journal is committed together with the `file-rewind` entry and the
- * caller's `onCommit` writes. On any failure every path is put back to its expected content, the
- * journal is marked rolled back, and a typed error is raised; if putting back fails too,
+ * made durable, files are changed one by one (each re-checked against its expected hash right
+ * before), then the journal is committed together with the `file-rewind` entry and the caller's
+ * `onCommit` writes. On any failure every path is put back to its expected content, the journal is
+ * marked rolled back, and a typed error is raised; if putting back fails too,
  * {@link RewindUnrecoverableError} names the files and the journal stays pending for recovery.
+ *
+ * The I/O is pipelined (ARCHITECTURE.md, "File rewind"): the journal is recorded, the new contents
+ * are written to temp files whose fsyncs run in the thread pool while one full sync makes the
+ * journal (and the kept contents) durable; only then is any file renamed into place; the
+ * directories are fsynced together after the renames, and the final commit needs no full sync of
+ * its own (a power loss that loses it leaves the journal pending, and recovery rolls back).
  */
 export async function journaledApply(input: JournaledApplyInput): Promise<{ journal: Journal; files: RewoundFile[] }> {
   const { store, blobs, workspace, steps } = input;
@@ -59,7 +65,8 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
     if (step.expected.content) keep.push(step.target.hash ? { content: step.expected.content, baseHash: step.target.hash } : step.expected.content);
     if (step.target.content) keep.push(step.target.content);
   }
-  if (keep.length > 0) await blobs.putMany(keep);
+  // Written and syncing now; indexed before the journal's full sync, which makes the rows durable too.
+  let kept: PendingBlobPut | null = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
 
   const files: RewoundFile[] = steps.map((step) => ({
     path: step.path,
@@ -77,29 +84,66 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
     expectedMode: step.expected.mode,
     moveFrom: step.moveFrom,
   }));
-  const journal = await store.createJournal({
-    sessionId: input.sessionId,
-    kind: FILE_REWIND_JOURNAL,
-    root: workspace.primaryRoot.dir,
-    items,
-    metadata: {
-      roots: workspace.roots.map((root) => ({ name: root.name, dir: root.dir, kind: root.kind })),
-      pid: process.pid,
-      host: hostname(),
-      action: input.action,
-      kind: input.kind,
-      checkpointIds: input.checkpointIds,
-    },
-  });
+  let journal: Journal;
+  try {
+    // Recorded at once (a process crash from here on is rolled back by recovery, temp files
+    // included); durable after `syncJournal` below, before any file is touched.
+    journal = await store.createJournal(
+      {
+        sessionId: input.sessionId,
+        kind: FILE_REWIND_JOURNAL,
+        root: workspace.primaryRoot.dir,
+        items,
+        metadata: {
+          roots: workspace.roots.map((root) => ({ name: root.name, dir: root.dir, kind: root.kind })),
+          pid: process.pid,
+          host: hostname(),
+          action: input.action,
+          kind: input.kind,
+          checkpointIds: input.checkpointIds,
+        },
+      },
+      { durable: false },
+    );
+  } catch (error) {
+    kept?.abort();
+    throw error;
+  }
   journalsInFlight.add(journal.id);
+  const prepared = new Map<PlannedStep, PreparedFileWrite>();
   try {
     let failedPath: string | null = null;
     try {
+      // New contents into temp files beside their targets; their fsyncs run in the thread pool
+      // while the kept contents are indexed and the journal is synced on this thread.
+      for (const step of steps) {
+        if (!step.target.exists || step.moveFrom !== null) continue;
+        try {
+          prepared.set(step, prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable }));
+        } catch (error) {
+          // Not possible yet (its directory is a file an earlier step removes …): written in turn below.
+          if (!(error instanceof FileWriteFailedError)) throw error;
+        }
+      }
+      const fileSyncs = [...prepared.values()].map((write) => write.sync());
+      try {
+        const keeping = kept;
+        kept = null;
+        await keeping?.commit();
+        await store.syncJournal(journal.id);
+      } finally {
+        await Promise.allSettled(fileSyncs);
+      }
+      await Promise.all(fileSyncs);
+
+      const directories = new Set<string>();
       for (const [index, step] of steps.entries()) {
         failedPath = step.path;
-        executeStep(workspace, step, durable);
+        executeStep(workspace, step, durable, prepared.get(step) ?? null, directories);
         input.hooks?.afterStep?.(step.path, index);
       }
+      // Every rename and unlink durable before the commit that says the files are at their targets.
+      if (durable) await fsyncDirectories(directories);
       failedPath = null;
       const extra = input.onCommit?.() ?? {};
       const data: FileRewindEntryData = {
@@ -110,21 +154,27 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
         checkpointIds: input.checkpointIds,
         files: files.map((file) => ({ ...file })),
       };
-      const committed = await store.setJournalState(journal.id, 'committed', {
-        entries: [{ sessionId: input.sessionId, entry: { type: FILE_REWIND_ENTRY, data } }, ...(extra.entries ?? [])],
-        headMoves: extra.headMoves ?? [],
-      });
+      const committed = await store.setJournalState(
+        journal.id,
+        'committed',
+        { entries: [{ sessionId: input.sessionId, entry: { type: FILE_REWIND_ENTRY, data } }, ...(extra.entries ?? [])], headMoves: extra.headMoves ?? [] },
+        { durable: false },
+      );
       return { journal: committed, files };
     } catch (error) {
+      kept?.abort();
+      for (const write of prepared.values()) write.abort();
       input.hooks?.beforeCompensation?.();
       const unrestored = await restoreJournalItems(journal, workspace, blobs, durable);
+      await pinPreserved(store, journal, unrestored.preserved ?? []);
       if (unrestored.length > 0) throw new RewindUnrecoverableError({ journalId: journal.id, files: unrestored, cause: error });
-      await store.setJournalState(journal.id, 'rolled_back');
+      await store.setJournalState(journal.id, 'rolled_back', {}, { durable: false });
       if (error instanceof RewindConflictError) throw error;
       if (WaypointError.is(error) && failedPath === null) throw error; // the commit's own refusal (HEAD_MOVED …)
       throw new RewindApplyFailedError({ journalId: journal.id, path: failedPath, reason: error instanceof Error ? error.message : String(error), cause: error });
     }
   } finally {
+    for (const write of prepared.values()) write.abort();
     journalsInFlight.delete(journal.id);
   }
 }
@@ -133,7 +183,12 @@ function same(state: ContentState, hash: string | null): boolean {
   return state.exists === (hash !== null) && state.hash === hash;
 }
 
-function executeStep(workspace: Workspace, step: PlannedStep, durable: boolean): void {
+/**
+ * One step, re-checked against its expected content just before. A prepared write is renamed into
+ * place and a delete unlinks, both leaving their directory in `directories` to be fsynced with the
+ * others; a move back (rare) syncs as it goes.
+ */
+function executeStep(workspace: Workspace, step: PlannedStep, durable: boolean, prepared: PreparedFileWrite | null, directories: Set<string>): void {
   const disk = readDisk(workspace, step.path);
   if (!disk.ok) throw new RewindConflictError({ files: [{ path: step.path, status: 'file_read_failed', reason: disk.reason }] });
   const current = disk.state;
@@ -156,28 +211,52 @@ function executeStep(workspace: Workspace, step: PlannedStep, durable: boolean):
       }
     }
   }
-  if (!step.target.exists) deletePath(step.resolved, { durable });
-  else writeFileAtomic(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable });
+  if (!step.target.exists) {
+    deletePath(step.resolved, { durable: false });
+    directories.add(dirname(step.resolved.entryPath));
+  } else if (prepared !== null) {
+    prepared.commit({ syncDirectory: false });
+    directories.add(prepared.directory);
+  } else {
+    writeFileAtomic(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable });
+  }
 }
 
 function modeOf(step: PlannedStep): number | null {
   return step.target.mode;
 }
 
+/** What {@link restoreJournalItems} could not put back, with what it did put back and what it kept. */
+export type RestoreOutcome = UnrestoredFile[] & {
+  restored?: string[];
+  /** Contents found at a path that were neither its expected nor its target content, stored before being overwritten. */
+  preserved?: PreservedContent[];
+};
+
+/** A content a rollback overwrote that no record named: stored in the blob store first (invariant 2). */
+export interface PreservedContent {
+  path: string;
+  hash: string;
+}
+
 /**
  * Puts every path of a journal back to its expected (pre-rewind) content, newest item first, when
- * it differs. Paths the journal does not name are never touched. Returns the paths that could not be
- * put back.
+ * it differs. Paths the journal does not name are never touched. A content that is neither the
+ * expected nor the target one (changed by someone after the apply, e.g. after a power loss lost the
+ * journal's final commit) is stored in the blob store before it is overwritten, and reported in
+ * `preserved`. Returns the paths that could not be put back.
  */
 export async function restoreJournalItems(
   journal: Journal,
   workspace: Workspace,
   blobs: BlobStore,
   durable = true,
-): Promise<UnrestoredFile[] & { restored?: string[] }> {
-  const unrestored: UnrestoredFile[] & { restored?: string[] } = [];
+): Promise<RestoreOutcome> {
+  const unrestored: RestoreOutcome = [];
   const restored: string[] = [];
+  const preserved: PreservedContent[] = [];
   unrestored.restored = restored;
+  unrestored.preserved = preserved;
   for (const original of [...journal.items].reverse()) {
     const item: JournalItem = { ...original, path: asWorkspaceKey(workspace, original.path) };
     try {
@@ -192,6 +271,9 @@ export async function restoreJournalItems(
       }
       removeTempFiles(workspace, item.path, disk.resolved.realPath, durable);
       if (same(disk.state, item.expectedHash)) continue;
+      if (disk.state.exists && !same(disk.state, item.targetHash)) {
+        preserved.push({ path: item.path, hash: await blobs.put(disk.state.content!) });
+      }
       restored.push(item.path);
       if (item.expectedHash === null) {
         deletePath(disk.resolved, { durable });
@@ -205,6 +287,16 @@ export async function restoreJournalItems(
     }
   }
   return unrestored;
+}
+
+/**
+ * Keeps preserved contents out of GC's reach: pinned by the journal's session (released when the
+ * session is deleted), or by the journal itself when it has no session.
+ */
+export async function pinPreserved(store: Store, journal: Journal, preserved: readonly PreservedContent[]): Promise<void> {
+  if (preserved.length === 0) return;
+  const owner = journal.sessionId ? `session:${journal.sessionId}:rewind-preserved:${journal.id}` : `journal:${journal.id}:preserved`;
+  await store.setBlobPins(owner, preserved.map((entry) => entry.hash));
 }
 
 /**
