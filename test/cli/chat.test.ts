@@ -492,6 +492,45 @@ describe('waypoint chat over a pipe', () => {
   });
 });
 
+describe('waypoint chat after a crash', () => {
+  it('--resume repairs a turn the SIGKILLed chat left running, and the conversation goes on', async () => {
+    const fx = fixture([
+      ...write('a.txt', 'agent a\n', 'Wrote a.txt.'),
+      { text: 'A long answer that is cut off by a crash somewhere in the middle of all these words.', delayMs: 150 },
+      { text: 'Back after the crash.' },
+    ]);
+    try {
+      const pty = new PtySession(['chat', '--model', `scripted:${fx.script}`], { home: fx.home, cwd: fx.project });
+      const banner = await pty.waitFor(/Waypoint chat · (ses_\w+)/);
+      const session = /Waypoint chat · (ses_\w+)/.exec(banner)![1]!;
+      pty.line('write a');
+      await pty.waitFor('/undo reverts them');
+      pty.mark();
+      pty.line('tell me a long story');
+      await pty.waitFor('A long answer');
+      pty.kill(); // the pty host SIGKILLs the chat
+      expect(await pty.exit()).not.toBe(0);
+      // The next run starts the script over: skip what was played.
+      const script = JSON.parse(readFileSync(fx.script, 'utf8'));
+      writeFileSync(fx.script, JSON.stringify({ steps: script.steps.slice(3) }));
+      const resumed = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'waypoint.js'), 'chat', '--model', `scripted:${fx.script}`, '--resume', session], {
+        cwd: fx.project,
+        input: 'are you there?\n/rewind status\n',
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home },
+        timeout: 60_000,
+      });
+      expect(resumed.status).toBe(0);
+      expect(resumed.stdout).toContain('1 turn marked interrupted');
+      expect(resumed.stdout).toContain('Back after the crash.');
+      expect(resumed.stdout).toMatch(/"write a"[\s\S]*"tell me a long story"[\s\S]*"are you there\?"/);
+      expect(fx.read('a.txt')).toBe('agent a\n');
+    } finally {
+      rmSync(fx.dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("README's chat quick start", () => {
   it('examples/chat-script.json writes, edits and runs a shell command, each change undoable', () => {
     const fx = fixture([]);

@@ -6,7 +6,7 @@ import { createRuntime, MODEL_STRING_FORMS, type EffectApprovalRequest, type Eff
 import { ChatController } from '../chat/chat-controller.js';
 import type { ChatIO } from '../chat/chat-io.js';
 import { LineChatIO } from '../chat/line-io.js';
-import { recentMessages } from '../chat/slash/sessions.js';
+import { recentMessages, repairLines } from '../chat/slash/sessions.js';
 import { TtyChatIO } from '../chat/tty-io.js';
 import { describeToolCall } from '../chat/event-view.js';
 import { defineCommand } from '../command.js';
@@ -74,13 +74,18 @@ export const chatCommand = defineCommand({
       io = tty ? new TtyChatIO({ input: process.stdin, output: process.stdout }) : new LineChatIO({ input: process.stdin, output: process.stdout });
       const runtime = createRuntime({ waypoint, model, approveEffect: approveWith(io) });
       let session: Session;
-      if (resumed) session = (await runtime.resumeSession(resumed.id)).session;
-      else session = await runtime.startSession({ workdir, ...(args.flags.title === undefined ? {} : { title: args.flags.title }) });
+      let repaired: string[] = [];
+      if (resumed) {
+        const result = await runtime.resumeSession(resumed.id);
+        session = result.session;
+        repaired = repairLines(result.repair);
+      } else session = await runtime.startSession({ workdir, ...(args.flags.title === undefined ? {} : { title: args.flags.title }) });
       io.print(io.style.bold(`Waypoint chat · ${session.id} ${JSON.stringify(session.title)}`));
       io.print(io.style.dim(`workspace ${session.workdir ?? '(none)'} · model ${runtime.modelLabel} · store ${context.storePath}`));
       io.print(io.style.dim('Every file change is checkpointed. /help lists the commands; /rewind goes back; Ctrl-C stops a turn.'));
       const controller = new ChatController({ io, runtime, waypoint, session });
       if (resumed) for (const line of await recentMessages(controller, session)) io.print(line);
+      for (const line of repaired) io.print(io.style.warn(line));
       await controller.run();
       await runtime.close();
       return { data: { type: 'chat', sessionId: controller.sessionId }, text: context.json ? [] : [`Session ${controller.sessionId} saved. Continue it with: waypoint chat --resume ${controller.sessionId}`] };

@@ -1,5 +1,6 @@
 import { uiView } from '../../../history/index.js';
 import { InvalidArgumentError, type Session } from '../../../model/index.js';
+import type { DanglingRepair } from '../../../rewind/index.js';
 import { listSessionRows } from '../../commands/sessions.js';
 import { formatTime, oneLine, plural } from '../../render/format.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
@@ -19,6 +20,12 @@ export async function recentMessages(context: ChatContext, session: Session, cou
     lines.push(`${message.role === 'user' ? '›' : ' '} ${oneLine(text, context.io.columns - 4)}`);
   }
   return lines;
+}
+
+/** What resuming repaired (a crash cut a turn short), or nothing. */
+export function repairLines(repair: DanglingRepair): string[] {
+  if (repair.repairedCalls.length + repair.interruptedTurns.length === 0) return [];
+  return [`Repaired what a crash left: ${plural(repair.repairedCalls.length, 'tool call')} without a result, ${plural(repair.interruptedTurns.length, 'turn')} marked interrupted.`];
 }
 
 export const sessionsCommand: SlashCommand = {
@@ -55,9 +62,7 @@ export const resumeCommand: SlashCommand = {
     }
     const { session, repair } = await context.runtime.resumeSession(id);
     context.switchTo(session, `Now in ${session.id} "${session.title}"${session.workdir ? ` (${session.workdir})` : ''}.`);
-    if (repair.repairedCalls.length + repair.interruptedTurns.length > 0) {
-      context.io.print(context.io.style.warn(`Repaired what a crash left: ${plural(repair.repairedCalls.length, 'tool call')} without a result, ${plural(repair.interruptedTurns.length, 'turn')} marked interrupted.`));
-    }
+    for (const line of repairLines(repair)) context.io.print(context.io.style.warn(line));
     for (const line of await recentMessages(context, session)) context.io.print(line);
   },
 };
