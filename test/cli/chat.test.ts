@@ -194,8 +194,8 @@ describe('waypoint chat in a terminal', () => {
       expect(fx.read('notes.txt')).toBe('alpha\nBETA\ngamma\ndelta\n');
       writeFileSync(join(fx.project, 'notes.txt'), 'alpha\nBETA\ngamma\ndelta\nepsilon (mine)\n');
       let screen = await send(pty, '/undo', 'What should happen to it?');
-      expect(screen).toMatch(/notes\.txt\s+external_modified/);
-      expect(screen).toContain('merge available');
+      expect(screen).toMatch(/notes\.txt\s+changed since the agent wrote it\s+\(merge available\)/);
+      expect(screen).toContain('merged, it would read:');
       expect(screen).toContain('❯ Merge');
       pty.mark();
       await pty.keys('enter');
@@ -234,7 +234,7 @@ describe('waypoint chat in a terminal', () => {
       let screen = await send(pty, '/undo', 'Nothing to undo');
       await send(pty, 'shout beta', '/undo reverts them');
       screen = await send(pty, '/undo', "Undo these changes of the last turn's files?");
-      expect(screen).toMatch(/notes\.txt\s+safe/);
+      expect(screen).toMatch(/notes\.txt\s+will be restored/);
       pty.mark();
       await pty.keys('down', 'enter'); // No
       await pty.waitFor('Cancelled; nothing was changed.');

@@ -42,6 +42,7 @@ export function turnEndLines(event: RuntimeEvents['turn-end']): string[] {
 export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
   const { style } = io;
   const scans = new Map<string, Progress>();
+  let lastPart: string | null = null;
   const unsubscribe = [
     runtime.events.on('scan-progress', (event) => {
       const key = `${event.toolCallId}:${event.taskId ?? ''}:${event.scan}`;
@@ -56,8 +57,14 @@ export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
     }),
     runtime.events.on('message-part', (event) => {
       if (event.subagent) return;
+      // Reasoning and the reply are separate paragraphs.
+      const part = `${event.messageId}:${event.partIndex}`;
+      if (lastPart !== null && lastPart !== part) io.print('');
+      lastPart = part;
       io.stream(event.type === 'reasoning' ? style.dim(event.delta) : event.delta);
     }),
+    runtime.events.on('message-finish', () => void (lastPart = null)),
+    runtime.events.on('tool-start', () => void (lastPart = null)),
     runtime.events.on('tool-start', (event) => {
       io.print(style.dim(`${event.subagent ? '    ↳ ' : '  ⏺ '}${describeToolCall(event.toolName, event.input)}`));
     }),

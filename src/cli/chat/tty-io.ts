@@ -268,14 +268,17 @@ export class TtyChatIO implements ChatIO {
   }
 
   private submit(): void {
-    const line = this.buffer.take();
+    const line = this.buffer.text;
     this.recall = -1;
     if (line.trim() !== '' && this.sent[0] !== line) this.sent.unshift(line);
     if (this.prompt !== null) {
       // Leave the submitted line on screen as it was typed.
+      this.buffer.end();
       this.drawPrompt();
+      this.buffer.take();
       this.write('\r\n');
     } else {
+      this.buffer.take();
       this.clearPrompt();
       if (this.midLine) this.write('\r\n');
       this.midLine = false;

@@ -1,6 +1,5 @@
 import type { ConflictResolution, FileRewindPreview } from '../../../rewind/index.js';
-import { plural, shortPath } from '../../render/format.js';
-import { renderPreview } from '../../render/rewind-render.js';
+import { plural, shortPath, table } from '../../render/format.js';
 import type { ChatContext } from '../chat-context.js';
 
 export interface CheckedRewindFlow<Result> {
@@ -42,7 +41,7 @@ export async function checkedRewind<Result>(context: ChatContext, flow: CheckedR
     }
   }
   if (preview.files.length === 0) return { kind: 'nothing' };
-  for (const line of renderPreview(preview)) io.print(line);
+  for (const line of chatPreviewLines(preview)) io.print(line);
   const conflicts = preview.files.filter((file) => file.status !== 'safe' && file.resolution === null);
   for (const file of conflicts) {
     if (file.status !== 'external_modified') {
@@ -71,6 +70,27 @@ export async function checkedRewind<Result>(context: ChatContext, flow: CheckedR
     if (!go) return cancelled(context);
   }
   return { kind: 'applied', result: await flow.apply(preview), preview };
+}
+
+/** The preview as the chat shows it: each file, what undoing does to it, and whether it changed since the agent. */
+export function chatPreviewLines(preview: FileRewindPreview): string[] {
+  const scope = 'turnId' in preview.target ? 'of the last turn' : 'from that input on';
+  const lines = [`${plural(preview.checkpointIds.length, 'file change')} ${scope} to undo:`];
+  const rows = preview.files.map((file) => {
+    const effect =
+      file.status !== 'safe' ? (file.status === 'external_modified' ? 'changed since the agent wrote it' : file.status) : file.action === 'delete' ? 'will be deleted' : file.action === 'move' ? `moves back from ${shortPath(file.movedFrom ?? '?')}` : 'will be restored';
+    return [`  ${shortPath(file.path)}`, effect, file.mergeAvailable ? '(merge available)' : ''];
+  });
+  table(rows).forEach((row, index) => {
+    lines.push(row);
+    const file = preview.files[index]!;
+    if (file.status !== 'safe' && file.status !== 'external_modified' && file.reason) lines.push(`      ${file.reason}`);
+    if (file.mergeAvailable && file.mergedText !== null) {
+      lines.push('      merged, it would read:');
+      for (const line of file.mergedText.replace(/\n$/, '').split('\n')) lines.push(`      | ${line}`);
+    }
+  });
+  return lines;
 }
 
 function cancelled(context: ChatContext): { kind: 'cancelled' } {
