@@ -58,4 +58,12 @@ export {
 export { EXEC_SCAN_ENTRY, type ExecScanState } from './exec-scan-state.js';
 export { listRecentCheckpoints, displayPath, DEFAULT_CHECKPOINT_LIST_LIMIT, type ListedCheckpoint } from './checkpoint-list.js';
 export { summarizeTurn, type TurnSummary, type TurnFileChange } from './turn-summary.js';
-export { trimSessions, type TrimSessionsOptions, type TrimSessionsReport } from './retention.js';
+export {
+  trimSessions,
+  deleteSessionWithSubagents,
+  type TrimSessionsOptions,
+  type TrimSessionsReport,
+  type RemovedSession,
+  type RetainedSessionSummary,
+  type DeleteSessionReport,
+} from './retention.js';

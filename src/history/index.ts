@@ -7,3 +7,4 @@ export { visibilityOf, coveredRange, isUserInput, type Visibility, type CoveredR
 export { compactionOrder, compactedPositions, modelView, uiView } from './compaction-view.js';
 export { listRewindTargets, inputText, type RewindTarget } from './rewind-targets.js';
 export { EffectsLedger, type EffectCheck } from './effects-ledger.js';
+export { subagentLink, SUBAGENT_METADATA, type SubagentLink } from './subagent-link.js';

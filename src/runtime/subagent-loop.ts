@@ -1,5 +1,6 @@
 import { MODEL_CHOICE_ENTRY } from '../fork/index.js';
-import { newId, type JsonObject, type JsonValue, type PartContent, type Session, type TurnStatus } from '../model/index.js';
+import { SUBAGENT_METADATA, type SubagentLink } from '../history/index.js';
+import { newId, type JsonObject, type JsonValue, type PartContent, type TurnStatus } from '../model/index.js';
 import { toModelMessages } from './model-messages.js';
 import { streamModelStep, type ProposedCall } from './model-step.js';
 import { toolContext, type RuntimeCore, type TurnState } from './runtime-core.js';
@@ -13,25 +14,9 @@ const SUBAGENT_SYSTEM = [
   'Stay inside the workspace; do not ask questions, you cannot get answers.',
 ].join(' ');
 
-/** Metadata key of a subagent's child session, its turn and its prompt message. */
-export const SUBAGENT_METADATA = 'subagent';
-
-/** Where a subagent session came from: the parent session, turn and tool call that ran it. */
-export interface SubagentLink {
-  parentSessionId: string;
-  parentTurnId: string;
-  toolCallId: string;
-  description: string | null;
-}
-
-/** The link of a session created for a subagent's transcript, or null for any other session. */
-export function subagentLink(session: Pick<Session, 'metadata'>): SubagentLink | null {
-  const value = session.metadata[SUBAGENT_METADATA];
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
-  const { parentSessionId, parentTurnId, toolCallId, description } = value;
-  if (typeof parentSessionId !== 'string' || typeof parentTurnId !== 'string' || typeof toolCallId !== 'string') return null;
-  return { parentSessionId, parentTurnId, toolCallId, description: typeof description === 'string' ? description : null };
-}
+// The link's key and shape live in history, so layers below the runtime can recognise a
+// subagent session; re-exported here for the runtime's callers.
+export { SUBAGENT_METADATA, subagentLink, type SubagentLink } from '../history/index.js';
 
 /**
  * A nested agent loop for the `subagent` tool: same model, the parent's tools except `subagent`.
