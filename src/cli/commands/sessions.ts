@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Waypoint } from '../../engine/index.js';
+import { subagentLink, type SubagentLink } from '../../history/index.js';
 import type { SessionKind } from '../../model/index.js';
 import { integerFlag } from '../args.js';
 import { defineCommand, withWaypoint } from '../command.js';
@@ -12,7 +13,13 @@ export const sessionsFlags = {
 /** One row of `waypoint sessions`. */
 export interface SessionRow {
   id: string;
+  /** The stored kind (a subagent's transcript session is stored as a `fork`; see `subagent`). */
   kind: SessionKind;
+  /**
+   * For a subagent's transcript session: the parent session, turn and tool call that ran it (the
+   * table's KIND column says `subagent`). Null for every other session.
+   */
+  subagent: SubagentLink | null;
   title: string;
   parentSessionId: string | null;
   workdir: string | null;
@@ -42,6 +49,7 @@ export async function listSessionRows(waypoint: Waypoint, options: { limit?: num
     rows.push({
       id: session.id,
       kind: session.kind,
+      subagent: subagentLink(session),
       title: session.title,
       parentSessionId: session.parentSessionId,
       workdir: session.workdir,
@@ -58,7 +66,7 @@ export function renderSessions(report: SessionsReport): string[] {
   if (report.sessions.length === 0) return [`No sessions in ${report.store}.`];
   return table([
     ['ID', 'KIND', 'TITLE', 'CREATED', 'HEAD', 'TURNS'],
-    ...report.sessions.map((row) => [row.id, row.kind, JSON.stringify(row.title), formatTime(row.createdAt), row.headMessageId === null ? '(empty)' : `${row.headMessageId} (${plural(row.messages, 'message')})`, String(row.turns)]),
+    ...report.sessions.map((row) => [row.id, row.subagent ? 'subagent' : row.kind, JSON.stringify(row.title), formatTime(row.createdAt), row.headMessageId === null ? '(empty)' : `${row.headMessageId} (${plural(row.messages, 'message')})`, String(row.turns)]),
   ]);
 }
 
@@ -66,7 +74,10 @@ export const sessionsCommand = defineCommand({
   name: 'sessions',
   synopsis: ['sessions [--limit <n>]'],
   summary: 'list the sessions: id, kind, title, created, head and turns',
-  description: ['Oldest first. A store that does not exist yet lists no sessions (and is not created).'],
+  description: [
+    'Oldest first. A store that does not exist yet lists no sessions (and is not created).',
+    'KIND `subagent` is the transcript of a subagent a tool call ran (`waypoint log` shows whose); --json rows carry that link as `subagent`.',
+  ],
   flags: sessionsFlags,
   positionals: { min: 0, max: 0 },
   async run(context, args) {

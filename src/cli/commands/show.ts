@@ -1,5 +1,5 @@
 import type { Waypoint } from '../../engine/index.js';
-import { uiView, visibilityOf, type Visibility } from '../../history/index.js';
+import { subagentLink, uiView, visibilityOf, type SubagentLink, type Visibility } from '../../history/index.js';
 import { NotFoundError, type Checkpoint, type MessageKind, type MessageRole, type MessageStatus, type PartContent, type Session } from '../../model/index.js';
 import { integerFlag } from '../args.js';
 import { defineCommand, withWaypoint } from '../command.js';
@@ -22,11 +22,23 @@ export interface ShownMessage {
   depth: number;
   createdAt: number;
   parts: Array<PartContent | null>;
+  /** For the tool result of a `subagent` call: the session holding that subagent's transcript. */
+  subagentSessionId: string | null;
+}
+
+/** Whose tool call a subagent's transcript session belongs to. */
+export interface ShownSubagentLink extends SubagentLink {
+  /** The parent session's title; null when it was deleted. */
+  parentTitle: string | null;
+  /** The parent turn's number in its session (1 = first); null when it is not found. */
+  turnNumber: number | null;
 }
 
 export interface ShowSessionReport {
   type: 'session';
   session: Session;
+  /** For a subagent's transcript session: the parent session, turn and tool call that ran it. */
+  subagent: ShownSubagentLink | null;
   turns: number;
   /** Messages on the active path (the conversation may show fewer). */
   pathLength: number;
@@ -52,7 +64,14 @@ export async function show(waypoint: Waypoint, id: string, options: { all?: bool
     const path = await store.history(session.id);
     const visible = options.all ? path : uiView(path, { startAfter: session.kind === 'side_chat' ? session.forkedFromMessageId : null });
     const shown = options.last === undefined ? visible : visible.slice(-options.last);
-    return { type: 'session', session, turns: (await store.listTurns(session.id)).length, pathLength: path.length, messages: shown.map(toShown) };
+    return {
+      type: 'session',
+      session,
+      subagent: await subagentOf(waypoint, session),
+      turns: (await store.listTurns(session.id)).length,
+      pathLength: path.length,
+      messages: shown.map(toShown),
+    };
   }
   if (!(await store.findMessage(id))) {
     throw new NotFoundError({ entity: id.startsWith('msg_') ? 'message' : 'session', id, hint: 'Give a session id (`waypoint sessions`) or a message id (`waypoint show <session>`).' });
@@ -74,6 +93,22 @@ export async function show(waypoint: Waypoint, id: string, options: { all?: bool
   };
 }
 
+async function subagentOf(waypoint: Waypoint, session: Session): Promise<ShownSubagentLink | null> {
+  const link = subagentLink(session);
+  if (!link) return null;
+  const parent = await waypoint.store.findSession(link.parentSessionId);
+  const index = parent ? (await waypoint.store.listTurns(parent.id)).findIndex((turn) => turn.id === link.parentTurnId) : -1;
+  return { ...link, parentTitle: parent?.title ?? null, turnNumber: index < 0 ? null : index + 1 };
+}
+
+/** The transcript session a `subagent` tool result names (`metadata.subagent.sessionId`), if any. */
+function subagentSessionOf(metadata: Record<string, unknown>): string | null {
+  const value = metadata.subagent;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
+  const sessionId = (value as { sessionId?: unknown }).sessionId;
+  return typeof sessionId === 'string' ? sessionId : null;
+}
+
 function toShown(message: Awaited<ReturnType<Waypoint['store']['getMessage']>>): ShownMessage {
   return {
     id: message.id,
@@ -87,6 +122,7 @@ function toShown(message: Awaited<ReturnType<Waypoint['store']['getMessage']>>):
     depth: message.depth,
     createdAt: message.createdAt,
     parts: message.parts.map((part) => part.content ?? null),
+    subagentSessionId: message.role === 'tool' ? subagentSessionOf(message.metadata) : null,
   };
 }
 
@@ -96,7 +132,9 @@ function heading(message: ShownMessage): string {
 }
 
 function body(message: ShownMessage, full: boolean): string[] {
-  return partLines(message.parts, { full });
+  const lines = partLines(message.parts, { full });
+  if (message.subagentSessionId) lines.push(`  (subagent transcript: waypoint show ${message.subagentSessionId})`);
+  return lines;
 }
 
 export function renderShow(report: ShowReport): string[] {
@@ -116,13 +154,17 @@ export function renderShow(report: ShowReport): string[] {
     }
     return lines;
   }
-  const { session } = report;
+  const { session, subagent } = report;
   const lines = [
-    `${session.id}  ${session.kind}  ${JSON.stringify(session.title)}`,
+    `${session.id}  ${subagent ? 'subagent' : session.kind}  ${JSON.stringify(session.title)}`,
     `workdir  ${session.workdir ?? '(none)'}`,
     `head     ${session.headMessageId ?? '(empty history)'}  (${plural(report.pathLength, 'message')} on the path, ${plural(report.turns, 'turn')})`,
   ];
-  if (session.parentSessionId) lines.push(`parent   ${session.parentSessionId}  forked at ${session.forkedFromMessageId ?? 'the start'}`);
+  if (subagent) {
+    const parent = `${subagent.parentSessionId}${subagent.parentTitle === null ? ' (deleted)' : ` ${JSON.stringify(subagent.parentTitle)}`}`;
+    const turn = subagent.turnNumber === null ? subagent.parentTurnId : `turn ${subagent.turnNumber} (${subagent.parentTurnId})`;
+    lines.push(`subagent of ${parent}, ${turn}, tool call ${subagent.toolCallId}${subagent.description === null ? '' : `: ${JSON.stringify(subagent.description)}`}`);
+  } else if (session.parentSessionId) lines.push(`parent   ${session.parentSessionId}  forked at ${session.forkedFromMessageId ?? 'the start'}`);
   lines.push('');
   if (report.messages.length === 0) lines.push('(no messages to show)');
   for (const message of report.messages) lines.push(heading(message), ...body(message, false));
@@ -133,7 +175,10 @@ export const showCommand = defineCommand({
   name: 'show',
   synopsis: ['show <session> [--all] [--last <n>]', 'show <message>'],
   summary: "a session's conversation with message ids (what the person sees), or one message in full",
-  description: ['Message ids are what `rewind`, `fork --message` and `fork --stable` take.'],
+  description: [
+    'Message ids are what `rewind`, `fork --message` and `fork --stable` take.',
+    "A subagent's transcript session says whose tool call it belongs to; the parent's tool result names the transcript session.",
+  ],
   flags: showFlags,
   positionals: { min: 1, max: 1 },
   async run(context, args) {
