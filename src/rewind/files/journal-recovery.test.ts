@@ -78,6 +78,36 @@ describe('journaled apply: compensation and crash recovery', () => {
     ]);
   });
 
+  it('directories a restore creates are journaled and removed again by compensation and by recovery', async () => {
+    h.put('a.txt', 'a0\n');
+    h.put('keep/kept.txt', 'k\n');
+    h.put('gone/deeper/x.txt', 'x0\n');
+    h.put('keep/y.txt', 'y0\n');
+    const turn = await h.turn();
+    await h.recordWrite(turn, 'a.txt', 'a1\n');
+    await h.recordDelete(turn, 'gone/deeper/x.txt');
+    await h.recordDelete(turn, 'keep/y.txt');
+    rmSync(h.path('gone'), { recursive: true });
+    const failing = new FileRewinder({
+      store: h.store,
+      hooks: { afterStep: (_path, index) => { if (index === 2) throw new Error('disk full (simulated by a hook)'); } },
+    });
+    const preview = await failing.preview({ sessionId: h.session.id, turnId: turn.turnId });
+    expect(preview.files).toHaveLength(3);
+    await expectCode(failing.apply(preview), 'REWIND_APPLY_FAILED');
+    expect(existsSync(h.path('gone'))).toBe(false);
+    expect(h.files()).toEqual({ 'a.txt': 'a1\n', 'keep/kept.txt': 'k\n' });
+    const [journal] = await h.store.listJournals();
+    expect(journal!.metadata.createdDirectories).toEqual(['workspace:gone/deeper', 'workspace:gone']);
+
+    // A crash after the directories and the file were created: recovery removes all three.
+    const crashed = await h.store.createJournal({ ...journal!, id: undefined, metadata: { ...journal!.metadata, pid: 999_999_999 } } as never);
+    h.put('gone/deeper/x.txt', 'x0\n');
+    const report = await recoverJournals(await h.reopen());
+    expect(report.recovered.map((entry) => entry.journalId)).toEqual([crashed.id]);
+    expect(existsSync(h.path('gone'))).toBe(false);
+  });
+
   it('a failed compensation escalates to REWIND_UNRECOVERABLE naming the files; recovery finishes the job later', async () => {
     h.put('a.txt', 'a0\n');
     h.put('b.txt', 'b0\n');

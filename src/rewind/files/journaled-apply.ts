@@ -1,6 +1,6 @@
-import { readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, relative, sep } from 'node:path';
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
 import { WaypointError, type Journal, type JournalItem } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
@@ -84,6 +84,8 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
     expectedMode: step.expected.mode,
     moveFrom: step.moveFrom,
   }));
+  // Directories the writes will have to create: journaled, so a rollback removes them again.
+  const createdDirectories = missingDirectories(steps);
   let journal: Journal;
   try {
     // Recorded at once (a process crash from here on is rolled back by recovery, temp files
@@ -101,6 +103,7 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
           action: input.action,
           kind: input.kind,
           checkpointIds: input.checkpointIds,
+          ...(createdDirectories.length > 0 ? { createdDirectories } : {}),
         },
       },
       { durable: false },
@@ -119,9 +122,11 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
       for (const step of steps) {
         if (!step.target.exists || step.moveFrom !== null) continue;
         try {
-          prepared.set(step, prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable }));
+          // No directory is created before the journal is durable: a write into a missing one is
+          // prepared later, in turn.
+          prepared.set(step, prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: false }));
         } catch (error) {
-          // Not possible yet (its directory is a file an earlier step removes …): written in turn below.
+          // Not possible yet (its directory is missing, or is a file an earlier step removes …): written in turn below.
           if (!(error instanceof FileWriteFailedError)) throw error;
         }
       }
@@ -286,7 +291,53 @@ export async function restoreJournalItems(
       unrestored.push({ path: item.path, expectedHash: item.expectedHash, reason: error instanceof Error ? error.message : String(error) });
     }
   }
+  removeCreatedDirectories(journal, workspace, durable);
   return unrestored;
+}
+
+/**
+ * The directories above the steps' targets that do not exist yet (deepest first), as workspace
+ * keys of their real paths: the apply creates them, a rollback removes them.
+ */
+function missingDirectories(steps: readonly PlannedStep[]): string[] {
+  const missing = new Map<string, string>();
+  for (const step of steps) {
+    if (!step.target.exists) continue;
+    const root = step.resolved.root;
+    for (let directory = dirname(step.resolved.realPath); directory !== root.realDir && directory !== dirname(directory); directory = dirname(directory)) {
+      if (missing.has(directory) || exists(directory)) break;
+      missing.set(directory, `${root.name}:${relative(root.realDir, directory).split(sep).join('/')}`);
+    }
+  }
+  return [...missing.entries()].sort(([a], [b]) => b.length - a.length).map(([, key]) => key);
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes the directories a journal's apply created (metadata `createdDirectories`, deepest first)
+ * when they are empty again; one that holds anything now (someone else's file) is left alone.
+ */
+function removeCreatedDirectories(journal: Journal, workspace: Workspace, durable: boolean): void {
+  const keys = journal.metadata.createdDirectories;
+  if (!Array.isArray(keys)) return;
+  for (const key of keys) {
+    if (typeof key !== 'string') continue;
+    try {
+      const resolved = workspace.resolveKey(key);
+      if (!lstatSync(resolved.entryPath).isDirectory() || readdirSync(resolved.entryPath).length > 0) continue;
+      deletePath(resolved, { durable });
+    } catch {
+      // gone already, refused by confinement, or filled meanwhile: nothing to remove
+    }
+  }
 }
 
 /**
