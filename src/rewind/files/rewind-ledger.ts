@@ -11,9 +11,20 @@ import type { AppliedFileRewind, FileRewindEntryData } from './file-rewind-types
 export class RewindLedger {
   private constructor(readonly rewinds: AppliedFileRewind[]) {}
 
+  /**
+   * Entries are append-only and numbered in order within a session, so each load reads only the
+   * entries after the last one seen by this store object (every rewind would otherwise re-read and
+   * parse the whole ledger: O(rewinds so far) per rewind).
+   */
   static async load(store: Store, sessionId: string): Promise<RewindLedger> {
-    const entries = await store.listEntries(sessionId, { type: FILE_REWIND_ENTRY });
-    const rewinds = entries.map(toApplied);
+    let sessions = loaded.get(store);
+    if (!sessions) loaded.set(store, (sessions = new Map()));
+    const known = sessions.get(sessionId) ?? { lastSeq: 0, rewinds: [] };
+    const entries = await store.listEntries(sessionId, { type: FILE_REWIND_ENTRY, afterSeq: known.lastSeq });
+    const current = entries.length === 0 ? known : { lastSeq: entries.at(-1)!.seq, rewinds: [...known.rewinds, ...entries.map(toApplied)] };
+    const latest = sessions.get(sessionId);
+    if (!latest || latest.lastSeq <= current.lastSeq) sessions.set(sessionId, current);
+    const rewinds = current.rewinds.map(copyApplied);
     const undone = new Set(rewinds.map((rewind) => rewind.undoes).filter((id): id is string => id !== null));
     for (const rewind of rewinds) rewind.redone = undone.has(rewind.rewindId);
     return new RewindLedger(rewinds);
@@ -34,6 +45,14 @@ export class RewindLedger {
     }
     return new Set([...latest].filter(([, rewound]) => rewound).map(([id]) => id));
   }
+}
+
+/** Per store object and session: the ledger read so far (entries never change once written). */
+const loaded = new WeakMap<Store, Map<string, { lastSeq: number; rewinds: readonly AppliedFileRewind[] }>>();
+
+/** A copy callers may change without touching the cache. */
+function copyApplied(rewind: AppliedFileRewind): AppliedFileRewind {
+  return { ...rewind, checkpointIds: [...rewind.checkpointIds], files: rewind.files.map((file) => ({ ...file })), redone: false };
 }
 
 function toApplied(entry: Entry): AppliedFileRewind {
