@@ -27,6 +27,7 @@ import { defaultTools } from './tools/index.js';
 import type { RuntimeTool } from './tools/tool.js';
 import { subagentLink } from './subagent-loop.js';
 import { runTurnLoop, type TurnResult } from './turn-loop.js';
+import { compactSession, needsCompaction, type AutoCompactOptions, type CompactionResult } from './compaction.js';
 
 export const DEFAULT_SYSTEM_PROMPT = [
   'You are a coding agent working in the user\'s workspace through tools: read, write, edit (exact string replace), bash, glob, grep, and subagent.',
@@ -46,6 +47,11 @@ export interface RuntimeOptions {
   effectPolicy?: EffectPolicyOptions;
   /** Environment for model keys and base URLs (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Compact the conversation before a turn when it nears the model's context window. Default: off
+   * for the scripted model, else `{ contextTokens: $WAYPOINT_CONTEXT_TOKENS or 128000, threshold: 0.8 }`.
+   */
+  autoCompact?: AutoCompactOptions | false;
   /** Model calls per turn before it stops (default 50). */
   maxSteps?: number;
   /** Foreground bash timeout (default 120 s). */
@@ -100,6 +106,8 @@ export class AgentRuntime {
   private idleAgain: string | null = null;
   private closing = false;
 
+  private readonly autoCompaction: AutoCompactOptions | false;
+
   constructor(private readonly options: RuntimeOptions) {
     const global = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
     if (global.AI_SDK_LOG_WARNINGS === undefined) global.AI_SDK_LOG_WARNINGS = options.sdkWarnings ?? false;
@@ -111,6 +119,7 @@ export class AgentRuntime {
       this.model = options.model;
       this.modelLabel = `${options.model.provider}:${options.model.modelId}`;
     }
+    this.autoCompaction = autoCompactionFor(options, this.model);
     const tools = options.tools ?? defaultTools();
     const names = new Set<string>();
     for (const tool of tools) {
@@ -180,7 +189,10 @@ export class AgentRuntime {
     this.requireIdle(sessionId, 'start a turn');
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-    const turn = runTurnLoop(this.core, sessionId, text, signal);
+    const turn = (async () => {
+      await this.autoCompact(sessionId, signal);
+      return runTurnLoop(this.core, sessionId, text, signal);
+    })();
     this.running.set(sessionId, { turn, controller });
     try {
       return await turn;
@@ -189,6 +201,32 @@ export class AgentRuntime {
       // A task that ended while the turn was finishing was queued for it: deliver it now.
       await this.core.background.flush(sessionId, null);
       this.scheduleIdleCompression(sessionId);
+    }
+  }
+
+  /**
+   * `/compact`: the model summarizes the conversation and the summary replaces it in what the model
+   * is sent from now on (the person still sees everything; a rewind to before it undoes it).
+   */
+  async compact(sessionId: string, options: { instructions?: string; signal?: AbortSignal } = {}): Promise<CompactionResult> {
+    this.requireIdle(sessionId, 'compact');
+    const result = await compactSession(this.core, sessionId, { ...(options.instructions === undefined ? {} : { instructions: options.instructions }), signal: options.signal ?? new AbortController().signal, trigger: 'manual' });
+    this.events.emit('conversation-compact', { sessionId, result, error: null });
+    return result;
+  }
+
+  /** Before a turn: compact when the conversation is near the model's context window (a failure is reported, and the turn goes on). */
+  private async autoCompact(sessionId: string, signal: AbortSignal): Promise<void> {
+    if (!this.autoCompaction) return;
+    const path = await this.options.waypoint.store.history(sessionId);
+    if (!needsCompaction(path, this.autoCompaction)) return;
+    try {
+      const result = await compactSession(this.core, sessionId, { signal, trigger: 'auto' });
+      this.events.emit('conversation-compact', { sessionId, result, error: null });
+    } catch (error) {
+      if (signal.aborted) return;
+      const typed = error as { code?: string; message?: string };
+      this.events.emit('conversation-compact', { sessionId, result: null, error: { code: typed.code ?? 'COMPACTION_FAILED', message: typed.message ?? String(error) } });
     }
   }
 
@@ -366,6 +404,21 @@ export class AgentRuntime {
       });
     }
   }
+}
+
+/** The default context window when a model string names none (tokens). */
+export const DEFAULT_CONTEXT_TOKENS = 128_000;
+
+/**
+ * Automatic compaction: as configured; else off for the scripted model (a script plays only the
+ * steps it was written with) and on for providers, with `$WAYPOINT_CONTEXT_TOKENS` or 128k tokens.
+ */
+function autoCompactionFor(options: RuntimeOptions, model: LanguageModelV3): AutoCompactOptions | false {
+  if (options.autoCompact !== undefined) return options.autoCompact;
+  if (model.provider === 'scripted') return false;
+  const env = options.env ?? process.env;
+  const configured = Number(env.WAYPOINT_CONTEXT_TOKENS);
+  return { contextTokens: Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_CONTEXT_TOKENS };
 }
 
 /** Create the runtime (resolves the model now: a missing key or base URL is reported before any turn). */

@@ -1,8 +1,9 @@
 // The agent runtime: the turn loop over the engine (checkpointed tools, save points, boundary
 // pinning, resume repair), models through the Vercel AI SDK (OpenAI-compatible, Anthropic, and a
 // scripted model for demos and tests), background tasks, the effects policy, and the events a UI shows.
-export { AgentRuntime, createRuntime, DEFAULT_SYSTEM_PROMPT, type RuntimeOptions, type RunTurnOptions } from './agent-runtime.js';
+export { AgentRuntime, createRuntime, DEFAULT_CONTEXT_TOKENS, DEFAULT_SYSTEM_PROMPT, type RuntimeOptions, type RunTurnOptions } from './agent-runtime.js';
 export { runTurnLoop, type TurnResult } from './turn-loop.js';
+export { compactSession, estimateTokens, needsCompaction, type AutoCompactOptions, type CompactionResult } from './compaction.js';
 export type { RuntimeEvents, TurnScope } from './runtime-events.js';
 export { ModelError, type ModelErrorCode } from './runtime-errors.js';
 export { resolveModel, MODEL_STRING_FORMS, type ResolvedModel } from './models/resolve-model.js';

@@ -3,6 +3,7 @@ import type { TurnSummary } from '../checkpoint/index.js';
 import type { ForkResult } from '../fork/index.js';
 import type { SessionRewindResult } from '../rewind/index.js';
 import type { ToolOutput } from './tools/tool.js';
+import type { CompactionResult } from './compaction.js';
 
 /** Where an event happened: a session's turn, or (with `subagent`) a nested run inside a tool call. */
 export interface TurnScope {
@@ -84,4 +85,6 @@ export interface RuntimeEvents {
     durationMs: number;
     error: string | null;
   };
+  /** The conversation was compacted (`/compact`, or before a turn near the context window); `error` when an automatic one failed (the turn went on). */
+  'conversation-compact': { sessionId: string; result: CompactionResult | null; error: { code: string; message: string } | null };
 }

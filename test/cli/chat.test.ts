@@ -361,7 +361,7 @@ describe('waypoint chat in a terminal', () => {
       pty = chat(fx, ['--title', 'Planning']);
       await pty.waitFor('/help lists');
       let screen = await send(pty, '/help', '/exit');
-      for (const name of ['/rewind', '/undo', '/redo', '/edit', '/retry', '/fork', '/side', '/btw', '/sessions', '/resume', '/title', '/help']) expect(screen).toContain(name);
+      for (const name of ['/rewind', '/undo', '/redo', '/edit', '/retry', '/fork', '/side', '/btw', '/compact', '/sessions', '/resume', '/title', '/help']) expect(screen).toContain(name);
       screen = await send(pty, '/frobnicate', 'Unknown command /frobnicate');
 
       await send(pty, 'write the plan', 'Plan A written.');
@@ -549,6 +549,28 @@ describe("README's chat quick start", () => {
       expect(result.stdout).toContain('1 file changed: create CHANGELOG.md');
       expect(fx.read('greet.js')).toContain('HELLO');
       expect(fx.read('CHANGELOG.md')).toBeNull();
+    } finally {
+      rmSync(fx.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('/compact', () => {
+  it('summarizes the conversation for the model; /rewind status still lists every input', () => {
+    const fx = fixture([{ text: `A long answer ${'words '.repeat(400)}` }, { text: 'SUMMARY: a long answer was given.' }, { text: 'Short.' }]);
+    try {
+      const result = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'waypoint.js'), 'chat', '--model', `scripted:${fx.script}`], {
+        cwd: fx.project,
+        input: '/compact\ntell me a lot\n/compact keep it short\nand then?\n/rewind status\n',
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home },
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain('has nothing to compact yet');
+      expect(result.stdout).toMatch(/Compacted: the model is now sent ≈\d+ tokens instead of ≈\d+/);
+      expect(result.stdout).toContain('Short.');
+      expect(result.stdout).toMatch(/"tell me a lot"[\s\S]*"and then\?"/);
     } finally {
       rmSync(fx.dir, { recursive: true, force: true });
     }

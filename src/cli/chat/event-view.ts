@@ -86,6 +86,12 @@ export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
       io.print(style.dim(`  background task ${event.taskId} ${outcome}${changes}`));
       if (event.captureError) io.print(style.warn(`  its file changes could not be scanned: ${event.captureError}`));
     }),
+    runtime.events.on('conversation-compact', (event) => {
+      if (event.result) {
+        const { result } = event;
+        io.print(style.dim(`${result.trigger === 'auto' ? 'The conversation neared the context window and was compacted' : 'Compacted'}: the model is now sent ≈${result.tokensAfter} tokens instead of ≈${result.tokensBefore}. You still see everything; /rewind to an earlier input undoes it.`));
+      } else if (event.error) io.print(style.warn(`Automatic compaction failed (${event.error.message}); the turn goes on with the full conversation.`));
+    }),
     runtime.events.on('subagent-start', (event) => {
       if (!event.subagent) io.print(style.dim(`    ↳ subagent ${event.childSessionId}: ${oneLine(event.description ?? event.prompt, 60)}`));
     }),

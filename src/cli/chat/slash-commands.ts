@@ -1,4 +1,5 @@
 import type { SlashCommand } from './chat-context.js';
+import { compactCommand } from './slash/compact.js';
 import { editCommand, retryCommand } from './slash/edit-retry.js';
 import { btwCommand, forkCommand, sideCommand } from './slash/fork.js';
 import { redoCommand } from './slash/redo.js';
@@ -46,6 +47,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   forkCommand,
   sideCommand,
   btwCommand,
+  compactCommand,
   sessionsCommand,
   resumeCommand,
   titleCommand,
