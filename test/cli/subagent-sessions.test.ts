@@ -122,7 +122,10 @@ describe('subagent sessions in the read commands (built CLI)', () => {
     expect(keepTwo.removedSessions).toEqual([]);
     expect(fixture.cli('sessions', '--json').json().sessions).toHaveLength(3);
 
+    const dryText = fixture.cli('gc', '--keep-sessions', '1', '--dry-run').stdout;
+    expect(dryText).toContain(`with its subagent transcript ${fixture.childId}`);
     const keepOne = fixture.cli('gc', '--keep-sessions', '1', '--json').json();
+    expect(keepOne.orphanSubagentSessions).toEqual([]);
     expect(keepOne.removedSessions).toEqual([
       expect.objectContaining({ id: fixture.parentId, subagentSessions: [expect.objectContaining({ id: fixture.childId, title: 'Subagent: find the callers' })] }),
     ]);

@@ -17,6 +17,8 @@ export interface GcCommandReport {
   keepSessions: number | null;
   /** Sessions deleted (or that would be), oldest first. */
   removedSessions: TrimSessionsReport['removedSessions'];
+  /** Subagent transcripts whose session was already gone, deleted (or that would be) too. */
+  orphanSubagentSessions: TrimSessionsReport['orphanSubagentSessions'];
   gc: GcReport;
   /** Stored blob bytes freed (in a dry run: at least this many would be). */
   freedBytes: number;
@@ -30,17 +32,19 @@ export async function runGc(waypoint: Waypoint, options: { dryRun?: boolean; kee
   const before = await waypoint.store.blobs.stats();
   options.progress?.step(`${plural(before.blobCount, 'blob')} (${formatBytes(before.storedBytes)} stored); marking what the records reach${dryRun ? ' (dry run)' : ''}`);
   let removedSessions: TrimSessionsReport['removedSessions'] = [];
+  let orphanSubagentSessions: TrimSessionsReport['orphanSubagentSessions'] = [];
   let gc: GcReport;
   if (options.keepSessions !== undefined) {
     const trimmed = await trimSessions(waypoint.store, { keepSessions: options.keepSessions, dryRun });
     removedSessions = trimmed.removedSessions;
+    orphanSubagentSessions = trimmed.orphanSubagentSessions;
     gc = trimmed.gc;
   } else {
     gc = await waypoint.blobs.gc({ dryRun });
   }
   const after = await waypoint.store.blobs.stats();
   options.progress?.done(`${plural(gc.unreachable.length, 'blob')} ${dryRun ? 'unreachable' : 'swept'}, ${formatBytes(gc.freedBytes)} ${dryRun ? 'to free' : 'freed'}`);
-  return { dryRun, keepSessions: options.keepSessions ?? null, removedSessions, gc, freedBytes: gc.freedBytes, before, after };
+  return { dryRun, keepSessions: options.keepSessions ?? null, removedSessions, orphanSubagentSessions, gc, freedBytes: gc.freedBytes, before, after };
 }
 
 export function renderGc(report: GcCommandReport): string[] {
@@ -49,7 +53,11 @@ export function renderGc(report: GcCommandReport): string[] {
   if (report.dryRun) lines.push('Dry run: nothing was removed.');
   if (report.keepSessions !== null) {
     lines.push(`Sessions: keeping the newest ${report.keepSessions}; ${plural(report.removedSessions.length, 'session')} ${would}deleted${report.removedSessions.length ? ':' : '.'}`);
-    for (const session of report.removedSessions) lines.push(`  ${session.id}  ${JSON.stringify(session.title)}  ${formatTime(session.createdAt)}`);
+    for (const session of report.removedSessions) {
+      lines.push(`  ${session.id}  ${JSON.stringify(session.title)}  ${formatTime(session.createdAt)}`);
+      for (const sub of session.subagentSessions) lines.push(`    with its subagent transcript ${sub.id}  ${JSON.stringify(sub.title)}`);
+    }
+    for (const orphan of report.orphanSubagentSessions) lines.push(`  ${orphan.id}  ${JSON.stringify(orphan.title)}  (a subagent transcript whose session is gone)`);
     if (report.dryRun && report.removedSessions.length) lines.push('  (their blobs are not counted below until they are really deleted)');
   }
   lines.push(`Blobs: ${report.gc.scanned} scanned, ${report.gc.live} live, ${report.gc.unreachable.length} unreachable (${would}removed).`);
