@@ -61,9 +61,11 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
   const { store, blobs, workspace, steps } = input;
   const durable = input.durable ?? true;
   const keep: BlobInput[] = [];
+  // Both hashes were computed from these very bytes (read from disk, or read and verified from the
+  // blob store): passed along, so nothing is hashed twice.
   for (const step of steps) {
-    if (step.expected.content) keep.push(step.target.hash ? { content: step.expected.content, baseHash: step.target.hash } : step.expected.content);
-    if (step.target.content) keep.push(step.target.content);
+    if (step.expected.content) keep.push({ content: step.expected.content, hash: step.expected.hash!, ...(step.target.hash ? { baseHash: step.target.hash } : {}) });
+    if (step.target.content) keep.push({ content: step.target.content, hash: step.target.hash! });
   }
   // Written and syncing now; indexed before the journal's full sync, which makes the rows durable too.
   let kept: PendingBlobPut | null = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
