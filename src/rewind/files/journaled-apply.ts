@@ -2,7 +2,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, relative, sep } from 'node:path';
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
-import { WaypointError, type Journal, type JournalItem } from '../../model/index.js';
+import { newId, WaypointError, type Journal, type JournalItem } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
 import { deletePath, FileWriteFailedError, fsyncDirectories, movePath, prepareFileWrite, writeFileAtomic, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
 import { readDisk, type ContentState } from './disk-state.js';
@@ -88,12 +88,16 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
   }));
   // Directories the writes will have to create: journaled, so a rollback removes them again.
   const createdDirectories = missingDirectories(steps);
+  // Marked in flight before it exists, so a recovery run by this process never takes it for a crash's.
+  const journalId = newId('journal');
+  journalsInFlight.add(journalId);
   let journal: Journal;
   try {
     // Recorded at once (a process crash from here on is rolled back by recovery, temp files
     // included); durable after `syncJournal` below, before any file is touched.
     journal = await store.createJournal(
       {
+        id: journalId,
         sessionId: input.sessionId,
         kind: FILE_REWIND_JOURNAL,
         root: workspace.primaryRoot.dir,
@@ -112,9 +116,9 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
     );
   } catch (error) {
     kept?.abort();
+    journalsInFlight.delete(journalId);
     throw error;
   }
-  journalsInFlight.add(journal.id);
   const prepared = new Map<PlannedStep, PreparedFileWrite>();
   try {
     let failedPath: string | null = null;
