@@ -1,4 +1,4 @@
-import { close, closeSync, fchmodSync, fchownSync, fstatSync, fsync, fsyncSync, mkdirSync, open, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fchownSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { InvalidArgumentError } from '../model/errors/index.js';
@@ -199,22 +199,24 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
  */
 export async function fsyncDirectories(directories: Iterable<string>): Promise<void> {
   const unique = [...new Set(directories)];
-  if (unique.length === 0) return;
+  // One directory: an fsync on this thread costs less than a round trip through the pool.
   if (unique.length === 1) return fsyncDirectory(unique[0]!);
   await Promise.all(unique.map((directory) => fsyncPathAsync(directory)));
 }
 
 function fsyncPathAsync(path: string): Promise<void> {
+  // Opening and closing a directory are cheap: only the fsync goes to the thread pool.
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return new Promise((resolve, reject) => {
-    open(path, 'r', (openError, fd) => {
-      if (openError) return reject(openError);
-      fsync(fd, (syncError) => {
-        close(fd, (closeError) => {
-          const error = syncError ?? closeError;
-          if (error) reject(error);
-          else resolve();
-        });
-      });
+    fsync(fd, (error) => {
+      closeQuietly(fd);
+      if (error) reject(error);
+      else resolve();
     });
   });
 }
