@@ -153,9 +153,9 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
         executeStep(workspace, step, durable, prepared.get(step) ?? null, directories);
         input.hooks?.afterStep?.(step.path, index);
       }
+      failedPath = null;
       // Every rename and unlink durable before the commit that says the files are at their targets.
       if (durable) await fsyncDirectories(directories);
-      failedPath = null;
       const extra = input.onCommit?.() ?? {};
       const data: FileRewindEntryData = {
         rewindId: journal.id,
@@ -181,8 +181,10 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
       if (unrestored.length > 0) throw new RewindUnrecoverableError({ journalId: journal.id, files: unrestored, cause: error });
       await store.setJournalState(journal.id, 'rolled_back', {}, { durable: false });
       if (error instanceof RewindConflictError) throw error;
-      if (WaypointError.is(error) && failedPath === null) throw error; // the commit's own refusal (HEAD_MOVED …)
-      throw new RewindApplyFailedError({ journalId: journal.id, path: failedPath, reason: error instanceof Error ? error.message : String(error), cause: error });
+      // A store refusal outside the file steps (the journal's sync, the commit's HEAD_MOVED …) is raised as is.
+      if (WaypointError.is(error) && failedPath === null && !(error instanceof FileWriteFailedError)) throw error;
+      const path = failedPath ?? (error instanceof FileWriteFailedError ? error.path : null);
+      throw new RewindApplyFailedError({ journalId: journal.id, path, reason: error instanceof Error ? error.message : String(error), cause: error });
     }
   } finally {
     for (const write of prepared.values()) write.abort();
