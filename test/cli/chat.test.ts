@@ -182,6 +182,35 @@ describe('waypoint chat in a terminal', () => {
     });
   });
 
+  describe('a background task', () => {
+    beforeEach(() => {
+      fx = fixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'sleep 1.5; echo later > late.txt', background: true } }] }, { text: 'Started it in the background.' }]);
+    });
+
+    it('ends while the /rewind list is open: its line goes above the list, which still works, and its file change is checkpointed', async () => {
+      pty = chat(fx);
+      await pty.waitFor('/help lists');
+      await send(pty, 'run it in the background', 'Started it in the background.');
+      await send(pty, '/rewind', 'Esc to cancel');
+      pty.mark();
+      await pty.waitFor(/background task \w+ finished with exit code 0; 1 file change checkpointed/, 20_000);
+      pty.mark();
+      await pty.keys('escape');
+      await pty.waitFor('Rewind cancelled; nothing was changed.');
+      expect(fx.read('late.txt')).toBe('later\n');
+      const screen = await send(pty, '/rewind', 'Esc to cancel');
+      expect(screen).toMatch(/file: create late\.txt\s+chk_\w+ · by a shell command/);
+      pty.mark();
+      await pty.keys('escape');
+      await pty.waitFor('Rewind cancelled');
+      await send(pty, '/undo', "Undo these changes of the last turn's files?");
+      pty.mark();
+      await pty.keys('enter');
+      await pty.waitFor('Undo this with /redo.');
+      expect(fx.read('late.txt')).toBeNull();
+    });
+  });
+
   describe('/undo', () => {
     beforeEach(() => {
       fx = fixture([...edit('notes.txt', 'beta\n', 'BETA\n'), ...write('c.txt', 'agent c\n')]);

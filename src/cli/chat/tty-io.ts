@@ -41,6 +41,8 @@ export class TtyChatIO implements ChatIO {
   private readonly sent: string[] = [];
   private recall = -1;
   private closed = false;
+  /** The open picker, so lines printed meanwhile go above it. */
+  private picker: { erase(): void; draw(): void } | null = null;
 
   constructor(private readonly streams: TtyStreams) {
     this.style = createStyle(!process.env.NO_COLOR);
@@ -65,6 +67,13 @@ export class TtyChatIO implements ChatIO {
   }
 
   print(line: string): void {
+    if (this.picker) {
+      // Above an open picker: take it down, print, draw it again below.
+      this.picker.erase();
+      this.write(`${line}\n`);
+      this.picker.draw();
+      return;
+    }
     this.clearPrompt();
     if (this.midLine) this.write('\n');
     this.midLine = false;
@@ -74,6 +83,7 @@ export class TtyChatIO implements ChatIO {
 
   stream(text: string): void {
     if (text === '') return;
+    if (this.picker) return this.print(text.replace(/\n$/, ''));
     this.clearPrompt();
     this.write(text.replace(/\n/g, '\r\n'));
     this.midLine = !text.endsWith('\n');
@@ -132,15 +142,22 @@ export class TtyChatIO implements ChatIO {
       this.prompt = null;
       if (this.midLine) this.write('\n');
       this.midLine = false;
-      const draw = () => {
+      const erase = () => {
         if (drawn > 0) this.write(`\x1b[${drawn}A\r\x1b[J`);
+        drawn = 0;
+      };
+      const draw = () => {
+        erase();
         const lines = pickerLines(request, state, this.style, this.columns);
         this.write(`${lines.join('\n')}\n`);
         drawn = lines.length;
       };
       const previous = this.keyHandler;
+      const outer = this.picker;
+      this.picker = { erase, draw };
       const finish = (value: Value | null) => {
-        this.write(`\x1b[${drawn}A\r\x1b[J`);
+        erase();
+        this.picker = outer;
         this.keyHandler = previous;
         this.prompt = savedPrompt;
         this.drawPrompt();
