@@ -221,6 +221,10 @@ describe('waypoint chat in a terminal', () => {
       await pty.waitFor('/help lists');
       await send(pty, 'shout beta', '/undo reverts them');
       expect(fx.read('notes.txt')).toBe('alpha\nBETA\ngamma\ndelta\n');
+      const diff = await send(pty, '/diff', '+BETA');
+      expect(diff).toContain('-beta');
+      expect(diff).toMatch(/# chk_\w+\s+#\d+ modify notes\.txt/);
+      expect(await send(pty, '/diff chk_nope', /CHECKPOINT_NOT_FOUND|not found/i)).not.toContain('+BETA');
       writeFileSync(join(fx.project, 'notes.txt'), 'alpha\nBETA\ngamma\ndelta\nepsilon (mine)\n');
       let screen = await send(pty, '/undo', 'What should happen to it?');
       expect(screen).toMatch(/notes\.txt\s+changed since the agent wrote it\s+\(merge available\)/);
@@ -390,7 +394,7 @@ describe('waypoint chat in a terminal', () => {
       pty = chat(fx, ['--title', 'Planning']);
       await pty.waitFor('/help lists');
       let screen = await send(pty, '/help', '/exit');
-      for (const name of ['/rewind', '/undo', '/redo', '/edit', '/retry', '/fork', '/side', '/btw', '/compact', '/sessions', '/resume', '/title', '/help']) expect(screen).toContain(name);
+      for (const name of ['/rewind', '/undo', '/redo', '/diff', '/edit', '/retry', '/fork', '/side', '/btw', '/compact', '/sessions', '/resume', '/title', '/help']) expect(screen).toContain(name);
       screen = await send(pty, '/frobnicate', 'Unknown command /frobnicate');
 
       await send(pty, 'write the plan', 'Plan A written.');

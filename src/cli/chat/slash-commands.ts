@@ -1,5 +1,6 @@
 import type { SlashCommand } from './chat-context.js';
 import { compactCommand } from './slash/compact.js';
+import { diffCommand } from './slash/diff.js';
 import { editCommand, retryCommand } from './slash/edit-retry.js';
 import { btwCommand, forkCommand, sideCommand } from './slash/fork.js';
 import { redoCommand } from './slash/redo.js';
@@ -42,6 +43,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   rewindCommand,
   undoCommand,
   redoCommand,
+  diffCommand,
   editCommand,
   retryCommand,
   forkCommand,
