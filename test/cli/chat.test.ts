@@ -620,6 +620,9 @@ describe('waypoint chat refusals', () => {
       const missing = new PtySession(['chat', '--model', `scripted:${fx.script}`, '--dir', join(fx.dir, 'nowhere')], { home: fx.home, cwd: fx.project });
       expect(await missing.exit()).toBe(2);
       expect(missing.screen).toContain('not an existing directory');
+      const json = new PtySession(['chat', '--model', `scripted:${fx.script}`, '--json'], { home: fx.home, cwd: fx.project });
+      expect(await json.exit()).toBe(2);
+      expect(json.screen).toContain('"code": "USAGE"');
       expect(existsSync(join(fx.home, 'waypoint.db'))).toBe(false);
     } finally {
       rmSync(fx.dir, { recursive: true, force: true });

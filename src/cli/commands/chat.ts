@@ -55,6 +55,7 @@ export const chatCommand = defineCommand({
   flags: chatFlags,
   positionals: { min: 0, max: 0 },
   async run(context, args) {
+    if (context.json) throw new InvalidArgumentError({ code: 'USAGE', parameter: 'json', value: true, reason: 'the chat is interactive; --json is for the one-shot commands (sessions, show, log …).' });
     const env = process.env;
     const model = args.flags.model ?? env.WAYPOINT_MODEL;
     if (model === undefined || model.trim() === '') {
@@ -88,7 +89,7 @@ export const chatCommand = defineCommand({
       for (const line of repaired) io.print(io.style.warn(line));
       await controller.run();
       await runtime.close();
-      return { data: { type: 'chat', sessionId: controller.sessionId }, text: context.json ? [] : [`Session ${controller.sessionId} saved. Continue it with: waypoint chat --resume ${controller.sessionId}`] };
+      return { data: { type: 'chat', sessionId: controller.sessionId }, text: [`Session ${controller.sessionId} saved. Continue it with: waypoint chat --resume ${controller.sessionId}`] };
     } finally {
       io?.close();
       await waypoint.close();
