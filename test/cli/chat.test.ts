@@ -516,6 +516,13 @@ describe('waypoint chat over a pipe', () => {
       expect(second.stdout).toContain('› write a');
       expect(second.stdout).toContain('Wrote a.txt.');
       expect(second.stdout).toContain('Welcome back.');
+      // A failing model call is said once (the turn's end line), and the chat goes on.
+      writeFileSync(fx.script, JSON.stringify({ steps: [] }));
+      const failing = run(['--resume', session!], 'once more\n/sessions\n');
+      expect(failing.status).toBe(0);
+      expect(failing.stdout.match(/has played all 0 of its steps/g)).toHaveLength(1);
+      expect(failing.stdout).toContain('Turn failed:');
+      expect(failing.stdout).toContain('/resume <id> switches to one.');
       const bad = run(['--resume', 'ses_nope'], '');
       expect(bad.status).toBe(3);
       expect(bad.stderr).toContain('ses_nope');

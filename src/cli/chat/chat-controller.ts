@@ -34,6 +34,7 @@ export class ChatController implements ChatContext {
   private exitRequested = false;
   private wake: (() => void) | null = null;
   private typed: Promise<string | null> | null = null;
+  private readonly reportedTurnErrors = new Set<string>();
 
   constructor(options: ChatControllerOptions) {
     this.io = options.io;
@@ -73,8 +74,10 @@ export class ChatController implements ChatContext {
       try {
         await run();
       } catch (error) {
-        this.report(error);
+        // A failed turn was already shown by its turn-end line; anything else is reported here.
+        if (!(WaypointError.is(error) && this.reportedTurnErrors.has(error.message))) this.report(error);
       } finally {
+        this.reportedTurnErrors.clear();
         this.running = null;
         this.io.setPrompt(this.promptText());
         this.wake?.();
@@ -86,7 +89,14 @@ export class ChatController implements ChatContext {
 
   /** Runs until /exit, Ctrl-D or the end of the input; resolves with the exit code. */
   async run(): Promise<number> {
-    const detach = attachEventView(this.runtime, this.io);
+    const detachView = attachEventView(this.runtime, this.io);
+    const detachErrors = this.runtime.events.on('turn-end', (event) => {
+      if (event.error && !event.subagent) this.reportedTurnErrors.add(event.error.message);
+    });
+    const detach = () => {
+      detachView();
+      detachErrors();
+    };
     this.io.onInterrupt(() => this.onInterrupt());
     this.io.setPrompt(this.promptText());
     try {
