@@ -8,6 +8,11 @@ import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
 import { isInside } from './real-path.js';
 import type { ResolvedPath } from './resolve-path.js';
 
+/** The suffix of the temp files atomic writes rename into place (`.<name>.<12 hex>.wp-tmp`). */
+export const TEMP_SUFFIX = '.wp-tmp';
+/** An atomic write's temp file: Waypoint's own, in flight or left by a crash; never user content (scans pass over it). */
+export const TEMP_FILE_PATTERN = /^\..+\.[0-9a-f]{12}\.wp-tmp$/;
+
 export interface AtomicWriteOptions {
   /** Permission bits to give the file. Default: the existing file's, else `0o666` less the umask. */
   mode?: number;
@@ -105,7 +110,7 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
     if (!hasErrorCode(error, 'ENOENT')) throw fail(error);
   }
 
-  const temp = join(directory, `.${basename(destination).slice(0, 180)}.${randomBytes(6).toString('hex')}.wp-tmp`);
+  const temp = join(directory, `.${basename(destination).slice(0, 180)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   let fd: number | undefined;
   let finalMode: number;
   try {

@@ -51,6 +51,12 @@ describe('scanWorkspace', () => {
     expect(JSON.parse(JSON.stringify(result.cache))).toEqual(result.cache);
   });
 
+  it("passes over Waypoint's own temp files (an atomic write in flight, or one a crash left), but not look-alikes", () => {
+    const { workspace } = setup({ 'notes.txt': 'n', 'src/.a.ts.0123456789ab.wp-tmp': 'half', '.b.wp-tmp': 'user file', 'c.0123456789ab.wp-tmp': 'user file' });
+    const result = scanWorkspace(workspace);
+    expect([...result.snapshot.keys()].sort()).toEqual(['workspace:.b.wp-tmp', 'workspace:c.0123456789ab.wp-tmp', 'workspace:notes.txt']);
+  });
+
   it('applies .gitignore at nested depths, negations and .waypointignore, and reports what it ignored', () => {
     const { workspace } = setup({
       '.gitignore': 'build/\n*.log\n',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
+import { TEMP_FILE_PATTERN } from './atomic-write.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { hashContent } from '../model/index.js';
 import { DirectoryCache, type DirectoryListing } from './dir-cache.js';
@@ -259,6 +260,8 @@ class Walker {
       } else if (rules.ignores(childRelative, false)) {
         (listing.ignored ??= []).push(name);
       } else if (entry.isFile() || entry.isSymbolicLink()) {
+        // An atomic write in flight (or one a crash left): not a change of the workspace's files.
+        if (TEMP_FILE_PATTERN.test(name)) continue;
         listing.files.push(name);
       } else {
         (listing.special ??= []).push(name);
