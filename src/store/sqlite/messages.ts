@@ -9,7 +9,7 @@ import {
   type PartContent,
   type Session,
 } from '../../model/index.js';
-import type { AppendMessageInput, AppendResult, HistoryOptions, NewMessage, PartsLoad } from '../store.js';
+import type { AppendMessageInput, AppendResult, NewMessage, PartsLoad } from '../store.js';
 import { jsonOf } from './entries.js';
 import { MESSAGE_COLUMNS, toMessage, toMessageWithParts, toSession, type MessageRow, type SessionRow } from './rows.js';
 import { headMoved, requireMessageRow, requireSession } from './sessions.js';
@@ -105,69 +105,6 @@ export function appendMessage(context: SqliteContext, input: AppendMessageInput)
     return { message, session: updated };
   });
 }
-
-/**
- * The path from the root to `headId`, oldest first, with parts. One recursive walk up the
- * integer parent links, bounded below by `fromDepth` so reading the newest N messages costs O(N).
- */
-export function readPath(context: SqliteContext, headId: string | null, options: HistoryOptions): MessageWithParts[] {
-  if (headId === null) return [];
-  return context.read('read history', () => {
-    const head = requireMessageRow(context, headId);
-    let fromDepth = options.fromDepth ?? 0;
-    const toDepth = Math.min(options.toDepth ?? Number.MAX_SAFE_INTEGER, head.depth + 1);
-    if (options.last !== undefined) fromDepth = Math.max(fromDepth, toDepth - options.last);
-    if (fromDepth >= toDepth) return [];
-    const full = (options.parts ?? 'full') === 'full';
-    const columns = full ? PATH_COLUMNS_WITH_PARTS : PATH_COLUMNS;
-    const roles = options.roles ? ` AND m.role IN (SELECT value FROM json_each(@roles))` : '';
-    const rows = context
-      .statement(
-        `WITH RECURSIVE path(seq, parent_seq, depth) AS (
-           SELECT seq, parent_seq, depth FROM messages WHERE seq = @headSeq
-           UNION ALL
-           SELECT m.seq, m.parent_seq, m.depth FROM messages m JOIN path ON m.seq = path.parent_seq
-           WHERE path.depth > @fromDepth
-         )
-         SELECT ${columns} FROM path JOIN messages m ON m.seq = path.seq${full ? ' JOIN message_parts mp ON mp.seq = path.seq' : ''}
-         WHERE m.depth < @toDepth${roles}`,
-      )
-      .raw(true)
-      .all({ headSeq: head.seq, fromDepth, toDepth, ...(options.roles ? { roles: JSON.stringify(options.roles) } : {}) }) as PathRow[];
-    // No ORDER BY: sorting would copy every payload through SQLite's sorter. Rows arrive in walk
-    // order (head first); depths are distinct, so placing each row at its depth orders the path.
-    if (options.roles) return rows.map(fromPathRow).sort((a, b) => a.depth - b.depth);
-    const messages = new Array<MessageWithParts>(rows.length);
-    for (const row of rows) messages[row[8] - fromDepth] = fromPathRow(row);
-    return messages;
-  });
-}
-
-/** Column order of a raw history row; kept next to `fromPathRow`, which reads it by position. */
-const PATH_COLUMNS = 'm.id, m.tree_id, m.parent_id, m.session_id, m.role, m.kind, m.status, m.turn_id, m.depth, m.created_at, m.metadata, m.part_meta';
-const PATH_COLUMNS_WITH_PARTS = `${PATH_COLUMNS}, mp.parts`;
-type PathRow = [string, string, string | null, string, Message['role'], Message['kind'], MessageStatus, string | null, number, number, string, string, string?];
-
-function fromPathRow(row: PathRow): MessageWithParts {
-  return toMessageWithParts({
-    seq: 0,
-    id: row[0],
-    tree_id: row[1],
-    parent_seq: null,
-    parent_id: row[2],
-    session_id: row[3],
-    role: row[4],
-    kind: row[5],
-    status: row[6],
-    turn_id: row[7],
-    depth: row[8],
-    created_at: row[9],
-    metadata: row[10],
-    part_meta: row[11],
-    ...(row[12] === undefined ? {} : { parts: row[12] }),
-  });
-}
-
 
 export function getMessage(context: SqliteContext, id: string, load: PartsLoad): MessageWithParts {
   context.assertOpen();

@@ -27,6 +27,7 @@ import { deleteSession, forkSession } from './fork.js';
 import * as messages from './messages.js';
 import { migrations } from './migrations.js';
 import { openDatabase } from './open-database.js';
+import { readPath } from './read-path.js';
 import * as records from './records.js';
 import { toMessage, toSession } from './rows.js';
 import * as sessions from './sessions.js';
@@ -164,12 +165,12 @@ export class SqliteStore implements Store {
   async history(sessionId: string, options: HistoryOptions = {}) {
     this.context.assertOpen();
     const session = sessions.requireSession(this.context, sessionId);
-    return messages.readPath(this.context, session.head_message_id, options);
+    return readPath(this.context, session.head_message_id, options);
   }
 
   async pathTo(messageId: string, options: HistoryOptions = {}) {
     this.context.assertOpen();
-    return messages.readPath(this.context, messageId, options);
+    return readPath(this.context, messageId, options);
   }
 
   async children(messageId: string) {
