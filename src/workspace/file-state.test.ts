@@ -39,6 +39,27 @@ describe('readFileState', () => {
     expect(readFileState(workspace.resolve('link'), { followSymlinks: true })).toMatchObject({ kind: 'file', hash: sha256('target') });
   });
 
+  it('reads the same with the lstat taken while resolving (resolveKeyEntry), for files, links, directories and missing paths', () => {
+    const { dir, workspace } = setup();
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'sub/t.txt'), 'target');
+    chmodSync(join(dir, 'sub/t.txt'), 0o640);
+    symlinkSync('sub/t.txt', join(dir, 'link'));
+    symlinkSync('sub', join(dir, 'dirlink'));
+    writeFileSync(join(dir, 'plain'), 'x');
+    for (const key of ['workspace:sub/t.txt', 'workspace:link', 'workspace:sub', 'workspace:dirlink', 'workspace:dirlink/t.txt', 'workspace:missing', 'workspace:plain/below']) {
+      const { resolved, entry } = workspace.resolveKeyEntry(key);
+      expect(resolved).toEqual(workspace.resolveKey(key));
+      const { mtimeMs: _a, ...once } = readFileState(resolved, { withContent: true, entry }) as { mtimeMs?: number };
+      const { mtimeMs: _b, ...twice } = readFileState(resolved, { withContent: true }) as { mtimeMs?: number };
+      expect(once, key).toEqual(twice);
+    }
+    // A link at the path still resolves to where it leads, its entry being the link itself.
+    expect(workspace.resolveKeyEntry('workspace:link').resolved).toMatchObject({ realPath: join(dir, 'sub/t.txt'), entryPath: join(dir, 'link') });
+    expect(workspace.resolveKeyEntry('workspace:link').entry?.isSymbolicLink()).toBe(true);
+    expect(workspace.resolveKeyEntry('workspace:missing').entry).toBeNull();
+  });
+
   it('throws FILE_READ_FAILED for something that exists but cannot be read as a file (a socket)', async () => {
     const { dir, workspace } = setup();
     const server = createServer();

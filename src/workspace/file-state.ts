@@ -2,7 +2,7 @@ import { lstatSync, readFileSync, readlinkSync, statSync, type Stats } from 'nod
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileReadFailedError } from './file-read-failed-error.js';
 import { hashContent } from '../model/index.js';
-import type { ResolvedPath } from './resolve-path.js';
+import type { EntryStat, ResolvedPath } from './resolve-path.js';
 
 export type FileKind = 'file' | 'symlink' | 'dir';
 
@@ -31,6 +31,11 @@ export interface ReadFileStateOptions {
   withContent?: boolean;
   /** Report the file a symlink points to instead of the link itself. Default false (like lstat). */
   followSymlinks?: boolean;
+  /**
+   * The lstat of `target.entryPath` taken just now while resolving it (`Workspace.resolveKeyEntry`):
+   * used instead of taking another. Ignored with `followSymlinks`, or when undefined.
+   */
+  entry?: EntryStat;
 }
 
 /**
@@ -46,11 +51,16 @@ export interface ReadFileStateOptions {
 export function readFileState(target: ResolvedPath, options: ReadFileStateOptions = {}): FileState {
   const path = options.followSymlinks ? target.realPath : target.entryPath;
   let stats: Stats;
-  try {
-    stats = options.followSymlinks ? statSync(path) : lstatSync(path);
-  } catch (error) {
-    if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return { exists: false };
-    throw new FileReadFailedError({ path: target.key, reason: errorReason(error), cause: error });
+  if (!options.followSymlinks && options.entry !== undefined) {
+    if (options.entry === null) return { exists: false };
+    stats = options.entry;
+  } else {
+    try {
+      stats = options.followSymlinks ? statSync(path) : lstatSync(path);
+    } catch (error) {
+      if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return { exists: false };
+      throw new FileReadFailedError({ path: target.key, reason: errorReason(error), cause: error });
+    }
   }
   const mode = stats.mode & 0o7777;
   if (stats.isDirectory()) return { exists: true, kind: 'dir', hash: null, size: 0, mode, mtimeMs: stats.mtimeMs };

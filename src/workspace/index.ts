@@ -8,7 +8,7 @@ export {
   type WorkspaceRootSpec,
 } from './workspace-root.js';
 export { toWorkspacePath, parseWorkspacePath, type WorkspacePath } from './workspace-path.js';
-export { resolveInRoot, type ResolvedPath, type Exclusions } from './resolve-path.js';
+export { resolveInRoot, resolveEntryInRoot, type ResolvedPath, type Exclusions, type EntryStat } from './resolve-path.js';
 export { PathOutsideWorkspaceError, type PathRefusalReason } from './path-outside-workspace-error.js';
 export { FileReadFailedError } from './file-read-failed-error.js';
 export { FileWriteFailedError, type FileWriteOperation } from './file-write-failed-error.js';

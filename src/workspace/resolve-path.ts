@@ -1,3 +1,4 @@
+import { lstatSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { hasErrorCode } from './error-reason.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
@@ -46,6 +47,20 @@ export interface Exclusions {
  * resolveInRoot(root, '../secret', exclusions)         // throws PathOutsideWorkspaceError (parent_escape)
  */
 export function resolveInRoot(root: WorkspaceRoot, input: string, exclusions: Exclusions): ResolvedPath {
+  return resolveEntryInRoot(root, input, exclusions).resolved;
+}
+
+/**
+ * The lstat of a resolved path's directory entry, taken while resolving it: its `Stats`, `null`
+ * when nothing is there, `undefined` when none was taken (the root itself, or an lstat error).
+ */
+export type EntryStat = Stats | null | undefined;
+
+/**
+ * {@link resolveInRoot}, also returning the lstat of the entry it took on the way (see
+ * {@link EntryStat}), so a caller that reads the path at once need not take it again.
+ */
+export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusions: Exclusions): { resolved: ResolvedPath; entry: EntryStat } {
   if (input.includes('\0')) throw new PathOutsideWorkspaceError({ path: input, root: root.name, reason: 'nul_byte' });
   const absolutePath = resolve(root.dir, input);
   let relativePath = relative(root.dir, absolutePath);
@@ -61,9 +76,19 @@ export function resolveInRoot(root: WorkspaceRoot, input: string, exclusions: Ex
 
   let realPath: string;
   let entryPath: string;
+  let entry: EntryStat;
   try {
-    realPath = realPathOf(resolve(root.realDir, relativePath));
-    entryPath = relativePath === '' ? root.realDir : join(realPathOf(dirname(resolve(root.realDir, relativePath))), basename(relativePath));
+    if (relativePath === '') {
+      realPath = realPathOf(root.realDir);
+      entryPath = root.realDir;
+    } else {
+      const lexical = resolve(root.realDir, relativePath);
+      entryPath = join(realPathOf(dirname(lexical)), basename(relativePath));
+      // The real path is the entry itself unless the last name is a link: one lstat instead of
+      // resolving every component of the path a second time (realpath reads each one).
+      entry = lstatEntry(entryPath);
+      realPath = entry === undefined || entry?.isSymbolicLink() ? realPathOf(lexical) : entryPath;
+    }
   } catch (error) {
     if (hasErrorCode(error, 'ELOOP')) {
       throw new PathOutsideWorkspaceError({ path: input, root: root.name, reason: 'symlink_loop', cause: error });
@@ -73,7 +98,7 @@ export function resolveInRoot(root: WorkspaceRoot, input: string, exclusions: Ex
   if (!isInside(root.realDir, realPath) || !isInside(root.realDir, entryPath)) {
     throw new PathOutsideWorkspaceError({ path: input, root: root.name, reason: 'symlink_escape' });
   }
-  return {
+  const resolved: ResolvedPath = {
     root,
     relativePath,
     absolutePath: resolve(root.dir, relativePath),
@@ -82,6 +107,20 @@ export function resolveInRoot(root: WorkspaceRoot, input: string, exclusions: Ex
     key: toWorkspacePath(root.name, relativePath),
     tracked: root.tracked && !isExcluded(relativePath, realPath, exclusions),
   };
+  return { resolved, entry };
+}
+
+/**
+ * The lstat of `entryPath` (a real parent joined with a name): null when it does not exist (a
+ * missing tail is its own real path, as `realPathOf` keeps it), undefined on any other error
+ * (then `realPathOf` meets the error and raises it as before).
+ */
+function lstatEntry(entryPath: string): EntryStat {
+  try {
+    return lstatSync(entryPath);
+  } catch (error) {
+    return hasErrorCode(error, 'ENOENT', 'ENOTDIR') ? null : undefined;
+  }
 }
 
 /** Whether a resolved path lies in an excluded directory. */

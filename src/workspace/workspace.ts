@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../model/errors/index.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
 import { isInside, realPathOf } from './real-path.js';
-import { resolveInRoot, type Exclusions, type ResolvedPath } from './resolve-path.js';
+import { resolveEntryInRoot, resolveInRoot, type EntryStat, type Exclusions, type ResolvedPath } from './resolve-path.js';
 import { parseWorkspacePath, type WorkspacePath } from './workspace-path.js';
 import { createWorkspaceRoot, type WorkspaceRoot, type WorkspaceRootSpec } from './workspace-root.js';
 
@@ -100,5 +100,14 @@ export class Workspace {
   resolveKey(key: WorkspacePath): ResolvedPath {
     const { root, relativePath } = parseWorkspacePath(key);
     return resolveInRoot(this.root(root), relativePath, this.exclusions);
+  }
+
+  /**
+   * {@link resolveKey}, with the lstat of the entry taken while resolving it, for a caller that
+   * reads the path at once: `readFileState(resolved, { entry })` then takes no second one.
+   */
+  resolveKeyEntry(key: WorkspacePath): { resolved: ResolvedPath; entry: EntryStat } {
+    const { root, relativePath } = parseWorkspacePath(key);
+    return resolveEntryInRoot(this.root(root), relativePath, this.exclusions);
   }
 }

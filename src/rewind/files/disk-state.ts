@@ -1,5 +1,5 @@
 import { WaypointError } from '../../model/index.js';
-import { readFileState, type ResolvedPath, type Workspace } from '../../workspace/index.js';
+import { readFileState, type EntryStat, type ResolvedPath, type Workspace } from '../../workspace/index.js';
 
 /** A path's content as the rewind sees it: absent, or a regular file's bytes and mode. */
 export interface ContentState {
@@ -21,14 +21,16 @@ export type DiskRead = { ok: true; resolved: ResolvedPath; state: ContentState }
  */
 export function readDisk(workspace: Workspace, path: string): DiskRead {
   let resolved: ResolvedPath;
+  let entry: EntryStat;
   try {
-    resolved = workspace.resolveKey(path);
+    ({ resolved, entry } = workspace.resolveKeyEntry(path));
   } catch (error) {
     if (WaypointError.is(error)) return { ok: false, resolved: null, reason: error.message };
     throw error;
   }
   try {
-    const state = readFileState(resolved, { withContent: true });
+    // The lstat taken while resolving serves the read too: one per path, not two.
+    const state = readFileState(resolved, { withContent: true, entry });
     if (!state.exists) return { ok: true, resolved, state: ABSENT };
     if (state.kind !== 'file') return { ok: false, resolved, reason: `it is now a ${state.kind === 'dir' ? 'directory' : 'symbolic link'}; only regular files are rewound` };
     return { ok: true, resolved, state: { exists: true, hash: state.hash, content: state.content ?? null, mode: state.mode } };
