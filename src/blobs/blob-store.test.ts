@@ -171,6 +171,65 @@ describe('BlobStore', () => {
     expect(await codeOf(blobs.get(editedHash))).toBe('BLOB_CORRUPT');
   });
 
+  it('getManySettled: reads several, sharing delta bases, and reports a missing or corrupt one without failing the others', async () => {
+    const backend = packBackend();
+    const db = (backend.storage as unknown as { db: import('better-sqlite3').Database }).db;
+    const blobs = new BlobStore(backend);
+    const lines = sourceLines();
+    const base = Buffer.from(lines.join('\n'));
+    lines[3] = 'edited';
+    const edited = Buffer.from(lines.join('\n'));
+    const raw = randomBytes(4000);
+    const baseHash = await blobs.put(base);
+    const editedHash = await blobs.put(edited, { baseHash });
+    const rawHash = await blobs.put(raw);
+    db.prepare('UPDATE blob_index SET pack_offset = pack_offset + 1 WHERE hash = ?').run(rawHash);
+    let reads = 0;
+    const readStored = backend.storage.readStored.bind(backend.storage);
+    backend.storage.readStored = async (hash) => {
+      reads++;
+      return readStored(hash);
+    };
+    const missing = '0'.repeat(64);
+    const read = await blobs.getManySettled([editedHash, rawHash, missing, baseHash, editedHash]);
+    expect([...read.keys()]).toEqual([editedHash, rawHash, missing, baseHash]);
+    expect(read.get(editedHash)).toEqual({ status: 'fulfilled', value: edited });
+    expect(read.get(baseHash)).toEqual({ status: 'fulfilled', value: base });
+    const failed = (hash: string) => {
+      const outcome = read.get(hash)!;
+      return outcome.status === 'rejected' && WaypointError.is(outcome.reason) ? outcome.reason.code : outcome.status;
+    };
+    expect(failed(rawHash)).toBe('BLOB_CORRUPT');
+    expect(failed(missing)).toBe('BLOB_NOT_FOUND');
+    // The delta's base was read once, for the delta, and served again from memory.
+    expect(reads).toBe(3);
+  });
+
+  it('a verified item serves as the delta base of another without being read back', async () => {
+    const backend = packBackend();
+    const blobs = new BlobStore(backend);
+    const lines = sourceLines();
+    const before = Buffer.from(lines.join('\n'));
+    const beforeHash = await blobs.put(before);
+    lines[20] = 'changed by someone';
+    const after = Buffer.from(lines.join('\n'));
+    let reads = 0;
+    const readStored = backend.storage.readStored.bind(backend.storage);
+    backend.storage.readStored = async (hash) => {
+      reads++;
+      return readStored(hash);
+    };
+    await blobs.putMany([{ content: after, hash: hashContent(after), verified: true, baseHash: beforeHash }, { content: before, hash: beforeHash, verified: true }]);
+    expect(reads).toBe(0);
+    expect(await blobs.stat(hashContent(after))).toMatchObject({ encoding: 'delta', baseHash: beforeHash });
+    // Without `verified`, a caller-given hash is not trusted as a base: the base is read from storage.
+    lines[21] = 'changed again';
+    const again = Buffer.from(lines.join('\n'));
+    await blobs.putMany([{ content: again, hash: hashContent(again), baseHash: beforeHash }, { content: before, hash: beforeHash }]);
+    expect(reads).toBe(1);
+    expect((await blobs.get(hashContent(again))).equals(again)).toBe(true);
+  });
+
   it('trusts a hash the caller already computed, and a wrong one is caught on read', async () => {
     const blobs = new BlobStore(packBackend());
     const content = Buffer.from('scanned bytes '.repeat(20));

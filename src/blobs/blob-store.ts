@@ -19,9 +19,12 @@ export interface PutBlobOptions {
 /**
  * One item of `putMany`: bare content, or content with a delta base. `hash` may pass the content's
  * sha256 when the caller already computed it (a scan did): it is trusted here, and every read
- * verifies it, so a wrong one surfaces as `BLOB_CORRUPT`, never as wrong bytes.
+ * verifies it, so a wrong one surfaces as `BLOB_CORRUPT`, never as wrong bytes. `verified: true`
+ * says more: `hash` was computed from these very bytes, or they were read from this store and
+ * verified against it. Such an item may then also serve as the delta base of another item of the
+ * batch without being read back from storage (as items without `hash` do).
  */
-export type BlobInput = Buffer | ({ content: Buffer; hash?: string } & PutBlobOptions);
+export type BlobInput = Buffer | ({ content: Buffer; hash?: string; verified?: boolean } & PutBlobOptions);
 
 /**
  * When whole blobs are compressed. `eager`: deflate now (when it saves ≥ 1/32). `deferred`: store
@@ -132,7 +135,7 @@ export class BlobStore {
    * await Promise.all([pending.commit(), fileWrite.sync()])
    */
   async beginPutMany(items: readonly BlobInput[], options: PutManyOptions = {}): Promise<PendingBlobPut> {
-    const inputs = items.map((item) => (Buffer.isBuffer(item) ? { content: item, baseHash: undefined, hash: undefined } : item));
+    const inputs = items.map((item) => (Buffer.isBuffer(item) ? { content: item, baseHash: undefined, hash: undefined, verified: undefined } : item));
     const hashes = inputs.map((input) => input.hash ?? hashContent(input.content));
     // One lookup tells which blobs are stored already and the chain depth of every base.
     const baseHashes = new Set<string>();
@@ -149,10 +152,11 @@ export class BlobStore {
     const staged: StoredBlobInput[] = [];
     // Contents handed in and hashed here, stored or not: a base among them needs no read from
     // storage (the usual case: a file's previous version, already stored, passed with its next
-    // version). Caller-given hashes are not used for this: a wrong one must not spoil other blobs.
+    // version). Caller-given hashes are not used for this unless the caller vouches for them
+    // (`verified`): a wrong one must not spoil other blobs.
     const given = new Map<string, Buffer>();
     inputs.forEach((input, index) => {
-      if (input.hash === undefined) given.set(hashes[index]!, input.content);
+      if (input.hash === undefined || input.verified === true) given.set(hashes[index]!, input.content);
     });
 
     const batch = new Map<string, { content: Buffer; chainDepth: number }>();
@@ -274,6 +278,25 @@ export class BlobStore {
     const decoded = new Map<string, Buffer>();
     const result = new Map<string, Buffer>();
     for (const hash of hashes) if (!result.has(hash)) result.set(hash, await this.read(hash, decoded));
+    return result;
+  }
+
+  /**
+   * Several blobs, each verified; bases shared by their delta chains are read once. A blob that
+   * cannot be read (`BLOB_NOT_FOUND`, `BlobCorruptError`, an I/O error) is reported as rejected with
+   * its error; the others are still read.
+   */
+  async getManySettled(hashes: readonly string[]): Promise<Map<string, PromiseSettledResult<Buffer>>> {
+    const decoded = new Map<string, Buffer>();
+    const result = new Map<string, PromiseSettledResult<Buffer>>();
+    for (const hash of hashes) {
+      if (result.has(hash)) continue;
+      try {
+        result.set(hash, { status: 'fulfilled', value: await this.read(hash, decoded) });
+      } catch (error) {
+        result.set(hash, { status: 'rejected', reason: error });
+      }
+    }
     return result;
   }
 

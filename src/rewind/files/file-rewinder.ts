@@ -222,6 +222,7 @@ export class FileRewinder {
     return this.reported(session.id, 'redo', 'redo', async () => {
       const workspace = this.workspaceOf(session);
       const snapshots = new SnapshotReader(this.blobs);
+      await snapshots.prefetch(rewind.files.map((file) => file.fromHash).filter((hash): hash is string => hash !== null));
       const steps: PlannedStep[] = [];
       const conflicts: RewindConflictFile[] = [];
       const missing = [];

@@ -62,10 +62,11 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
   const durable = input.durable ?? true;
   const keep: BlobInput[] = [];
   // Both hashes were computed from these very bytes (read from disk, or read and verified from the
-  // blob store): passed along, so nothing is hashed twice.
+  // blob store): passed along as verified, so nothing is hashed twice, and a target that serves as
+  // the delta base of the content it replaces is not read back from the store.
   for (const step of steps) {
-    if (step.expected.content) keep.push({ content: step.expected.content, hash: step.expected.hash!, ...(step.target.hash ? { baseHash: step.target.hash } : {}) });
-    if (step.target.content) keep.push({ content: step.target.content, hash: step.target.hash! });
+    if (step.expected.content) keep.push({ content: step.expected.content, hash: step.expected.hash!, verified: true, ...(step.target.hash ? { baseHash: step.target.hash } : {}) });
+    if (step.target.content) keep.push({ content: step.target.content, hash: step.target.hash!, verified: true });
   }
   // Written and syncing now; indexed before the journal's full sync, which makes the rows durable too.
   let kept: PendingBlobPut | null = keep.length > 0 ? await blobs.beginPutMany(keep) : null;

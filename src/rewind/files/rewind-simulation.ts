@@ -93,6 +93,15 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     problems.push({ checkpointId: checkpoint.id, path, status, code, reason, hash });
   };
 
+  // Every snapshot the loop below may need, read in one batch up front: a file's versions are
+  // stored as deltas of the one before, so reading its newest decodes the older ones once for all.
+  await input.snapshots.prefetch(
+    input.checkpoints
+      .filter((checkpoint) => (checkpoint.source !== 'exec' || input.includeShellChanges) && checkpoint.status !== 'skipped' && checkpoint.op !== 'mkdir' && checkpoint.op !== 'rmdir')
+      .map((checkpoint) => checkpoint.beforeHash)
+      .filter((hash): hash is string => hash !== null),
+  );
+
   for (const checkpoint of input.checkpoints) {
     const isShell = checkpoint.source === 'exec';
     if (isShell) {

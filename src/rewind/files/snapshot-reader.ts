@@ -19,13 +19,34 @@ export class SnapshotReader {
     try {
       result = { ok: true, content: await this.blobs.get(hash) };
     } catch (error) {
-      if (error instanceof BlobCorruptError) result = { ok: false, status: 'checkpoint_unreadable', reason: `its saved content ${short(hash)} is corrupt` };
-      else if (WaypointError.is(error, 'BLOB_NOT_FOUND')) result = { ok: false, status: 'checkpoint_missing', reason: `its saved content ${short(hash)} is no longer in the blob store` };
-      else throw error;
+      const failed = classify(hash, error);
+      if (!failed) throw error;
+      result = failed;
     }
     this.cache.set(hash, result);
     return result;
   }
+
+  /**
+   * Reads the snapshots a caller is about to ask for in one batch (the versions of a file share
+   * one delta chain: decoded once, not once per version); `read` then answers from memory. A failure that
+   * `read` does not classify is not kept: `read` meets it again, and raises it, only if it asks
+   * for that hash.
+   */
+  async prefetch(hashes: Iterable<string>): Promise<void> {
+    const wanted = [...new Set(hashes)].filter((hash) => !this.cache.has(hash));
+    if (wanted.length === 0) return;
+    for (const [hash, outcome] of await this.blobs.getManySettled(wanted)) {
+      const result = outcome.status === 'fulfilled' ? { ok: true as const, content: outcome.value } : classify(hash, outcome.reason);
+      if (result) this.cache.set(hash, result);
+    }
+  }
+}
+
+function classify(hash: string, error: unknown): SnapshotRead | null {
+  if (error instanceof BlobCorruptError) return { ok: false, status: 'checkpoint_unreadable', reason: `its saved content ${short(hash)} is corrupt` };
+  if (WaypointError.is(error, 'BLOB_NOT_FOUND')) return { ok: false, status: 'checkpoint_missing', reason: `its saved content ${short(hash)} is no longer in the blob store` };
+  return null;
 }
 
 export function short(hash: string | null): string {
