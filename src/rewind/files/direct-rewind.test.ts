@@ -76,6 +76,17 @@ describe('direct file rewind (seed 001: /rewind <checkpoint>, latest, code <mess
     expect(error.message).toMatch(/already rewound/);
   });
 
+  it('restoreLatest finds the newest change not rewound behind many rewound ones', async () => {
+    const first = await h.turn('first');
+    await h.recordWrite(first, 'a.txt', 'one\n');
+    await h.recordWrite(first, 'a.txt', 'two\n');
+    const later = await h.turn('later');
+    for (let index = 0; index < 20; index++) await h.recordWrite(later, `f${index}.txt`, `${index}\n`);
+    await rewinder.cascade(h.session.id, later.messageId);
+    await rewinder.restoreLatest(h.session.id);
+    expect(h.files()).toEqual({ 'a.txt': 'one\n' });
+  });
+
   it('restoreMessage restores the latest checkpoint anchored at that user message only', async () => {
     h.put('a.txt', 'a0\n');
     const first = await h.turn('first');

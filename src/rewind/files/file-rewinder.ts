@@ -90,10 +90,15 @@ export class FileRewinder {
   /** `/rewind latest`: the newest checkpoint of the session not already rewound. */
   async restoreLatest(sessionId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
-    const all = await this.store.listCheckpoints(session.id);
-    if (all.length === 0) throw noCheckpoints(session.id);
     const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
-    const latest = all.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
+    // The newest checkpoints first (an indexed range), more only while all of those are rewound.
+    let latest: Checkpoint | undefined;
+    for (let last = 16; ; last *= 8) {
+      const newest = await this.store.listCheckpoints(session.id, { last });
+      if (newest.length === 0) throw noCheckpoints(session.id);
+      latest = newest.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
+      if (latest || newest.length < last) break;
+    }
     if (!latest) throw nothingToRewind(`every file change of session ${session.id} is already rewound; redo a rewind to bring changes back`, { sessionId });
     return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options));
   }
