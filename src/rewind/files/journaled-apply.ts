@@ -311,7 +311,9 @@ export async function restoreJournalItems(
 function missingDirectories(steps: readonly PlannedStep[]): string[] {
   const missing = new Map<string, string>();
   for (const step of steps) {
-    if (!step.target.exists) continue;
+    // A file that exists now has its directory: its write creates none (and if the file is gone
+    // by then, its re-check refuses the step before anything is written).
+    if (!step.target.exists || step.expected.exists) continue;
     const root = step.resolved.root;
     for (let directory = dirname(step.resolved.realPath); directory !== root.realDir && directory !== dirname(directory); directory = dirname(directory)) {
       if (missing.has(directory) || exists(directory)) break;

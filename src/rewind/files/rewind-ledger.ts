@@ -9,12 +9,14 @@ import type { AppliedFileRewind, FileRewindEntryData } from './file-rewind-types
  * undone (a rewind does; a redo of a rewind puts it back; a redo of a redo undoes it again).
  */
 export class RewindLedger {
-  private constructor(readonly rewinds: AppliedFileRewind[]) {}
+  private constructor(private readonly state: LedgerState) {}
 
   /**
    * Entries are append-only and numbered in order within a session, so each load reads only the
    * entries after the last one seen by this store object (every rewind would otherwise re-read and
-   * parse the whole ledger: O(rewinds so far) per rewind).
+   * parse the whole ledger: O(rewinds so far) per rewind). What is derived from them (which
+   * checkpoints are rewound, which rewinds were redone) is computed once per state of the ledger,
+   * and rewinds are copied only when asked for.
    */
   static async load(store: Store, sessionId: string): Promise<RewindLedger> {
     let sessions = loaded.get(store);
@@ -24,35 +26,58 @@ export class RewindLedger {
     const current = entries.length === 0 ? known : { lastSeq: entries.at(-1)!.seq, rewinds: [...known.rewinds, ...entries.map(toApplied)] };
     const latest = sessions.get(sessionId);
     if (!latest || latest.lastSeq <= current.lastSeq) sessions.set(sessionId, current);
-    const rewinds = current.rewinds.map(copyApplied);
-    const undone = new Set(rewinds.map((rewind) => rewind.undoes).filter((id): id is string => id !== null));
-    for (const rewind of rewinds) rewind.redone = undone.has(rewind.rewindId);
-    return new RewindLedger(rewinds);
+    return new RewindLedger(current);
+  }
+
+  /** Every applied rewind and redo, oldest first (copies: changing them changes nothing here). */
+  get rewinds(): AppliedFileRewind[] {
+    const redone = redoneOf(this.state);
+    return this.state.rewinds.map((rewind) => copyApplied(rewind, redone.has(rewind.rewindId)));
   }
 
   find(rewindId: string): AppliedFileRewind | undefined {
-    return this.rewinds.find((rewind) => rewind.rewindId === rewindId);
+    const rewind = this.state.rewinds.find((candidate) => candidate.rewindId === rewindId);
+    return rewind ? copyApplied(rewind, redoneOf(this.state).has(rewind.rewindId)) : undefined;
   }
 
   /** Ids of checkpoints whose change is currently undone by a recorded rewind. */
   rewoundCheckpoints(): Set<string> {
-    const undoesChange = new Map<string, boolean>();
-    const latest = new Map<string, boolean>();
-    for (const rewind of this.rewinds) {
-      const effect = rewind.action === 'rewind' ? true : !(undoesChange.get(rewind.undoes ?? '') ?? true);
-      undoesChange.set(rewind.rewindId, effect);
-      for (const id of rewind.checkpointIds) latest.set(id, effect);
+    if (!this.state.rewound) {
+      const undoesChange = new Map<string, boolean>();
+      const latest = new Map<string, boolean>();
+      for (const rewind of this.state.rewinds) {
+        const effect = rewind.action === 'rewind' ? true : !(undoesChange.get(rewind.undoes ?? '') ?? true);
+        undoesChange.set(rewind.rewindId, effect);
+        for (const id of rewind.checkpointIds) latest.set(id, effect);
+      }
+      this.state.rewound = new Set([...latest].filter(([, rewound]) => rewound).map(([id]) => id));
     }
-    return new Set([...latest].filter(([, rewound]) => rewound).map(([id]) => id));
+    return new Set(this.state.rewound);
   }
 }
 
-/** Per store object and session: the ledger read so far (entries never change once written). */
-const loaded = new WeakMap<Store, Map<string, { lastSeq: number; rewinds: readonly AppliedFileRewind[] }>>();
+/**
+ * The ledger read so far, per store object and session (entries never change once written). A
+ * state is never changed once built, except to remember what was derived from it.
+ */
+interface LedgerState {
+  lastSeq: number;
+  rewinds: readonly AppliedFileRewind[];
+  rewound?: ReadonlySet<string>;
+  redone?: ReadonlySet<string>;
+}
+
+const loaded = new WeakMap<Store, Map<string, LedgerState>>();
+
+/** The rewinds a later redo undid. */
+function redoneOf(state: LedgerState): ReadonlySet<string> {
+  state.redone ??= new Set(state.rewinds.map((rewind) => rewind.undoes).filter((id): id is string => id !== null));
+  return state.redone;
+}
 
 /** A copy callers may change without touching the cache. */
-function copyApplied(rewind: AppliedFileRewind): AppliedFileRewind {
-  return { ...rewind, checkpointIds: [...rewind.checkpointIds], files: rewind.files.map((file) => ({ ...file })), redone: false };
+function copyApplied(rewind: AppliedFileRewind, redone: boolean): AppliedFileRewind {
+  return { ...rewind, checkpointIds: [...rewind.checkpointIds], files: rewind.files.map((file) => ({ ...file })), redone };
 }
 
 function toApplied(entry: Entry): AppliedFileRewind {
