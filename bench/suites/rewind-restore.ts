@@ -7,13 +7,17 @@
  * and with file fsyncs off, next to the floors of this disk: the journal's sync alone, and the
  * durable file I/O alone (no Waypoint code: what any crash-safe restore of 5 files must do).
  *
+ * The plan (the preview: everything before the journal) is also measured at a message that follows
+ * 300 earlier turns that changed files, against the plan in the fresh session: a rewind reads the
+ * checkpoints in its range, not the whole session's, so the two should stay close.
+ *
  * The generated workspace is flushed to disk (`sync -f`, untimed) before measuring, and the agent's
  * 5 writes before each round are fsynced, as its tool writes are, for git and Waypoint alike: the
  * writeback of a just-generated 50k-file tree (or of 5 unsynced files) otherwise lands in whichever
  * fsync happens to run first.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BenchContext, BenchResult, BenchSuite } from '../harness.js';
 import { BlobStore } from '../../src/blobs/index.js';
@@ -22,6 +26,8 @@ import { SqliteStore } from '../../src/store/index.js';
 import { fsyncDirectories } from '../../src/workspace/index.js';
 
 const RUNS = 15;
+/** Turns with file changes before the rewound one, in the long session. */
+const EARLIER_TURNS = 300;
 
 function generate(dir: string, count: number): string[] {
   const paths: string[] = [];
@@ -69,7 +75,6 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   const session = await store.createSession({ workdir: work });
   const { message } = await store.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: 'edit five files' }] });
   const turn = await store.createTurn({ sessionId: session.id, userMessageId: message.id });
-  const { readFileSync } = await import('node:fs');
   const checkpoints = [];
   const originals = new Map<string, Buffer>();
   for (const path of targets) {
@@ -80,9 +85,33 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
     checkpoints.push({ sessionId: session.id, turnId: turn.id, anchorMessageId: message.id, op: 'modify' as const, path: `workspace:${path}`, beforeHash, afterHash, beforeMode: 0o644, source: 'tool' as const });
   }
   await store.addCheckpoints(checkpoints);
+
+  // A second session in the same workspace whose 5-file turn follows 300 earlier turns that each
+  // changed a file (its own 5 targets, so the two sessions' writes never meet).
+  const longTargets = [0, 1, 2, 3, 4].map((index) => paths[Math.floor(((index + 0.25) * paths.length) / 5)]!);
+  const longSession = await store.createSession({ workdir: work });
+  const earlier = await blobs.put(Buffer.from('an earlier version\n'));
+  const later = await blobs.put(Buffer.from('a later version\n'), { baseHash: earlier });
+  for (let turnIndex = 0; turnIndex < EARLIER_TURNS; turnIndex++) {
+    const { message: input } = await store.appendMessage({ sessionId: longSession.id, role: 'user', parts: [{ type: 'text', text: `earlier turn ${turnIndex}` }] });
+    const earlierTurn = await store.createTurn({ sessionId: longSession.id, userMessageId: input.id });
+    await store.addCheckpoints([
+      { sessionId: longSession.id, turnId: earlierTurn.id, anchorMessageId: input.id, op: 'modify', path: `workspace:notes/n${turnIndex % 50}.md`, beforeHash: earlier, afterHash: later, beforeMode: 0o644, source: 'tool' },
+    ]);
+  }
+  const { message: longMessage } = await store.appendMessage({ sessionId: longSession.id, role: 'user', parts: [{ type: 'text', text: 'edit five files' }] });
+  const longTurn = await store.createTurn({ sessionId: longSession.id, userMessageId: longMessage.id });
+  const longCheckpoints = [];
+  for (const path of longTargets) {
+    const beforeHash = await blobs.put(readFileSync(join(work, path)));
+    const afterHash = await blobs.put(Buffer.from(agentContent(path)));
+    longCheckpoints.push({ sessionId: longSession.id, turnId: longTurn.id, anchorMessageId: longMessage.id, op: 'modify' as const, path: `workspace:${path}`, beforeHash, afterHash, beforeMode: 0o644, source: 'tool' as const });
+  }
+  await store.addCheckpoints(longCheckpoints);
+
   // The agent's 5 writes, durable as its tool writes are (each file fsynced), untimed.
-  const applyAgent = () => {
-    for (const path of targets) {
+  const applyAgent = (files = targets) => {
+    for (const path of files) {
       const fd = openSync(join(work, path), 'w');
       writeSync(fd, agentContent(path));
       fsyncSync(fd);
@@ -94,7 +123,7 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   const label = `${fileCount / 1000}k files`;
   // Every measure takes one sample per round, in turn, so a change in machine load (the box is
   // shared) hits them all alike; the first two rounds warm up.
-  const samples = { git: [] as number[], plan: [] as number[], journal: [] as number[], io: [] as number[], durable: [] as number[], fast: [] as number[] };
+  const samples = { git: [] as number[], plan: [] as number[], longPlan: [] as number[], journal: [] as number[], io: [] as number[], durable: [] as number[], fast: [] as number[] };
   const time = async (into: number[], run: number, fn: () => unknown): Promise<void> => {
     const start = process.hrtime.bigint();
     await fn();
@@ -119,6 +148,15 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
     await time(samples.plan, run, async () => {
       const preview = await durableRewinder.preview({ sessionId: session.id, messageId: message.id });
       if (!preview.canApply) throw new Error(preview.blockers.join('; '));
+    });
+
+    // The same plan at a message that follows 300 earlier turns with file changes, in the same
+    // conditions as the one above: after a child process and the agent's fsynced writes.
+    execFileSync('git', ['--version'], { stdio: 'ignore' });
+    applyAgent(longTargets);
+    await time(samples.longPlan, run, async () => {
+      const preview = await durableRewinder.preview({ sessionId: longSession.id, messageId: longMessage.id });
+      if (!preview.canApply || preview.checkpointIds.length !== 5) throw new Error(preview.blockers.join('; ') || 'not the 5 changes');
     });
 
     // The journal's own floor: recorded, one full sync, finished (as the apply does it).
@@ -156,7 +194,14 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   }
   const gitMs = median(samples.git);
   results.push({ suite: 'rewind-restore', name: `git checkout <tree> -- 5 files, ${label}`, value: gitMs, unit: 'ms', note: 'includes spawning git' });
-  results.push({ suite: 'rewind-restore', name: `plan only (preview, no writes), ${label}`, value: median(samples.plan), unit: 'ms' });
+  const planMs = median(samples.plan);
+  results.push({ suite: 'rewind-restore', name: `plan only (preview, no writes), ${label}`, value: planMs, unit: 'ms' });
+  const longPlanMs = median(samples.longPlan);
+  results.push({
+    suite: 'rewind-restore', name: `plan only, after ${EARLIER_TURNS} earlier turns with file changes, ${label}`, value: longPlanMs, unit: 'ms',
+    baseline: { name: 'plan in a fresh session', value: planMs }, ratio: longPlanMs / planMs,
+    note: 'the checkpoints in range are read, not the whole session\'s',
+  });
   results.push({ suite: 'rewind-restore', name: `floor: journal record + full sync + finish, ${label}`, value: median(samples.journal), unit: 'ms' });
   const floor = median(samples.io);
   results.push({
