@@ -124,28 +124,20 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
   try {
     let failedPath: string | null = null;
     try {
-      // New contents into temp files beside their targets; each one's fsync starts in the thread
-      // pool as soon as it is written, so it runs while the next ones are written, the kept
-      // contents are indexed and the journal is synced on this thread.
-      const fileSyncs: Promise<void>[] = [];
+      // New contents into temp files beside their targets; their fsyncs run in the thread pool
+      // while the kept contents are indexed and the journal is synced on this thread.
       for (const step of steps) {
         if (!step.target.exists || step.moveFrom !== null) continue;
-        let write: PreparedFileWrite;
         try {
           // No directory is created before the journal is durable: a write into a missing one is
           // prepared later, in turn.
-          write = prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: false });
+          prepared.set(step, prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: false }));
         } catch (error) {
           // Not possible yet (its directory is missing, or is a file an earlier step removes …): written in turn below.
           if (!(error instanceof FileWriteFailedError)) throw error;
-          continue;
         }
-        prepared.set(step, write);
-        const syncing = write.sync();
-        // Awaited below; if a later step throws first, its failure must not go unhandled meanwhile.
-        syncing.catch(() => undefined);
-        fileSyncs.push(syncing);
       }
+      const fileSyncs = [...prepared.values()].map((write) => write.sync());
       try {
         const keeping = kept;
         kept = null;
