@@ -75,9 +75,14 @@ export async function forkSession(waypoint: Waypoint, request: ForkRequest, opti
     });
   }
   const result = await forker.fork({ ...request, ...(options.yes ? { confirm: true, preview } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  return forkReport(parent.id, result);
+}
+
+/** The report of a fork the engine (or the runtime) made. */
+export function forkReport(parentSessionId: string, result: ForkResult): ForkReport {
   return {
     type: 'fork',
-    parentSessionId: parent.id,
+    parentSessionId,
     session: result.session,
     created: result.created,
     from: result.from,
@@ -108,7 +113,8 @@ export function forkRequest(parent: Pick<Session, 'id' | 'metadata'>, input: { p
   return { from: 'checkpoint', ...(input.point === undefined ? {} : { checkpointId: input.point }), ...common };
 }
 
-export function renderFork(report: ForkReport | ForkPreviewReport): string[] {
+/** `undoHint`: how the parent's files come back after a shared fork changed them; `nextSteps`: the `waypoint show/log` line (default true). */
+export function renderFork(report: ForkReport | ForkPreviewReport, options: { undoHint?: string | null; nextSteps?: boolean } = {}): string[] {
   if (report.type === 'preview') {
     const { preview } = report;
     const lines = [
@@ -123,9 +129,9 @@ export function renderFork(report: ForkReport | ForkPreviewReport): string[] {
   lines.push(`  history: ${report.at === null ? 'empty' : `inherited up to ${report.at}`}`);
   if (report.materialized) lines.push(`  workspace: ${report.materialized.dir} (${plural(report.materialized.files, 'file')}, ${formatBytes(report.materialized.bytes)}; ${plural(report.materialized.restored.length, 'file')} as at the fork point)`);
   else lines.push(`  workspace: ${report.workdir ?? '(none)'} (shared with ${report.parentSessionId})`);
-  if (report.fileRewind) lines.push(...renderFileResult(report.fileRewind, { verb: "Changed the parent's directory:" }).map((line) => `  ${line}`));
+  if (report.fileRewind) lines.push(...renderFileResult(report.fileRewind, { verb: "Changed the parent's directory:", ...(options.undoHint === undefined ? {} : { undoHint: options.undoHint }) }).map((line) => `  ${line}`));
   if (report.materialized) lines.push(`  restored there: ${report.materialized.restored.map(shortPath).join(', ') || '(nothing)'}`);
-  lines.push(`  see it: waypoint show ${report.session.id}   the family: waypoint log ${report.session.id}`);
+  if (options.nextSteps ?? true) lines.push(`  see it: waypoint show ${report.session.id}   the family: waypoint log ${report.session.id}`);
   return lines;
 }
 

@@ -165,7 +165,15 @@ export function resolutionKeys(session: Pick<Session, 'metadata'>, resolutions: 
   return keyed;
 }
 
-export function renderRewind(report: RewindReport | RewindPreviewReport): string[] {
+/** How the lines say a rewind is undone: the CLI's commands by default; the chat says `/redo` and puts the draft in its prompt. */
+export interface RewindRenderOptions {
+  undoHint?: string | null;
+  /** After a conversation rewind: the redo line (null: none) and whether to print the draft. */
+  conversationHint?: string | null;
+  showDraft?: boolean;
+}
+
+export function renderRewind(report: RewindReport | RewindPreviewReport, options: RewindRenderOptions = {}): string[] {
   if (report.type === 'preview') {
     const form = report.form as Extract<RewindForm, { kind: 'message' }>;
     const { preview } = report;
@@ -177,11 +185,12 @@ export function renderRewind(report: RewindReport | RewindPreviewReport): string
     return renderPreview(preview, { nextStep: `Apply with: waypoint rewind ${report.sessionId} ${scope} ${form.messageId} --apply${flags.join('')}${preview.includeShellChanges ? ' --include-shell' : ''}` });
   }
   const lines: string[] = [];
-  if (report.files) lines.push(...renderFileResult(report.files));
+  if (report.files) lines.push(...renderFileResult(report.files, options.undoHint === undefined ? {} : { undoHint: options.undoHint }));
   if (report.conversation) {
     lines.push(`Conversation rewound to before ${report.conversation.targetMessageId}; the head is now ${report.conversation.headMessageId ?? '(empty history)'}.`);
-    lines.push(`Your input, to edit and send again: ${JSON.stringify(report.conversation.draft)}`);
-    lines.push(`Undo the conversation rewind with: waypoint redo ${report.sessionId}`);
+    if (options.showDraft ?? true) lines.push(`Your input, to edit and send again: ${JSON.stringify(report.conversation.draft)}`);
+    const hint = options.conversationHint === undefined ? `Undo the conversation rewind with: waypoint redo ${report.sessionId}` : options.conversationHint;
+    if (hint !== null) lines.push(hint);
   }
   return lines;
 }

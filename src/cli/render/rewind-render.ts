@@ -33,13 +33,14 @@ export function renderPreview(preview: FileRewindPreview, options: { nextStep?: 
   return lines;
 }
 
-/** What an applied file rewind (or redo) changed, and how to undo it. */
-export function renderFileResult(result: FileRewindResult, options: { verb?: string } = {}): string[] {
+/** What an applied file rewind (or redo) changed, and how to undo it (`undoHint`: the CLI's `waypoint redo` line by default; null for none). */
+export function renderFileResult(result: FileRewindResult, options: { verb?: string; undoHint?: string | null } = {}): string[] {
   const verb = options.verb ?? 'Restored';
   if (result.rewindId === null || result.files.length === 0) return ['Files: already as asked; nothing was written.'];
   const lines = [`${verb} ${plural(result.files.length, 'file')} (${plural(result.checkpointIds.length, 'change')} undone):`];
   lines.push(...table(result.files.map((file) => [`  ${shortPath(file.path)}`, describeFile(file), file.resolution ? `(${file.resolution})` : ''])));
-  lines.push(`Undo this with: waypoint redo ${result.sessionId} ${result.rewindId}`);
+  const hint = options.undoHint === undefined ? `Undo this with: waypoint redo ${result.sessionId} ${result.rewindId}` : options.undoHint;
+  if (hint !== null) lines.push(hint);
   return lines;
 }
 

@@ -98,7 +98,5 @@ function cancelled(context: ChatContext): { kind: 'cancelled' } {
   return { kind: 'cancelled' };
 }
 
-/** A file rewind's outcome for the chat: the CLI lines, with `/redo` as the way back. */
-export function chatFileResultLines(lines: string[]): string[] {
-  return lines.map((line) => (line.trimStart().startsWith('Undo this with: waypoint redo') ? `${line.slice(0, line.length - line.trimStart().length)}Undo this with /redo.` : line));
-}
+/** How the chat says a file rewind is undone. */
+export const CHAT_UNDO_HINT = 'Undo this with /redo.';

@@ -1,9 +1,8 @@
 import type { ForkRequest, ForkResult } from '../../../fork/index.js';
 import { InvalidArgumentError } from '../../../model/index.js';
-import { renderFork } from '../../commands/fork.js';
+import { forkReport, renderFork } from '../../commands/fork.js';
 import { plural, shortPath } from '../../render/format.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
-import { chatFileResultLines } from './checked-rewind.js';
 import { listRecentCheckpoints } from '../../../checkpoint/index.js';
 
 /** Where `/fork` forks from: `latest`, a checkpoint id, a message id, or (no argument) a checkpoint picked from the list. */
@@ -59,19 +58,7 @@ export const forkCommand: SlashCommand = {
       bar?.done();
     }
     const parentId = context.sessionId;
-    const lines = renderFork({
-      type: 'fork',
-      parentSessionId: parentId,
-      session: result.session,
-      created: result.created,
-      from: result.from,
-      strategy: result.strategy,
-      at: result.at,
-      workdir: result.session.workdir,
-      fileRewind: result.fileRewind,
-      materialized: result.materialized,
-    }).filter((line) => !line.includes('see it: waypoint show'));
-    for (const line of chatFileResultLines(lines)) io.print(line.includes('Undo this with /redo') ? `  /resume ${parentId} then /redo brings the parent's files back.` : line);
+    for (const line of renderFork(forkReport(parentId, result), { undoHint: `/resume ${parentId} then /redo brings the parent's files back.`, nextSteps: false })) io.print(line);
     context.switchTo(result.session, `Now in ${result.session.id} "${result.session.title}". /resume ${parentId} goes back.`);
   },
 };

@@ -2,7 +2,6 @@ import { redoConversation } from '../../../rewind/index.js';
 import { renderFileResult } from '../../render/rewind-render.js';
 import { rewindStatus } from '../../commands/rewind-status.js';
 import type { ChatContext, RedoAction, SlashCommand } from '../chat-context.js';
-import { chatFileResultLines } from './checked-rewind.js';
 
 /** What to redo when this chat made no rewind yet (after a restart): the conversation rewind, else the newest file rewind. */
 async function fromStore(context: ChatContext): Promise<RedoAction | null> {
@@ -27,7 +26,7 @@ export const redoCommand: SlashCommand = {
     try {
       if (action.kind !== 'conversation') {
         const result = await waypoint.files.redo(action.sessionId, action.rewindId);
-        for (const line of chatFileResultLines(renderFileResult(result, { verb: 'Redone: put back' }))) io.print(line.startsWith('Undo this with') ? 'Undo this again with /rewind or /undo.' : line);
+        for (const line of renderFileResult(result, { verb: 'Redone: put back', undoHint: 'Undo this again with /rewind or /undo.' })) io.print(line);
       }
       if (action.kind !== 'files') {
         const session = await redoConversation(waypoint.store, action.sessionId);

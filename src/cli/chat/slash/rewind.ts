@@ -8,7 +8,7 @@ import { rewindStatus, type RewindStatusReport } from '../../commands/rewind-sta
 import { formatTime, oneLine, plural, table } from '../../render/format.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
 import type { PickItem } from '../chat-io.js';
-import { chatFileResultLines, checkedRewind } from './checked-rewind.js';
+import { CHAT_UNDO_HINT, checkedRewind } from './checked-rewind.js';
 
 type Choice = { kind: 'input'; target: RewindTarget } | { kind: 'checkpoint'; id: string; label: string };
 
@@ -29,8 +29,7 @@ export function chatRewindStatus(report: RewindStatusReport): string[] {
 
 /** After a rewind: the lines, `/redo` instead of the shell command, the draft back in the prompt, the redo stack. */
 function reportRewind(context: ChatContext, report: RewindReport): void {
-  const lines = renderRewind(report).filter((line) => !line.startsWith('Undo the conversation rewind with') && !line.startsWith('Your input, to edit and send again'));
-  for (const line of chatFileResultLines(lines)) context.io.print(line);
+  for (const line of renderRewind(report, { undoHint: CHAT_UNDO_HINT, conversationHint: null, showDraft: false })) context.io.print(line);
   const rewindId = report.files?.rewindId ?? null;
   if (report.conversation) {
     context.redoStack.push(rewindId ? { kind: 'both', sessionId: report.sessionId, rewindId } : { kind: 'conversation', sessionId: report.sessionId });

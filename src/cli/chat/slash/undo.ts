@@ -1,6 +1,6 @@
 import { renderFileResult } from '../../render/rewind-render.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
-import { checkedRewind, chatFileResultLines } from './checked-rewind.js';
+import { CHAT_UNDO_HINT, checkedRewind } from './checked-rewind.js';
 
 /** The newest turn of the session with file changes not already undone (null: none in the last 50 turns). */
 async function lastTurnWithChanges(context: ChatContext): Promise<string | null> {
@@ -31,7 +31,7 @@ export const undoCommand: SlashCommand = {
     });
     if (outcome.kind === 'nothing') io.print("Nothing to undo: the last turn's changes were made by shell commands only, and you chose to keep them.");
     if (outcome.kind !== 'applied') return;
-    for (const line of chatFileResultLines(renderFileResult(outcome.result))) io.print(line);
+    for (const line of renderFileResult(outcome.result, { undoHint: CHAT_UNDO_HINT })) io.print(line);
     if (outcome.result.rewindId) context.redoStack.push({ kind: 'files', sessionId, rewindId: outcome.result.rewindId });
   },
 };
