@@ -62,11 +62,16 @@ export async function listSessionRows(waypoint: Waypoint, options: { limit?: num
   return rows;
 }
 
+/** What a person calls a session's kind: `subagent` for a subagent's transcript (stored as a fork), else its stored kind. */
+export function sessionKindLabel(row: Pick<SessionRow, 'kind' | 'subagent'>): string {
+  return row.subagent ? 'subagent' : row.kind;
+}
+
 export function renderSessions(report: SessionsReport): string[] {
   if (report.sessions.length === 0) return [`No sessions in ${report.store}.`];
   return table([
     ['ID', 'KIND', 'TITLE', 'CREATED', 'HEAD', 'TURNS'],
-    ...report.sessions.map((row) => [row.id, row.subagent ? 'subagent' : row.kind, JSON.stringify(row.title), formatTime(row.createdAt), row.headMessageId === null ? '(empty)' : `${row.headMessageId} (${plural(row.messages, 'message')})`, String(row.turns)]),
+    ...report.sessions.map((row) => [row.id, sessionKindLabel(row), JSON.stringify(row.title), formatTime(row.createdAt), row.headMessageId === null ? '(empty)' : `${row.headMessageId} (${plural(row.messages, 'message')})`, String(row.turns)]),
   ]);
 }
 

@@ -1,7 +1,7 @@
 import { uiView } from '../../../history/index.js';
 import { InvalidArgumentError, type Session } from '../../../model/index.js';
 import type { DanglingRepair } from '../../../rewind/index.js';
-import { listSessionRows } from '../../commands/sessions.js';
+import { listSessionRows, sessionKindLabel } from '../../commands/sessions.js';
 import { formatTime, oneLine, plural } from '../../render/format.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
 
@@ -37,7 +37,7 @@ export const sessionsCommand: SlashCommand = {
     const rows = await listSessionRows(context.waypoint);
     for (const row of rows) {
       const mark = row.id === context.sessionId ? '*' : ' ';
-      context.io.print(`${mark} ${row.id}  ${(row.subagent ? 'subagent' : row.kind).padEnd(9)} ${JSON.stringify(oneLine(row.title, 40))}  ${plural(row.turns, 'turn')}  ${formatTime(row.createdAt)}`);
+      context.io.print(`${mark} ${row.id}  ${sessionKindLabel(row).padEnd(9)} ${JSON.stringify(oneLine(row.title, 40))}  ${plural(row.turns, 'turn')}  ${formatTime(row.createdAt)}`);
     }
     context.io.print(context.io.style.dim('/resume <id> switches to one.'));
   },
@@ -54,7 +54,7 @@ export const resumeCommand: SlashCommand = {
       const rows = (await listSessionRows(context.waypoint)).reverse();
       const picked = await context.io.pick({
         title: 'Resume which session?',
-        items: rows.map((row) => ({ label: `${row.title}${row.id === context.sessionId ? ' (current)' : ''}`, detail: `${row.id} · ${row.subagent ? 'subagent' : row.kind} · ${plural(row.turns, 'turn')}`, value: row.id })),
+        items: rows.map((row) => ({ label: `${row.title}${row.id === context.sessionId ? ' (current)' : ''}`, detail: `${row.id} · ${sessionKindLabel(row)} · ${plural(row.turns, 'turn')}`, value: row.id })),
         empty: 'No sessions in this store.',
       });
       if (picked === null) return;
