@@ -53,14 +53,7 @@ export class TtyChatIO implements ChatIO {
     streams.input.on('keypress', this.onKeypress);
     streams.input.on('end', this.onEnd);
     streams.input.resume();
-    // A terminal left in raw mode after the process is killed is unusable: restore it first.
-    for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.once(signal, this.onSignal);
   }
-
-  private readonly onSignal = (signal: NodeJS.Signals) => {
-    this.close();
-    process.kill(process.pid, signal);
-  };
 
   get columns(): number {
     return this.streams.output.columns || 80;
@@ -200,7 +193,6 @@ export class TtyChatIO implements ChatIO {
   }
 
   close(): void {
-    for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.off(signal, this.onSignal);
     if (this.closed) return;
     this.closed = true;
     this.clearPrompt();
