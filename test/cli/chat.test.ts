@@ -42,6 +42,17 @@ function chat(fx: Fixture, extra: string[] = []): PtySession {
   return new PtySession(['chat', '--model', `scripted:${fx.script}`, ...extra], { home: fx.home, cwd: fx.project });
 }
 
+/** `waypoint chat` over a pipe (no terminal): the lines of `input` typed in order, then the end of input. */
+function pipeChat(fx: Fixture, args: string[], input: string, script = fx.script) {
+  return spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'waypoint.js'), 'chat', '--model', `scripted:${script}`, ...args], {
+    cwd: fx.project,
+    input,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home },
+    timeout: 60_000,
+  });
+}
+
 /** Sends a line and waits for what it should print. */
 async function send(pty: PtySession, line: string, expected: string | RegExp): Promise<string> {
   pty.mark();
@@ -490,16 +501,8 @@ describe('waypoint chat over a pipe', () => {
   it('reads lines, numbers the picker choices, and --resume continues the session with its history', () => {
     const fx = fixture([...write('a.txt', 'agent a\n', 'Wrote a.txt.'), { text: 'Welcome back.' }]);
     try {
-      const run = (args: string[], input: string) =>
-        spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'waypoint.js'), 'chat', '--model', `scripted:${fx.script}`, ...args], {
-          cwd: fx.project,
-          input,
-          encoding: 'utf8',
-          env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home },
-          timeout: 60_000,
-        });
       // /rewind → 1 (the only input) → 2 (conversation only): the draft is printed, the file stays.
-      const first = run([], 'write a\n/rewind\n1\n2\n/redo\n/exit\n');
+      const first = pipeChat(fx, [], 'write a\n/rewind\n1\n2\n/redo\n/exit\n');
       expect(first.status).toBe(0);
       expect(first.stdout).toContain('1) › write a');
       expect(first.stdout).toContain('Choose 1-2');
@@ -511,19 +514,19 @@ describe('waypoint chat over a pipe', () => {
       // The model script restarts with the process: its second step answers the resumed session.
       const script = JSON.parse(readFileSync(fx.script, 'utf8'));
       writeFileSync(fx.script, JSON.stringify({ steps: script.steps.slice(2) }));
-      const second = run(['--resume', session!], 'hello again\n');
+      const second = pipeChat(fx, ['--resume', session!], 'hello again\n');
       expect(second.status).toBe(0);
       expect(second.stdout).toContain('› write a');
       expect(second.stdout).toContain('Wrote a.txt.');
       expect(second.stdout).toContain('Welcome back.');
       // A failing model call is said once (the turn's end line), and the chat goes on.
       writeFileSync(fx.script, JSON.stringify({ steps: [] }));
-      const failing = run(['--resume', session!], 'once more\n/sessions\n');
+      const failing = pipeChat(fx, ['--resume', session!], 'once more\n/sessions\n');
       expect(failing.status).toBe(0);
       expect(failing.stdout.match(/has played all 0 of its steps/g)).toHaveLength(1);
       expect(failing.stdout).toContain('Turn failed:');
       expect(failing.stdout).toContain('/resume <id> switches to one.');
-      const bad = run(['--resume', 'ses_nope'], '');
+      const bad = pipeChat(fx, ['--resume', 'ses_nope'], '');
       expect(bad.status).toBe(3);
       expect(bad.stderr).toContain('ses_nope');
     } finally {
@@ -553,13 +556,7 @@ describe('waypoint chat after a crash', () => {
       // The next run starts the script over: skip what was played.
       const script = JSON.parse(readFileSync(fx.script, 'utf8'));
       writeFileSync(fx.script, JSON.stringify({ steps: script.steps.slice(3) }));
-      const resumed = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'waypoint.js'), 'chat', '--model', `scripted:${fx.script}`, '--resume', session], {
-        cwd: fx.project,
-        input: 'are you there?\n/rewind status\n',
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home },
-        timeout: 60_000,
-      });
+      const resumed = pipeChat(fx, ['--resume', session], 'are you there?\n/rewind status\n');
       expect(resumed.status).toBe(0);
       expect(resumed.stdout).toContain('1 turn marked interrupted');
       expect(resumed.stdout).toContain('Back after the crash.');
@@ -571,18 +568,32 @@ describe('waypoint chat after a crash', () => {
   });
 });
 
+describe('progress in the chat', () => {
+  it('reports a long first scan and the copy of an isolated fork (plain lines over a pipe)', () => {
+    const fx = fixture([...bash('echo new > made.txt', 'Made it.')]);
+    try {
+      for (let index = 0; index < 1500; index++) writeFileSync(join(fx.project, `f${index}.txt`), `file ${index}\n`);
+      // /fork → 1 (the checkpoint of made.txt) → 1 (an isolated copy, since forking there would change a file here).
+      const result = pipeChat(fx, [], 'make a file\n/fork\n1\n1\n/exit\n');
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain('scanning the workspace before the command: making 1501 files durable of 1501 seen');
+      expect(result.stdout).toMatch(/scanning the workspace before the command: 1501 files scanned in \d+ ms/);
+      expect(result.stdout).toMatch(/scanning the workspace after the command: 1502 files scanned in \d+ ms/);
+      expect(result.stdout).toMatch(/copying the workspace: \d+\/1501/);
+      expect(result.stdout).toMatch(/Now in ses_\w+ "Fork of New session"/);
+      expect(fx.read('made.txt')).toBe('new\n');
+    } finally {
+      rmSync(fx.dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("README's chat quick start", () => {
   it('examples/chat-script.json writes, edits and runs a shell command, each change undoable', () => {
     const fx = fixture([]);
     try {
       const script = join(import.meta.dirname, '..', '..', 'examples', 'chat-script.json');
-      const result = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'waypoint.js'), 'chat', '--model', `scripted:${script}`], {
-        cwd: fx.project,
-        input: 'make a greeter\nlet it shout\nnote it in a changelog\n/undo\n1\n/exit\n',
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home },
-        timeout: 60_000,
-      });
+      const result = pipeChat(fx, [], 'make a greeter\nlet it shout\nnote it in a changelog\n/undo\n1\n/exit\n', script);
       expect(result.status).toBe(0);
       expect(result.stdout).toContain('1 file changed: create greet.js');
       expect(result.stdout).toContain('1 file changed: modify greet.js');
@@ -599,13 +610,7 @@ describe('/compact', () => {
   it('summarizes the conversation for the model; /rewind status still lists every input', () => {
     const fx = fixture([{ text: `A long answer ${'words '.repeat(400)}` }, { text: 'SUMMARY: a long answer was given.' }, { text: 'Short.' }]);
     try {
-      const result = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'waypoint.js'), 'chat', '--model', `scripted:${fx.script}`], {
-        cwd: fx.project,
-        input: '/compact\ntell me a lot\n/compact keep it short\nand then?\n/rewind status\n',
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home },
-        timeout: 60_000,
-      });
+      const result = pipeChat(fx, [], '/compact\ntell me a lot\n/compact keep it short\nand then?\n/rewind status\n');
       expect(result.status).toBe(0);
       expect(result.stdout).toContain('has nothing to compact yet');
       expect(result.stdout).toMatch(/Compacted: the model is now sent ≈\d+ tokens instead of ≈\d+/);

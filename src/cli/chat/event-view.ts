@@ -52,7 +52,7 @@ export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
       else if (event.phase === 'store') bar.step(`making ${plural(event.filesRead, 'file')} durable${event.files === null ? '' : ` of ${event.files} seen`}`);
       else {
         scans.delete(key);
-        bar.done(style.dim(`${plural(event.files ?? event.filesRead, 'file')} scanned in ${(event.elapsedMs / 1000).toFixed(1)} s`));
+        bar.done(style.dim(`${plural(event.files ?? event.filesRead, 'file')} scanned in ${event.elapsedMs < 1000 ? `${Math.round(event.elapsedMs)} ms` : `${(event.elapsedMs / 1000).toFixed(1)} s`}`));
       }
     }),
     runtime.events.on('message-part', (event) => {
