@@ -17,7 +17,7 @@ import {
   type SessionRewindResult,
 } from '../rewind/index.js';
 import { BackgroundTasks } from './background-tasks.js';
-import { CaptureLocks } from './capture-lock.js';
+import { captureLocksFor } from './capture-lock.js';
 import type { LanguageModelV3 } from './models/language-model-v3.js';
 import { resolveModel } from './models/resolve-model.js';
 import type { RuntimeCore, RuntimeSettings } from './runtime-core.js';
@@ -135,7 +135,8 @@ export class AgentRuntime {
     };
     const waypoint = options.waypoint;
     this.compression = options.idleCompression === false ? null : { budgetMs: options.idleCompression?.budgetMs ?? 500, maxBytes: options.idleCompression?.maxBytes ?? 64 * 1024 * 1024 };
-    const locks = new CaptureLocks();
+    // Shared with checkpointTools wrappers and other runtimes over this Waypoint.
+    const locks = captureLocksFor(waypoint);
     this.forker = new SessionForker({ store: waypoint.store, blobs: waypoint.blobs });
     this.core = {
       waypoint,

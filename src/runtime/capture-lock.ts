@@ -35,3 +35,16 @@ export class CaptureLocks {
     return this.active > 0 || this.tails.size > 0;
   }
 }
+
+const shared = new WeakMap<object, CaptureLocks>();
+
+/**
+ * The capture locks of one opened Waypoint, shared by every runtime over it and every tool set
+ * `checkpointTools` wraps, so a wrapped AI SDK tool, a runtime tool and a background task's end
+ * scan of the same session never capture at the same time.
+ */
+export function captureLocksFor(waypoint: object): CaptureLocks {
+  let locks = shared.get(waypoint);
+  if (!locks) shared.set(waypoint, (locks = new CaptureLocks()));
+  return locks;
+}

@@ -12,6 +12,10 @@ export { ModelScript, ScriptedStep, loadModelScript, parseModelScript } from './
 export { toModelError } from './models/model-call-error.js';
 export type { LanguageModelV3 } from './models/language-model-v3.js';
 export { toModelMessages } from './model-messages.js';
+export { checkpointTools, type CheckpointToolsOptions, type ToolCaptureReport } from './checkpoint-tools.js';
+export { startTurn, type StartTurnOptions, type EndTurnOptions, type EndedTurn, type TurnHandle } from './external-turn.js';
+export { captureToolCall, checkpointedFs, type ToolCallCapture, type ToolCallCaptureOptions, type CapturedOutcome } from './tool-call-capture.js';
+export { CaptureLocks, captureLocksFor } from './capture-lock.js';
 export { idempotencyKey, canonicalJson, executeToolCall, type ApproveEffect, type EffectDecision, type EffectApprovalRequest } from './tool-executor.js';
 export { BackgroundTasks } from './background-tasks.js';
 export { subagentLink, SUBAGENT_METADATA, type SubagentLink } from './subagent-loop.js';
@@ -30,6 +34,7 @@ export {
   grepTool,
   subagentTool,
   type RuntimeTool,
+  type ToolCapture,
   type ToolContext,
   type ToolOutput,
   type ToolResult,

@@ -3,6 +3,7 @@ import { effectPolicyFor, type EffectPolicyOptions } from '../fork/index.js';
 import type { EffectsLedger } from '../history/index.js';
 import { WaypointError, type Effect, type JsonValue, type Session } from '../model/index.js';
 import type { ProposedCall } from './model-step.js';
+import { runScanned } from './tools/scanned-tool.js';
 import type { RuntimeTool, ToolContext, ToolOutput, ToolResult } from './tools/tool.js';
 
 /** What to do with an external tool call that needs a decision. */
@@ -59,12 +60,18 @@ export async function executeToolCall(call: ProposedCall, context: ToolContext, 
 async function run(tool: RuntimeTool<any>, input: unknown, context: ToolContext): Promise<ToolResult> {
   try {
     // A file-changing tool runs under the session's capture lock, so a background task's end scan never sees it half done.
-    if (tool.effect === 'workspace' && !tool.runsTools) return await context.exclusive(() => tool.execute(input, context));
+    if (tool.effect === 'workspace' && !tool.runsTools) {
+      return await context.exclusive(() => (tool.capture === 'self' ? tool.execute(input, context) : runScanned(tool, input, context, (thrown) => failed(tool, thrown, context))));
+    }
     return await tool.execute(input, context);
   } catch (thrown) {
-    if (context.signal.aborted) return error(`Interrupted: the turn was stopped while ${tool.name} ran. ${messageOf(thrown)}`);
-    return error(thrown instanceof WaypointError ? `${thrown.message} (${thrown.code})` : `${tool.name} failed: ${messageOf(thrown)}`);
+    return failed(tool, thrown, context);
   }
+}
+
+function failed(tool: RuntimeTool<any>, thrown: unknown, context: ToolContext): ToolResult {
+  if (context.signal.aborted) return error(`Interrupted: the turn was stopped while ${tool.name} ran. ${messageOf(thrown)}`);
+  return error(thrown instanceof WaypointError ? `${thrown.message} (${thrown.code})` : `${tool.name} failed: ${messageOf(thrown)}`);
 }
 
 async function runExternal(tool: RuntimeTool<any>, input: unknown, call: ProposedCall, context: ToolContext, options: ExecuteOptions): Promise<ToolResult> {

@@ -17,6 +17,7 @@ export const bashTool = defineTool({
   description:
     'Run a bash command in the workspace root. Returns its output and exit code. Foreground commands are killed at timeoutMs (default 120000). Set background: true for long-running commands (servers, watchers); their result arrives later as a notification. File changes are checkpointed.',
   effect: 'workspace',
+  capture: 'self',
   inputSchema: z.object({
     command: z.string().min(1),
     timeoutMs: z.number().int().positive().max(3_600_000).optional(),

@@ -8,6 +8,7 @@ export const editTool = defineTool({
   description:
     'Replace an exact string in an existing text file. oldString must occur exactly once (include surrounding lines to make it unique) unless replaceAll is true. Copy the text exactly, whitespace included, without read line numbers.',
   effect: 'workspace',
+  capture: 'self',
   inputSchema: z.object({
     path: z.string().min(1).describe('File path, relative to the workspace root'),
     oldString: z.string().min(1),

@@ -7,7 +7,7 @@ import { subagentTool } from './subagent-tool.js';
 import type { RuntimeTool } from './tool.js';
 import { writeTool } from './write-tool.js';
 
-export { defineTool, text, errorText, truncateOutput, type RuntimeTool, type ToolContext, type ToolOutput, type ToolResult, type BackgroundStart, type SubagentRun } from './tool.js';
+export { defineTool, text, errorText, truncateOutput, type RuntimeTool, type ToolCapture, type ToolContext, type ToolOutput, type ToolResult, type BackgroundStart, type SubagentRun } from './tool.js';
 export { readTool, writeTool, editTool, bashTool, globTool, grepTool, subagentTool };
 export { globToRegExp } from './glob-pattern.js';
 

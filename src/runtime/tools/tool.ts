@@ -62,10 +62,29 @@ export interface ToolContext {
 }
 
 /**
- * A tool the model can call. `effect` says what running it does to the world (DESIGN.md "Save
- * points, resume and effects"): `none` (reads only), `workspace` (changes files, always through the
- * checkpoint layer, so rewinds undo it), `external` (changes something outside the workspace; the
- * runtime records it in the effects ledger and applies the session's effect policy).
+ * How a `workspace` tool's file changes become checkpoints. `scan` (the default): the runtime scans
+ * the workspace right before and after each call, so whatever the tool changes — with `node:fs`,
+ * a process it spawns, or `checkpointedFs()` — is checkpointed in the turn, and what cannot be kept
+ * (ignored paths, files too large) is named in the tool's result. `self`: the tool records its
+ * changes itself (`applyToolWrite`, `applyToolEdit`, `captureExec`) and reports them with
+ * `recordCheckpoints`; the runtime only holds the capture lock around it.
+ */
+export type ToolCapture = 'scan' | 'self';
+
+/**
+ * A tool the model can call. `effect` says what running it does to the world: `none` (reads
+ * only), `workspace` (changes files; every change is checkpointed, so rewinds undo it — see
+ * {@link ToolCapture}), `external` (changes something outside the workspace; the runtime records
+ * it in the effects ledger and applies the session's effect policy).
+ *
+ * @example
+ * const format = defineTool({
+ *   name: 'format',
+ *   description: 'Format the sources',
+ *   effect: 'workspace', // writes with node:fs: the runtime scans around each call
+ *   inputSchema: z.object({}),
+ *   execute: async (input, context) => text(await runPrettier(context.workspace.primaryRoot.dir)),
+ * })
  */
 export interface RuntimeTool<Input = unknown> {
   name: string;
@@ -77,6 +96,8 @@ export interface RuntimeTool<Input = unknown> {
    * and the calls it runs take the lock themselves.
    */
   runsTools?: boolean;
+  /** For a `workspace` tool: `scan` (default) or `self`; see {@link ToolCapture}. Ignored for other effects. */
+  capture?: ToolCapture;
   inputSchema: z.ZodType<Input, any>;
   /** Thrown errors become `error-text` results the model sees (a `WaypointError`'s message says what to do). */
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
@@ -88,6 +109,7 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   description: string;
   effect: EffectKind;
   runsTools?: boolean;
+  capture?: ToolCapture;
   inputSchema: Schema;
   execute(input: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
 }): RuntimeTool<z.infer<Schema>> {

@@ -7,6 +7,7 @@ export const writeTool = defineTool({
   name: 'write',
   description: 'Create a file, or replace its whole content, in the workspace. Parent directories are created. Prefer edit for changing part of an existing file.',
   effect: 'workspace',
+  capture: 'self',
   inputSchema: z.object({
     path: z.string().min(1).describe('File path, relative to the workspace root'),
     content: z.string(),
