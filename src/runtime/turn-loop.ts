@@ -2,6 +2,7 @@ import { summarizeTurn, type TurnSummary } from '../checkpoint/index.js';
 import { pinTurnBoundary } from '../fork/index.js';
 import { ConflictError, WaypointError, newId, type JsonObject, type MessageWithParts, type PartContent, type Turn, type TurnStatus } from '../model/index.js';
 import { recordSavePoint, repairDanglingToolCalls } from '../rewind/index.js';
+import { withFileRewindNote } from './file-rewind-note.js';
 import { toModelMessages } from './model-messages.js';
 import { streamModelStep, type ProposedCall } from './model-step.js';
 import { openTurnState, toolContext, type RuntimeCore, type TurnState } from './runtime-core.js';
@@ -61,7 +62,8 @@ export async function runTurnLoop(core: RuntimeCore, sessionId: string, text: st
       }
       steps++;
       await core.background.flush(sessionId, turnId);
-      const messages = toModelMessages(await store.history(sessionId));
+      // Files rewound under the conversation (by anyone, in any process) are named to the model first.
+      const messages = toModelMessages(await withFileRewindNote(store, scope, await store.history(sessionId)));
       const { message: streaming } = await store.appendMessage({ sessionId, role: 'assistant', kind: 'reply', status: 'streaming', parts: [], turnId });
       const writer = new StreamingWriter(core, store, scope, streaming.id);
       const outcome = await streamModelStep({ model: core.model, system: core.system, messages, tools: [...core.tools.values()], signal, maxRetries: core.settings.maxRetries, onDelta: writer.onDelta });
