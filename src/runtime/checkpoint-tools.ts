@@ -36,8 +36,9 @@ export interface ToolCaptureReport extends ToolCallCapture {
  * the one before it). A tool without `execute` is returned unchanged; input schemas, descriptions
  * and outputs are untouched, and a tool's error is rethrown after its partial changes were
  * recorded. A call while no turn runs is refused with `NO_RUNNING_TURN` (the tool does not run).
- * A tool returning an async iterable (preliminary results) is read to its end inside the capture;
- * its results are then passed on.
+ * A streaming tool (`async *execute`, preliminary results) is read to its end inside the
+ * capture and its results are passed on after it; another function returning an async iterable
+ * gives its last result only.
  *
  * @example
  * const tools = checkpointTools({ writeNotes, build }, { waypoint, sessionId: session.id })
@@ -55,28 +56,34 @@ export function checkpointTools<TOOLS extends ToolSet>(tools: TOOLS, options: Ch
       wrapped[name] = tool;
       continue;
     }
+    const run = async (input: unknown, callOptions: ToolExecutionOptions): Promise<{ value: unknown; streamed: unknown[] | null }> => {
+      const context = await contexts.current();
+      const { outcome, capture } = await captureLocksFor(options.waypoint).run(options.sessionId, () =>
+        captureToolCall(
+          context,
+          async () => {
+            const value = execute.call(tool, input, callOptions);
+            if (!isAsyncIterable(value)) return { value: await value, streamed: null };
+            const streamed: unknown[] = [];
+            for await (const item of value) streamed.push(item);
+            return { value: streamed.at(-1), streamed };
+          },
+          { toolName: name, toolCallId: callOptions.toolCallId },
+        ),
+      );
+      options.onCapture?.({ ...capture, toolName: name, toolCallId: callOptions.toolCallId, turnId: context.turnId!, error: outcome.ok ? null : outcome.error });
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
+    };
+    // The SDK tells a streaming tool by what execute returns before awaiting it: an async generator
+    // stays one (its results passed on after the call), any other function returns the final value.
     wrapped[name] = {
       ...tool,
-      execute: async (input: unknown, callOptions: ToolExecutionOptions) => {
-        const context = await contexts.current();
-        const { outcome, capture } = await captureLocksFor(options.waypoint).run(options.sessionId, () =>
-          captureToolCall(
-            context,
-            async () => {
-              const value = await execute(input, callOptions);
-              if (!isAsyncIterable(value)) return { value, streamed: null };
-              const streamed: unknown[] = [];
-              for await (const item of value) streamed.push(item);
-              return { value: null, streamed };
-            },
-            { toolName: name, toolCallId: callOptions.toolCallId },
-          ),
-        );
-        options.onCapture?.({ ...capture, toolName: name, toolCallId: callOptions.toolCallId, turnId: context.turnId!, error: outcome.ok ? null : outcome.error });
-        if (!outcome.ok) throw outcome.error;
-        const { value, streamed } = outcome.value;
-        return streamed === null ? value : replay(streamed);
-      },
+      execute: isAsyncGeneratorFunction(execute)
+        ? async function* (input: unknown, callOptions: ToolExecutionOptions) {
+            yield* (await run(input, callOptions)).streamed ?? [];
+          }
+        : async (input: unknown, callOptions: ToolExecutionOptions) => (await run(input, callOptions)).value,
     };
   }
   return wrapped as TOOLS;
@@ -118,6 +125,8 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return value !== null && typeof value === 'object' && Symbol.asyncIterator in value;
 }
 
-async function* replay(items: readonly unknown[]): AsyncIterable<unknown> {
-  yield* items;
+const AsyncGeneratorFunction = Object.getPrototypeOf(async function* () {}).constructor as unknown;
+
+function isAsyncGeneratorFunction(fn: unknown): boolean {
+  return typeof fn === 'function' && fn instanceof (AsyncGeneratorFunction as new () => object);
 }

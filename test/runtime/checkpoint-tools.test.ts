@@ -217,6 +217,35 @@ describe('checkpointTools: any AI SDK tool, checkpointed in the running turn', (
     expect(await s.waypoint.store.listCheckpoints(s.session.id)).toEqual([]);
   });
 
+  it('a tool streaming preliminary results is captured to its end; its results reach the loop', async () => {
+    const s = await open();
+    const tools = {
+      steps: tool({
+        inputSchema: z.object({}),
+        async *execute() {
+          yield 'starting';
+          writeFileSync(join(s.project, 'step.txt'), 'one\n');
+          yield 'half';
+          writeFileSync(join(s.project, 'step.txt'), 'two\n');
+          yield 'done';
+        },
+      }),
+    };
+    const { turn, result } = await runLoop(s, tools, [{ id: 'call_steps', tool: 'steps' }]);
+    expect(result.steps[0]!.toolResults).toEqual([expect.objectContaining({ toolCallId: 'call_steps', output: 'done' })]);
+    expect((await s.waypoint.store.listCheckpoints(s.session.id, { turnId: turn.turnId })).map((checkpoint) => [checkpoint.op, checkpoint.path])).toEqual([['create', 'workspace:step.txt']]);
+  });
+
+  it('startTurn refuses a second running turn (TURN_RUNNING) and an empty input, appending nothing', async () => {
+    const s = await open();
+    await startTurn({ waypoint: s.waypoint, sessionId: s.session.id, input: 'First' });
+    const before = await s.waypoint.store.history(s.session.id);
+    await expect(startTurn({ waypoint: s.waypoint, sessionId: s.session.id, input: 'Second' })).rejects.toMatchObject({ code: 'TURN_RUNNING' });
+    await expect(startTurn({ waypoint: s.waypoint, sessionId: s.session.id, input: '  ' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(await s.waypoint.store.history(s.session.id)).toEqual(before);
+    expect(await s.waypoint.store.listTurns(s.session.id)).toHaveLength(1);
+  });
+
   it('checkpointedFs() outside a wrapped call is refused with NOT_IN_TOOL_CALL', () => {
     expect(() => checkpointedFs()).toThrow(expect.objectContaining({ code: 'NOT_IN_TOOL_CALL' }));
   });
