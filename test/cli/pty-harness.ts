@@ -41,6 +41,11 @@ export class PtySession {
     return plain(this.output);
   }
 
+  /** Everything the program wrote to the terminal, escape sequences included. */
+  get raw(): string {
+    return this.output;
+  }
+
   /** Output since the last mark, escape sequences removed. */
   get recent(): string {
     return plain(this.output.slice(this.markAt));

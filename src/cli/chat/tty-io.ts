@@ -3,7 +3,12 @@ import { barProgress, type Progress } from '../output.js';
 import type { ChatIO, PickRequest } from './chat-io.js';
 import { LineBuffer } from './line-buffer.js';
 import { pickerLines, scrollWindow } from './picker-view.js';
+import { clipWidth, displayWidth, graphemes } from '../render/text-width.js';
 import { createStyle, stripAnsi, type Style } from './style.js';
+
+/** Bracketed paste: the terminal wraps pasted text in ESC[200~ … ESC[201~, so a pasted block is not typed keys. */
+const PASTE_ON = '\x1b[?2004h';
+const PASTE_OFF = '\x1b[?2004l';
 
 interface Key {
   name?: string;
@@ -21,10 +26,12 @@ export interface TtyStreams {
 }
 
 /**
- * The chat on a terminal, in raw mode: an editable prompt line (←/→, Home/End, Ctrl-A/E/U/K/W,
- * ↑/↓ through what was sent before), lines printed above it, pickers drawn below the output and
- * navigated with ↑/↓, Enter and Esc. While a turn runs the prompt is hidden; what is typed is kept
- * and handled on Enter.
+ * The chat on a terminal, in raw mode: an editable prompt line (←/→, Home/End, Ctrl-A/E/U/K/W by
+ * grapheme, ↑/↓ through what was sent before), lines printed above it, pickers drawn below the
+ * output and navigated with ↑/↓, Enter and Esc. A pasted block (bracketed paste) goes into the line
+ * with its newlines, shown as `↵`, and is sent as one message on Enter. Widths are display columns,
+ * so CJK and emoji keep the line on one row. While a turn runs the prompt is hidden; what is typed
+ * is kept and handled on Enter.
  */
 export class TtyChatIO implements ChatIO {
   readonly interactive = true;
@@ -43,6 +50,10 @@ export class TtyChatIO implements ChatIO {
   private closed = false;
   /** The open picker, so lines printed meanwhile go above it. */
   private picker: { erase(): void; draw(): void } | null = null;
+  /** Text of a paste in progress (between ESC[200~ and ESC[201~), null when not pasting. */
+  private pasted: string | null = null;
+  /** Columns the prompt line took when last drawn, to erase all of it after the terminal narrowed. */
+  private drawnWidth = 0;
 
   constructor(private readonly streams: TtyStreams) {
     this.style = createStyle(!process.env.NO_COLOR);
@@ -53,6 +64,10 @@ export class TtyChatIO implements ChatIO {
     streams.input.on('keypress', this.onKeypress);
     streams.input.on('end', this.onEnd);
     streams.input.resume();
+    streams.output.on('resize', this.onResize);
+    this.write(PASTE_ON);
+    // An exit that skips close() (an uncaught error) still turns bracketed paste off for the shell.
+    process.on('exit', this.onExit);
   }
 
   get columns(): number {
@@ -200,13 +215,45 @@ export class TtyChatIO implements ChatIO {
     if (this.midLine) this.write('\n');
     this.streams.input.off('keypress', this.onKeypress);
     this.streams.input.off('end', this.onEnd);
+    this.streams.output.off('resize', this.onResize);
+    process.off('exit', this.onExit);
+    this.write(PASTE_OFF);
     if (this.streams.input.isTTY) this.streams.input.setRawMode(false);
     this.streams.input.pause();
     this.finishInput();
   }
 
   private readonly onKeypress = (text: string | undefined, key: Key | undefined) => {
-    this.keyHandler(text, key ?? { sequence: text });
+    const pressed = key ?? { sequence: text };
+    if (pressed.name === 'paste-start') {
+      this.pasted = '';
+      return;
+    }
+    if (this.pasted !== null) {
+      if (pressed.name === 'paste-end') {
+        const pasted = this.pasted.replace(/\r\n?/g, '\n');
+        this.pasted = null;
+        return this.onPaste(pasted);
+      }
+      // Pasted text only: no key inside a paste acts (an Enter, a Ctrl-C or an arrow in it is text or nothing).
+      const sequence = pressed.sequence ?? text ?? '';
+      if (!sequence.startsWith('\x1b')) this.pasted += sequence.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, '');
+      return;
+    }
+    this.keyHandler(text, pressed);
+  };
+
+  private onPaste(text: string): void {
+    // A picker takes keys, not text.
+    if (this.picker || this.closed || text === '') return;
+    this.buffer.insert(text);
+    this.drawPrompt();
+  }
+
+  private readonly onResize = () => this.drawPrompt();
+
+  private readonly onExit = () => {
+    if (!this.closed) this.write(PASTE_OFF);
   };
 
   private readonly onEnd = () => this.finishInput();
@@ -297,12 +344,13 @@ export class TtyChatIO implements ChatIO {
       this.drawPrompt();
       this.buffer.take();
       this.write('\r\n');
+      this.drawnWidth = 0;
     } else {
       this.buffer.take();
       this.clearPrompt();
       if (this.midLine) this.write('\r\n');
       this.midLine = false;
-      this.write(`${this.style.dim(`› ${line}`)}\r\n`);
+      this.write(`${this.style.dim(`› ${line.replace(/\n/g, '\r\n  ')}`)}\r\n`);
     }
     const resolve = this.waiting.shift();
     if (resolve) resolve(line);
@@ -317,23 +365,45 @@ export class TtyChatIO implements ChatIO {
   }
 
   private clearPrompt(): void {
-    if (this.prompt !== null) this.write('\r\x1b[2K');
+    if (this.prompt === null) return;
+    // The line never fills the terminal's width, but after the terminal narrowed it may wrap onto more rows.
+    const rows = Math.max(1, Math.ceil(this.drawnWidth / this.columns));
+    this.write(rows > 1 ? `\x1b[${rows - 1}A\r\x1b[J` : '\r\x1b[2K');
+    this.drawnWidth = 0;
   }
 
   private drawPrompt(): void {
     if (this.prompt === null) return;
+    this.clearPrompt();
     const width = this.columns - 1;
-    const promptWidth = stripAnsi(this.prompt).length;
+    let prompt = this.prompt;
+    if (displayWidth(prompt) > width - 10) prompt = clipWidth(stripAnsi(prompt), Math.max(1, width - 10));
+    const promptWidth = displayWidth(prompt);
     // A long line scrolls horizontally so the cursor stays visible on one terminal row.
-    const room = Math.max(10, width - promptWidth);
-    const chars = Array.from(this.buffer.text);
-    const start = Math.max(0, this.buffer.cursor - room + 1);
-    const visible = chars.slice(start, start + room);
-    const back = Math.min(visible.length, this.buffer.cursor - start < visible.length ? visible.length - (this.buffer.cursor - start) : 0);
-    this.write(`\r\x1b[2K${this.prompt}${visible.join('')}${back > 0 ? `\x1b[${back}D` : ''}`);
+    const room = Math.max(1, width - promptWidth);
+    const before = graphemes(this.buffer.before).map(shown);
+    const after = graphemes(this.buffer.after).map(shown);
+    let start = before.length;
+    let used = 0;
+    while (start > 0 && used + displayWidth(before[start - 1]!) < room) used += displayWidth(before[--start]!);
+    let end = 0;
+    let back = 0;
+    while (end < after.length && used + back + displayWidth(after[end]!) <= room) back += displayWidth(after[end++]!);
+    const dimmed = (text: string) => (text === '↵' ? this.style.dim(text) : text);
+    const visible = [...before.slice(start), ...after.slice(0, end)].map(dimmed).join('');
+    this.write(`${prompt}${visible}${back > 0 ? `\x1b[${back}D` : ''}`);
+    this.drawnWidth = promptWidth + used + back;
   }
 
   private write(text: string): void {
     this.streams.output.write(text);
   }
+}
+
+/** How a grapheme of the input line is drawn: a newline of a pasted block as `↵`, a tab as a space, other controls as nothing. */
+function shown(grapheme: string): string {
+  if (grapheme === '\n') return '↵';
+  if (grapheme === '\t') return ' ';
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x1f\x7f]$/.test(grapheme) ? '' : grapheme;
 }
