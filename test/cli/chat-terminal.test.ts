@@ -48,6 +48,15 @@ function lastPromptLine(raw: string): string {
   return drawn.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').split(/\r|\n/)[0]!;
 }
 
+/** Waits until the program has drawn nothing new for a while (each typed key of a long line is its own redraw). */
+async function settled(pty: PtySession): Promise<void> {
+  let length = -1;
+  while (pty.raw.length !== length) {
+    length = pty.raw.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
 describe('waypoint chat as a terminal program', () => {
   let fx: Fixture;
   let pty: PtySession | null = null;
@@ -104,7 +113,7 @@ describe('waypoint chat as a terminal program', () => {
     pty.mark();
     pty.type(long);
     await pty.waitFor('👍🏽中文输入👍🏽');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await settled(pty);
     const drawn = lastPromptLine(pty.raw);
     expect(displayWidth(drawn)).toBeLessThan(120);
     expect(drawn.endsWith('中文输入👍🏽')).toBe(true);
@@ -115,5 +124,40 @@ describe('waypoint chat as a terminal program', () => {
     pty.press('ctrlD');
     expect(await pty.exit()).toBe(0);
     expect(storedInputs(fx, sessionId)).toEqual(['caf x!', long]);
+  });
+
+  describe('while the agent works', () => {
+    beforeEach(() => {
+      fx = fixture([
+        { toolCalls: [{ toolName: 'bash', input: { command: 'sleep 1.5' } }] },
+        { text: 'Slept.' },
+        { text: 'A slow answer that streams for a while, word by word, so the person can type meanwhile and see it.', delayMs: 150 },
+        { text: 'The draft, answered.' },
+      ]);
+    });
+
+    it('shows a working line, and what is typed meanwhile as it is typed; the typing becomes the prompt when the turn ends', async () => {
+      pty = new PtySession(['chat', '--model', `scripted:${fx.script}`], { home: fx.home, cwd: fx.project });
+      await pty.waitFor('/help lists');
+      pty.mark();
+      pty.line('sleep a little');
+      await pty.waitFor('⏺ bash sleep 1.5');
+      await pty.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] working…/);
+      await pty.waitFor('Slept.');
+
+      pty.mark();
+      pty.line('tell me slowly');
+      await pty.waitFor('A slow');
+      pty.type('next 中文 question');
+      await pty.waitFor('working › next 中文 question');
+      // The turn ended: the typing is the prompt's line, to send with Enter.
+      await pty.waitFor(/^› next 中文 question$/m);
+      expect(pty.recent).toContain('meanwhile');
+      pty.mark();
+      pty.press('enter');
+      await pty.waitFor('The draft, answered.');
+      pty.press('ctrlD');
+      expect(await pty.exit()).toBe(0);
+    });
   });
 });

@@ -10,7 +10,7 @@ export const KEYS = { up: '\x1b[A', down: '\x1b[B', left: '\x1b[D', right: '\x1b
 /** Removes terminal escape sequences, keeping the text a person reads. */
 export function plain(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[DM78]/g, '').replace(/\r/g, '');
 }
 
 /**

@@ -14,6 +14,37 @@ export function scrollWindow(selected: number, count: number, previousTop: numbe
   return top;
 }
 
+/** What a key does in a picker of `count` items: moves the selection (in `state`), chooses, cancels, or nothing (null). */
+export function pickerKey(name: string | undefined, state: { selected: number }, count: number): 'moved' | 'choose' | 'cancel' | null {
+  switch (name) {
+    case 'escape':
+      return 'cancel';
+    case 'return':
+    case 'enter':
+      return 'choose';
+    case 'up':
+      if (count > 0) state.selected = (state.selected - 1 + count) % count;
+      return 'moved';
+    case 'down':
+      if (count > 0) state.selected = (state.selected + 1) % count;
+      return 'moved';
+    case 'pageup':
+      state.selected = Math.max(0, state.selected - 10);
+      return 'moved';
+    case 'pagedown':
+      state.selected = Math.max(0, Math.min(count - 1, state.selected + 10));
+      return 'moved';
+    case 'home':
+      state.selected = 0;
+      return 'moved';
+    case 'end':
+      state.selected = Math.max(0, count - 1);
+      return 'moved';
+    default:
+      return null;
+  }
+}
+
 /** The lines of a picker: title, the visible window (the selection marked), and the key hints. */
 export function pickerLines<Value>(request: PickRequest<Value>, state: { selected: number; top: number }, style: Style, columns: number, rows = PICKER_ROWS): string[] {
   const width = Math.max(20, columns - 1);
