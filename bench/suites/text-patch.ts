@@ -7,6 +7,7 @@
  * git's own diff (a process, so its start is included; a note, not a goal).
  */
 import { spawnSync } from 'node:child_process';
+import { createTwoFilesPatch } from 'diff';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,6 +71,20 @@ async function measure(dir: string, name: string, before: string, after: string,
   ];
 }
 
+/** The everyday case: one line of a 13 KB source file edited, against the `diff` package's patch as stored before. */
+async function smallEdit(): Promise<BenchResult> {
+  const lines = Array.from({ length: 250 }, (_, index) => `  const value${index} = compute(${index}, options); // line ${index}`);
+  const before = Buffer.from(`${lines.join('\n')}\n`);
+  lines[120] = '  edited();';
+  const after = Buffer.from(`${lines.join('\n')}\n`);
+  const batch = (fn: () => unknown) => () => {
+    for (let index = 0; index < 200; index++) fn();
+  };
+  const ours = (await timeMedian(batch(() => unifiedPatch('f', before, after)), 7, 2)) / 200;
+  const previous = (await timeMedian(batch(() => createTwoFilesPatch('a/f', 'b/f', before.toString('utf8'), after.toString('utf8'), undefined, undefined, { maxEditLength: 256 })), 7, 2)) / 200;
+  return { suite: SUITE, name: 'one-line edit of a 13 KB file: patch time', value: ours, unit: 'ms', baseline: { name: 'diff package, edit limit 256 (before)', value: previous }, ratio: ours / previous, goal: 'not slower', met: ours <= previous * 1.1, note: 'median of 7 batches of 200' };
+}
+
 export default {
   name: SUITE,
   async run(context: BenchContext): Promise<BenchResult[]> {
@@ -85,6 +100,7 @@ export default {
     results.push({ suite: SUITE, name: `lock file ${lines} lines, 175 changed: whole-file patch (before)`, value: wholeBytes, unit: 'bytes', baseline: { name: 'git diff --no-index', value: gitDiff(dir, before, small).bytes }, ratio: wholeBytes / gitDiff(dir, before, small).bytes, note: `${wholeFile} changed lines, as stored before line diffs` });
     results.push(...(await measure(dir, `lock file ${lines} lines, 3000 changed`, before, bump(before, 3000), runs)));
     results.push(...(await measure(dir, `lock file ${lines} lines, every hash changed`, before, lockFile(lines, 'v2'), runs)));
+    results.push(await smallEdit());
     return results;
   },
 } satisfies BenchSuite;

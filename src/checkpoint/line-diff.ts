@@ -24,32 +24,58 @@ const WORK_BUDGET = 30_000_000;
  */
 const MAX_MYERS_EDIT = 1000;
 
-/**
- * The edit script from `before` to `after`, lines compared as whole strings (each with its line
- * break, so a last line without one differs from the same line with one).
- */
-export function diffLines(before: readonly string[], after: readonly string[]): LineRun[] {
-  const ids = new Map<string, number>();
-  const intern = (line: string) => {
-    let id = ids.get(line);
-    if (id === undefined) ids.set(line, (id = ids.size));
-    return id;
-  };
-  const a = Int32Array.from(before, intern);
-  const b = Int32Array.from(after, intern);
-  const runs = new RunList();
-  diffRange({ a, b, budget: WORK_BUDGET }, 0, a.length, 0, b.length, runs, 0);
-  return runs.runs;
+/** A text as lines without their `\n`, and whether its last line has one. */
+export interface SplitText {
+  lines: string[];
+  finalNewline: boolean;
 }
 
-/** Splits a text into lines that keep their `\n` (the last may have none). */
-export function splitKeepingNewlines(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split('\n').map((line) => `${line}\n`);
-  const last = lines.length - 1;
-  if (text.endsWith('\n')) lines.pop();
-  else lines[last] = lines[last]!.slice(0, -1);
-  return lines;
+/** Splits a text into lines (an empty text has none). */
+export function splitText(text: string): SplitText {
+  if (text === '') return { lines: [], finalNewline: true };
+  const lines = text.split('\n');
+  const finalNewline = text.endsWith('\n');
+  if (finalNewline) lines.pop();
+  return { lines, finalNewline };
+}
+
+/** True for the last line of a text that does not end with a newline. */
+export function lacksNewline(text: SplitText, index: number): boolean {
+  return !text.finalNewline && index === text.lines.length - 1;
+}
+
+/**
+ * The edit script from `before` to `after`, lines compared whole (a last line without its newline
+ * differs from the same line with one). The common start and end are matched as strings first, so
+ * an ordinary edit of a large file costs little more than comparing it.
+ */
+export function diffLines(before: SplitText, after: SplitText): LineRun[] {
+  const same = (i: number, j: number) => before.lines[i] === after.lines[j] && lacksNewline(before, i) === lacksNewline(after, j);
+  const n = before.lines.length;
+  const m = after.lines.length;
+  let prefix = 0;
+  while (prefix < n && prefix < m && same(prefix, prefix)) prefix++;
+  let suffix = 0;
+  while (suffix < n - prefix && suffix < m - prefix && same(n - 1 - suffix, m - 1 - suffix)) suffix++;
+  const ids = new Map<string, number>();
+  const intern = (text: SplitText, from: number, to: number) => {
+    const out = new Int32Array(to - from);
+    for (let index = from; index < to; index++) {
+      const line = text.lines[index]!;
+      let id = ids.get(line);
+      if (id === undefined) ids.set(line, (id = ids.size));
+      // A last line without its newline gets an id of its own kind (negative), equal only to its like.
+      out[index - from] = lacksNewline(text, index) ? ~id : id;
+    }
+    return out;
+  };
+  const a = intern(before, prefix, n - suffix);
+  const b = intern(after, prefix, m - suffix);
+  const runs = new RunList();
+  runs.push('equal', prefix);
+  diffRange({ a, b, budget: WORK_BUDGET }, 0, a.length, 0, b.length, runs, 0);
+  runs.push('equal', suffix);
+  return runs.runs;
 }
 
 interface Problem {

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { formatPatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
-import { diffLines, splitKeepingNewlines, type LineRun } from './line-diff.js';
+import { diffLines, lacksNewline, splitText, type LineRun, type SplitText } from './line-diff.js';
 
 /** Text files above this size get no patch (the blobs are the source of truth; the patch is a view). */
 const MAX_PATCH_INPUT_BYTES = 2 * 1024 * 1024;
@@ -36,27 +36,27 @@ export function unifiedPatch(path: string, before: Buffer | null, after: Buffer 
  * linePatch('a/f', 'b/f', 'one\ntwo\n', 'one\n2\n').hunks[0].lines // [' one', '-two', '+2']
  */
 export function linePatch(oldFileName: string, newFileName: string, oldText: string, newText: string, context = CONTEXT_LINES): StructuredPatch {
-  const old = splitKeepingNewlines(oldText);
-  const next = splitKeepingNewlines(newText);
+  const old = splitText(oldText);
+  const next = splitText(newText);
   return { oldFileName, newFileName, oldHeader: undefined, newHeader: undefined, hunks: hunksOf(diffLines(old, next), old, next, context) };
 }
 
 /** Groups the edit script into hunks: each change with `context` kept lines around it, close changes in one hunk. */
-function hunksOf(runs: readonly LineRun[], old: readonly string[], next: readonly string[], context: number): StructuredPatchHunk[] {
+function hunksOf(runs: readonly LineRun[], old: SplitText, next: SplitText, context: number): StructuredPatchHunk[] {
   const hunks: StructuredPatchHunk[] = [];
   let hunk: StructuredPatchHunk | null = null;
   let oldAt = 0;
   let newAt = 0;
-  const push = (prefix: ' ' | '-' | '+', line: string) => {
-    hunk!.lines.push(prefix + (line.endsWith('\n') ? line.slice(0, -1) : line));
-    if (!line.endsWith('\n')) hunk!.lines.push('\\ No newline at end of file');
+  const push = (prefix: ' ' | '-' | '+', text: SplitText, index: number) => {
+    hunk!.lines.push(prefix + text.lines[index]!);
+    if (lacksNewline(text, index)) hunk!.lines.push('\\ No newline at end of file');
   };
   runs.forEach((run, index) => {
     if (run.kind === 'equal') {
       if (hunk) {
         const last = index === runs.length - 1;
         const kept = !last && run.count <= 2 * context ? run.count : Math.min(run.count, context);
-        for (let offset = 0; offset < kept; offset++) push(' ', old[oldAt + offset]!);
+        for (let offset = 0; offset < kept; offset++) push(' ', old, oldAt + offset);
         hunk.oldLines += kept;
         hunk.newLines += kept;
         if (kept < run.count || last) {
@@ -71,14 +71,14 @@ function hunksOf(runs: readonly LineRun[], old: readonly string[], next: readonl
     if (!hunk) {
       const lead = Math.min(context, oldAt);
       hunk = { oldStart: oldAt - lead + 1, oldLines: lead, newStart: newAt - lead + 1, newLines: lead, lines: [] };
-      for (let offset = lead; offset > 0; offset--) push(' ', old[oldAt - offset]!);
+      for (let offset = lead; offset > 0; offset--) push(' ', old, oldAt - offset);
     }
     if (run.kind === 'remove') {
-      for (let offset = 0; offset < run.count; offset++) push('-', old[oldAt + offset]!);
+      for (let offset = 0; offset < run.count; offset++) push('-', old, oldAt + offset);
       hunk.oldLines += run.count;
       oldAt += run.count;
     } else {
-      for (let offset = 0; offset < run.count; offset++) push('+', next[newAt + offset]!);
+      for (let offset = 0; offset < run.count; offset++) push('+', next, newAt + offset);
       hunk.newLines += run.count;
       newAt += run.count;
     }
@@ -90,7 +90,7 @@ function hunksOf(runs: readonly LineRun[], old: readonly string[], next: readonl
 /** Lines added and removed between two versions of a text file; null when either side is binary. */
 export function countLineChanges(before: Buffer | null, after: Buffer | null): { added: number; removed: number } | null {
   if ((before !== null && isBinaryContent(before)) || (after !== null && isBinaryContent(after))) return null;
-  const runs = diffLines(splitKeepingNewlines(before?.toString('utf8') ?? ''), splitKeepingNewlines(after?.toString('utf8') ?? ''));
+  const runs = diffLines(splitText(before?.toString('utf8') ?? ''), splitText(after?.toString('utf8') ?? ''));
   let added = 0;
   let removed = 0;
   for (const run of runs) {
