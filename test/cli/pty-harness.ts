@@ -10,7 +10,7 @@ export const KEYS = { up: '\x1b[A', down: '\x1b[B', left: '\x1b[D', right: '\x1b
 /** Removes terminal escape sequences, keeping the text a person reads. */
 export function plain(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[DM78]/g, '').replace(/\r/g, '');
 }
 
 /**
@@ -39,6 +39,11 @@ export class PtySession {
   /** Everything shown so far, escape sequences removed. */
   get screen(): string {
     return plain(this.output);
+  }
+
+  /** Everything the program wrote to the terminal, escape sequences included. */
+  get raw(): string {
+    return this.output;
   }
 
   /** Output since the last mark, escape sequences removed. */

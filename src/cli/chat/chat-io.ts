@@ -34,7 +34,10 @@ export interface ChatIO {
   stream(text: string): void;
   /** The next line the person submits; null when the input ended (Ctrl-D on an empty line, end of a pipe). */
   nextLine(): Promise<string | null>;
-  /** Show the prompt (the chat is idle) or hide it (`null`, a turn is running: typing is kept, not shown). */
+  /**
+   * Show the prompt (the chat is idle) or hide it (`null`, busy: what is typed is kept for Enter; a
+   * terminal shows it on a working line as it is typed).
+   */
   setPrompt(prompt: string | null): void;
   /** Put text into the input line, the cursor at its end (the draft handed back by a rewind). */
   setDraft(text: string): void;

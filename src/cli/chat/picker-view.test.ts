@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pickerLines, scrollWindow } from './picker-view.js';
+import { displayWidth } from '../render/text-width.js';
 import { createStyle } from './style.js';
 
 const style = createStyle(false);
@@ -32,5 +33,14 @@ describe('picker view', () => {
   it('clips long labels to the terminal width', () => {
     const lines = pickerLines({ title: 'T', items: [{ label: 'x'.repeat(300), detail: 'detail', value: 1 }] }, { selected: 0, top: 0 }, style, 60);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(59);
+  });
+
+  it('clips CJK and emoji labels by display columns, so a row never wraps', () => {
+    const labels = ['修复中文输入法的问题'.repeat(10), '👨‍👩‍👧 family '.repeat(20)];
+    const lines = pickerLines({ title: '会话'.repeat(40), items: labels.map((label, value) => ({ label, detail: '三天前', value })) }, { selected: 0, top: 0 }, style, 60);
+    for (const line of lines) {
+      expect(displayWidth(line)).toBeLessThanOrEqual(59);
+      expect(/\p{Cs}/u.test(line)).toBe(false);
+    }
   });
 });

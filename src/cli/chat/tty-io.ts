@@ -2,8 +2,15 @@ import { emitKeypressEvents } from 'node:readline';
 import { barProgress, type Progress } from '../output.js';
 import type { ChatIO, PickRequest } from './chat-io.js';
 import { LineBuffer } from './line-buffer.js';
-import { pickerLines, scrollWindow } from './picker-view.js';
-import { createStyle, stripAnsi, type Style } from './style.js';
+import { pickerKey, pickerLines, scrollWindow } from './picker-view.js';
+import { inputLine } from './input-line-view.js';
+import { createStyle, type Style } from './style.js';
+
+/** Bracketed paste: the terminal wraps pasted text in ESC[200~ … ESC[201~, so a pasted block is not typed keys. */
+const PASTE_ON = '\x1b[?2004h';
+const PASTE_OFF = '\x1b[?2004l';
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 interface Key {
   name?: string;
@@ -21,10 +28,14 @@ export interface TtyStreams {
 }
 
 /**
- * The chat on a terminal, in raw mode: an editable prompt line (←/→, Home/End, Ctrl-A/E/U/K/W,
- * ↑/↓ through what was sent before), lines printed above it, pickers drawn below the output and
- * navigated with ↑/↓, Enter and Esc. While a turn runs the prompt is hidden; what is typed is kept
- * and handled on Enter.
+ * The chat on a terminal, in raw mode: an editable prompt line (←/→, Home/End, Ctrl-A/E/U/K/W by
+ * grapheme, ↑/↓ through what was sent before), lines printed above it, pickers drawn below the
+ * output and navigated with ↑/↓, Enter and Esc. A pasted block (bracketed paste) goes into the line
+ * with its newlines, shown as `↵`, and is sent as one message on Enter. Widths are display columns,
+ * so CJK and emoji keep the line on one row. While the chat is busy (a turn, a command) the prompt
+ * gives way to a working line — a spinner, and what is being typed, as it is typed — drawn on the
+ * row the output has reached, or on the row below a half-streamed line (only while typing there);
+ * a line typed meanwhile is handled on Enter.
  */
 export class TtyChatIO implements ChatIO {
   readonly interactive = true;
@@ -43,6 +54,19 @@ export class TtyChatIO implements ChatIO {
   private closed = false;
   /** The open picker, so lines printed meanwhile go above it. */
   private picker: { erase(): void; draw(): void } | null = null;
+  /** Text of a paste in progress (between ESC[200~ and ESC[201~), null when not pasting. */
+  private pasted: string | null = null;
+  /** Columns the prompt line took when last drawn, to erase all of it after the terminal narrowed. */
+  private drawnWidth = 0;
+  /** The chat is busy (the prompt was hidden): the working line stands in for it. */
+  private busy = false;
+  /** Where the working line is drawn: on the output's current row, on the row below a half-streamed line, or not. */
+  private working: 'none' | 'here' | 'below' = 'none';
+  /** The spinner's frame; -1 until its first tick, so a quick command draws no working line at all. */
+  private frame = -1;
+  private spinner: NodeJS.Timeout | null = null;
+  /** Progress bars drawing their own line: the working line waits for them. */
+  private progressing = 0;
 
   constructor(private readonly streams: TtyStreams) {
     this.style = createStyle(!process.env.NO_COLOR);
@@ -53,6 +77,10 @@ export class TtyChatIO implements ChatIO {
     streams.input.on('keypress', this.onKeypress);
     streams.input.on('end', this.onEnd);
     streams.input.resume();
+    streams.output.on('resize', this.onResize);
+    this.write(PASTE_ON);
+    // An exit that skips close() (an uncaught error) still turns bracketed paste off for the shell.
+    process.on('exit', this.onExit);
   }
 
   get columns(): number {
@@ -93,6 +121,7 @@ export class TtyChatIO implements ChatIO {
   setPrompt(prompt: string | null): void {
     this.clearPrompt();
     this.prompt = prompt;
+    this.setBusy(prompt === null);
     if (prompt !== null && this.midLine) {
       this.write('\n');
       this.midLine = false;
@@ -110,11 +139,15 @@ export class TtyChatIO implements ChatIO {
     if (this.midLine) this.write('\n');
     this.midLine = false;
     const bar = barProgress(label, this.streams.output);
+    this.progressing++;
+    let finished = false;
     return {
       update: (done, total) => bar.update(done, total),
       step: (text) => bar.step(text),
       done: (summary) => {
         bar.done(summary);
+        if (!finished) this.progressing--;
+        finished = true;
         this.drawPrompt();
       },
     };
@@ -157,34 +190,10 @@ export class TtyChatIO implements ChatIO {
         resolve(value);
       };
       this.keyHandler = (_text, key) => {
-        if (key.ctrl && key.name === 'c') return finish(null);
-        switch (key.name) {
-          case 'escape':
-            return finish(null);
-          case 'return':
-          case 'enter':
-            return finish(count === 0 ? null : request.items[state.selected]!.value);
-          case 'up':
-            if (count > 0) state.selected = (state.selected - 1 + count) % count;
-            break;
-          case 'down':
-            if (count > 0) state.selected = (state.selected + 1) % count;
-            break;
-          case 'pageup':
-            state.selected = Math.max(0, state.selected - 10);
-            break;
-          case 'pagedown':
-            state.selected = Math.min(count - 1, state.selected + 10);
-            break;
-          case 'home':
-            state.selected = 0;
-            break;
-          case 'end':
-            state.selected = Math.max(0, count - 1);
-            break;
-          default:
-            return;
-        }
+        const action = key.ctrl ? (key.name === 'c' ? 'cancel' : null) : pickerKey(key.name, state, count);
+        if (action === 'cancel') return finish(null);
+        if (action === 'choose') return finish(count === 0 ? null : request.items[state.selected]!.value);
+        if (action === null) return;
         state.top = scrollWindow(state.selected, count, state.top);
         draw();
       };
@@ -194,19 +203,52 @@ export class TtyChatIO implements ChatIO {
 
   close(): void {
     if (this.closed) return;
-    this.closed = true;
     this.clearPrompt();
+    this.closed = true;
+    this.setBusy(false);
     this.prompt = null;
     if (this.midLine) this.write('\n');
     this.streams.input.off('keypress', this.onKeypress);
     this.streams.input.off('end', this.onEnd);
+    this.streams.output.off('resize', this.onResize);
+    process.off('exit', this.onExit);
+    this.write(PASTE_OFF);
     if (this.streams.input.isTTY) this.streams.input.setRawMode(false);
     this.streams.input.pause();
     this.finishInput();
   }
 
   private readonly onKeypress = (text: string | undefined, key: Key | undefined) => {
-    this.keyHandler(text, key ?? { sequence: text });
+    const pressed = key ?? { sequence: text };
+    if (pressed.name === 'paste-start') {
+      this.pasted = '';
+      return;
+    }
+    if (this.pasted !== null) {
+      if (pressed.name === 'paste-end') {
+        const pasted = this.pasted.replace(/\r\n?/g, '\n');
+        this.pasted = null;
+        return this.onPaste(pasted);
+      }
+      // Pasted text only: no key inside a paste acts (an Enter, a Ctrl-C or an arrow in it is text or nothing).
+      const sequence = pressed.sequence ?? text ?? '';
+      if (!sequence.startsWith('\x1b')) this.pasted += sequence.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, '');
+      return;
+    }
+    this.keyHandler(text, pressed);
+  };
+
+  private onPaste(text: string): void {
+    // A picker takes keys, not text.
+    if (this.picker || this.closed || text === '') return;
+    this.buffer.insert(text);
+    this.drawPrompt();
+  }
+
+  private readonly onResize = () => this.drawPrompt();
+
+  private readonly onExit = () => {
+    if (!this.closed) this.write(PASTE_OFF);
   };
 
   private readonly onEnd = () => this.finishInput();
@@ -297,12 +339,14 @@ export class TtyChatIO implements ChatIO {
       this.drawPrompt();
       this.buffer.take();
       this.write('\r\n');
+      this.drawnWidth = 0;
     } else {
       this.buffer.take();
       this.clearPrompt();
       if (this.midLine) this.write('\r\n');
       this.midLine = false;
-      this.write(`${this.style.dim(`› ${line}`)}\r\n`);
+      this.write(`${this.style.dim(`› ${line.replace(/\n/g, '\r\n  ')}`)}\r\n`);
+      this.drawPrompt();
     }
     const resolve = this.waiting.shift();
     if (resolve) resolve(line);
@@ -316,24 +360,68 @@ export class TtyChatIO implements ChatIO {
     this.drawPrompt();
   }
 
-  private clearPrompt(): void {
-    if (this.prompt !== null) this.write('\r\x1b[2K');
+  private setBusy(busy: boolean): void {
+    this.busy = busy;
+    if (busy && this.spinner === null) {
+      this.frame = -1;
+      this.spinner = setInterval(() => {
+        this.frame = (this.frame + 1) % SPINNER.length;
+        // Beside a half-streamed line the spinner is not redrawn: only typing draws there.
+        if (!this.midLine) this.drawPrompt();
+      }, 120);
+      this.spinner.unref();
+    } else if (!busy && this.spinner !== null) {
+      clearInterval(this.spinner);
+      this.spinner = null;
+    }
   }
 
+  /** Erases the input line as drawn: the prompt, or the working line. */
+  private clearPrompt(): void {
+    if (this.prompt === null) return this.clearWorking();
+    // The line never fills the terminal's width, but after the terminal narrowed it may wrap onto more rows.
+    const rows = Math.max(1, Math.ceil(this.drawnWidth / this.columns));
+    this.write(rows > 1 ? `\x1b[${rows - 1}A\r\x1b[J` : '\r\x1b[2K');
+    this.drawnWidth = 0;
+  }
+
+  /** Draws the input line: the prompt when idle, else the working line when there is one to show. */
   private drawPrompt(): void {
-    if (this.prompt === null) return;
-    const width = this.columns - 1;
-    const promptWidth = stripAnsi(this.prompt).length;
-    // A long line scrolls horizontally so the cursor stays visible on one terminal row.
-    const room = Math.max(10, width - promptWidth);
-    const chars = Array.from(this.buffer.text);
-    const start = Math.max(0, this.buffer.cursor - room + 1);
-    const visible = chars.slice(start, start + room);
-    const back = Math.min(visible.length, this.buffer.cursor - start < visible.length ? visible.length - (this.buffer.cursor - start) : 0);
-    this.write(`\r\x1b[2K${this.prompt}${visible.join('')}${back > 0 ? `\x1b[${back}D` : ''}`);
+    if (this.prompt === null) return this.drawWorking();
+    this.clearPrompt();
+    const line = inputLine(this.prompt, this.buffer, this.columns, this.style);
+    this.write(`${line.text}${line.back > 0 ? `\x1b[${line.back}D` : ''}`);
+    this.drawnWidth = line.width;
+  }
+
+  private clearWorking(): void {
+    if (this.working === 'here') this.write('\r\x1b[2K');
+    // Save the cursor, go down to the working line, erase it, come back to the end of the streamed text.
+    else if (this.working === 'below') this.write('\x1b[s\x1b[1B\r\x1b[2K\x1b[u');
+    this.working = 'none';
+  }
+
+  private drawWorking(): void {
+    this.clearWorking();
+    if (!this.busy || this.closed || this.picker || this.progressing > 0) return;
+    const typed = this.buffer.text !== '';
+    if (!typed && this.frame < 0) return;
+    const spin = SPINNER[Math.max(0, this.frame)]!;
+    if (!this.midLine) {
+      const line = inputLine(this.style.dim(typed ? `${spin} working › ` : `${spin} working…`), this.buffer, this.columns, this.style);
+      this.write(`${line.text}${line.back > 0 ? `\x1b[${line.back}D` : ''}`);
+      this.working = 'here';
+    } else if (typed) {
+      // A half-streamed line: the typing goes on the row below. Index down and back up first (scrolling
+      // when at the bottom), so that row exists and the saved cursor stays on the streamed text.
+      const line = inputLine(this.style.dim(`${spin} working › `), this.buffer, this.columns, this.style);
+      this.write(`\x1bD\x1bM\x1b[s\r\n\x1b[2K${line.text}\x1b[u`);
+      this.working = 'below';
+    }
   }
 
   private write(text: string): void {
     this.streams.output.write(text);
   }
 }
+

@@ -1,4 +1,5 @@
 import type { PartContent } from '../../model/index.js';
+import { clipWidth, displayWidth, padEndWidth } from './text-width.js';
 
 /** `1.5 KiB`, `3.2 MiB`: bytes for a person. */
 export function formatBytes(bytes: number): string {
@@ -18,17 +19,16 @@ export function formatTime(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 }
 
-/** One line, at most `max` characters. */
+/** One line, at most `max` display columns (cut between characters, never inside one). */
 export function oneLine(text: string, max = 72): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return clipWidth(text.replace(/\s+/g, ' ').trim(), max);
 }
 
-/** Columns padded to the widest cell; the last column is not padded. */
+/** Columns padded to the widest cell, in display columns (CJK and emoji are two wide); the last column is not padded. */
 export function table(rows: readonly (readonly string[])[], gap = '  '): string[] {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join(gap).trimEnd());
+  for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell))));
+  return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : padEndWidth(cell, widths[index]!))).join(gap).trimEnd());
 }
 
 export function plural(count: number, word: string, many = `${word}s`): string {
@@ -44,7 +44,7 @@ export function shortPath(key: string): string {
 export function describePart(content: PartContent | undefined, options: { full?: boolean } = {}): string {
   if (!content) return '[part not loaded]';
   const max = options.full ? Number.POSITIVE_INFINITY : 200;
-  const clip = (text: string) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+  const clip = (text: string) => (text.length > max ? clipWidth(text, max) : text);
   switch (content.type) {
     case 'text':
       return typeof content.text === 'string' ? (options.full ? content.text : clip(content.text)) : '';

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 
 export interface CommandOutcome {
   exitCode: number | null;
@@ -28,23 +29,38 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL
   }
 }
 
-/** Collect a child's output, keeping at most `cap` characters (the newest). */
+/**
+ * Collect a child's output, keeping at most `cap` characters (the newest). Each stream is decoded
+ * as UTF-8 with its own streaming decoder, so a character split across two chunks (or a chunk of
+ * stdout and one of stderr arriving between its bytes) is decoded whole, never as U+FFFD.
+ */
 export function collectOutput(child: ChildProcess, cap: number): () => string {
   let output = '';
   let cut = 0;
-  const take = (chunk: Buffer) => {
-    output += chunk.toString('utf8');
+  const append = (text: string) => {
+    output += text;
     if (output.length > cap * 2) {
       cut += output.length - cap;
       output = output.slice(output.length - cap);
     }
   };
-  child.stdout?.on('data', take);
-  child.stderr?.on('data', take);
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    const decoder = new StringDecoder('utf8');
+    stream.on('data', (chunk: Buffer) => append(decoder.write(chunk)));
+    // Bytes of a character the stream ended in the middle of come out as U+FFFD, once.
+    stream.on('end', () => append(decoder.end()));
+  }
   return () => {
     const total = cut + output.length;
-    return total > cap ? `[${total - cap} earlier characters cut]\n${output.slice(output.length - cap)}` : output;
+    return total > cap ? `[${total - cap} earlier characters cut]\n${dropLoneLowSurrogate(output.slice(output.length - cap))}` : dropLoneLowSurrogate(output);
   };
+}
+
+/** A tail cut between the two halves of a surrogate pair starts with the lone second half: drop it. */
+function dropLoneLowSurrogate(text: string): string {
+  const first = text.charCodeAt(0);
+  return first >= 0xdc00 && first <= 0xdfff ? text.slice(1) : text;
 }
 
 /** Run a shell command to completion, killing it on timeout or abort. */

@@ -1,0 +1,40 @@
+import stringWidth from 'string-width';
+
+/**
+ * Text measured as a terminal shows it: in display columns (a CJK character is two wide, an emoji
+ * sequence two, a combining mark none) and cut only between graphemes (what a person sees as one
+ * character: a base letter and its marks, a flag, a family emoji), never inside a surrogate pair.
+ * ANSI color sequences take no columns.
+ */
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** The graphemes of a text, in order. */
+export function graphemes(text: string): string[] {
+  return Array.from(segmenter.segment(text), (segment) => segment.segment);
+}
+
+/** Columns the text takes on a terminal (escape sequences excluded). */
+export function displayWidth(text: string): number {
+  return stringWidth(text);
+}
+
+/** At most `max` columns: cut between graphemes with `…` when longer. */
+export function clipWidth(text: string, max: number): string {
+  if (displayWidth(text) <= max) return text;
+  let width = 0;
+  let out = '';
+  for (const grapheme of graphemes(text)) {
+    const cells = displayWidth(grapheme);
+    if (width + cells > max - 1) break;
+    out += grapheme;
+    width += cells;
+  }
+  return `${out}…`;
+}
+
+/** Pads with spaces to `width` columns (a text already as wide is returned as is). */
+export function padEndWidth(text: string, width: number): string {
+  const missing = width - displayWidth(text);
+  return missing > 0 ? text + ' '.repeat(missing) : text;
+}
