@@ -4,3 +4,5 @@ export { NotFoundError, type EntityKind } from './not-found-error.js';
 export { ConflictError } from './conflict-error.js';
 export { StoreError, type StoreErrorCode } from './store-error.js';
 export { BlobCorruptError } from './blob-corrupt-error.js';
+export { NameTooLongError, MAX_NAME_BYTES, MAX_PATH_BYTES } from './name-too-long-error.js';
+export { UnusableDirectoryError, type UnusableDirectoryReason } from './unusable-directory-error.js';
