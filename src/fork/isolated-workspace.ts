@@ -46,7 +46,7 @@ export async function materializeAtForkPoint(input: {
   } catch (error) {
     if (!WaypointError.is(error)) throw error;
     const paths = [...prior].filter(([, state]) => state.exists).map(([path]) => ({ path, checkpointId: '', reason: error.message }));
-    throw new ForkStateUnavailableError({ paths });
+    throw new ForkStateUnavailableError({ paths, corrupt: WaypointError.is(error, 'BLOB_CORRUPT'), cause: error });
   }
 
   const scan = scanWorkspace(input.workspace, { roots: [rootName], reportIgnored: false, maxFiles: Number.MAX_SAFE_INTEGER });

@@ -247,7 +247,7 @@ export class FileRewinder {
         if (file.fromHash !== null) {
           const read = await snapshots.read(file.fromHash);
           if (!read.ok) {
-            missing.push({ checkpointId: rewind.rewindId, path: file.path, hash: file.fromHash, reason: read.reason });
+            missing.push({ checkpointId: rewind.rewindId, path: file.path, hash: file.fromHash, reason: read.reason, corrupt: read.status === 'checkpoint_unreadable' });
             continue;
           }
           target = { exists: true, hash: file.fromHash, content: read.content, mode: file.fromMode };
@@ -302,7 +302,7 @@ export class FileRewinder {
     });
     const snapshotProblems = simulation.problems.filter((problem) => problem.status !== 'file_read_failed' && problem.code !== 'PATH_BLOCKED');
     if (snapshotProblems.length > 0) {
-      throw new SnapshotMissingError({ snapshots: snapshotProblems.map((problem) => ({ checkpointId: problem.checkpointId, path: problem.path, hash: problem.hash, reason: problem.reason })) });
+      throw new SnapshotMissingError({ snapshots: snapshotProblems.map((problem) => ({ checkpointId: problem.checkpointId, path: problem.path, hash: problem.hash, reason: problem.reason, corrupt: problem.status === 'checkpoint_unreadable' })) });
     }
     const unreadable = [...simulation.paths.values()].filter((path) => path.blocked);
     if (unreadable.length > 0) {
