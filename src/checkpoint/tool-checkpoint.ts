@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
 import type { NewCheckpoint } from '../store/store.js';
 import { prepareFileWrite } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
+import { checkArgument, checkCaptureContext, ToolChangeSchema, ToolEditInputSchema, ToolWriteInputSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
 import { beginStoreChangeContents, storeChangeContents, type PendingChange, type PendingChangeContents } from './record-changes.js';
 
@@ -35,6 +36,7 @@ export interface ToolChange {
  * await recordToolChange({ ...context, toolName: 'Write', toolCallId: 'call_1', path: 'src/a.ts', before, after: next })
  */
 export async function recordToolChange(input: CaptureContext & ToolChange): Promise<Checkpoint | null> {
+  checkArgument(ToolChangeSchema, input, 'input');
   if (typeof input.toolName !== 'string' || input.toolName === '') {
     throw new InvalidArgumentError({ parameter: 'toolName', value: input.toolName, reason: 'name the tool that made the change (e.g. "Write").' });
   }
@@ -79,6 +81,8 @@ export interface ToolWriteResult {
  * and write failures change nothing and record nothing.
  */
 export async function applyToolWrite(context: CaptureContext, input: ToolWriteInput): Promise<ToolWriteResult> {
+  checkCaptureContext(context);
+  checkArgument(ToolWriteInputSchema, input, 'input');
   const target = resolveWriteTarget(context.workspace, input.path, input.root === undefined ? {} : { root: input.root });
   const maxFileSize = input.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE;
   const content = typeof input.content === 'string' ? Buffer.from(input.content) : input.content;
@@ -118,6 +122,8 @@ export interface ToolEditResult extends ToolWriteResult {
  * `replaceAll` (`EDIT_OLD_STRING_AMBIGUOUS`).
  */
 export async function applyToolEdit(context: CaptureContext, input: ToolEditInput): Promise<ToolEditResult> {
+  checkCaptureContext(context);
+  checkArgument(ToolEditInputSchema, input, 'input');
   if (typeof input.oldString !== 'string' || input.oldString === '') {
     throw new InvalidArgumentError({ parameter: 'oldString', value: input.oldString, reason: 'must be the non-empty text to replace; use a Write to create or overwrite a file.' });
   }
