@@ -82,6 +82,11 @@ describe(`a full disk under the store${mountRefusal}`, () => {
       // From no room at all to a few pages: each level stops a different step (pack file, blob index, checkpoint row, WAL).
       for (const free of [0, 4096, 8192, 12288, 16384, 24576, 32768, 49152, 65536, 131072]) {
         fillLeaving(filler, free);
+        if (free === 0) {
+          // A new store cannot be created on the full disk either: typed, not a raw SQLITE_FULL.
+          const opening = await openWaypoint({ path: join(mountPoint, 'second', 'waypoint.db') }).then((opened) => opened.close(), (error: unknown) => error);
+          expect(WaypointError.is(opening, 'STORE_FULL')).toBe(true);
+        }
         for (let step = 0; step < 8; step++) {
           const name = `f${Math.floor(next() * 4)}.txt`;
           const path = join(workspace, name);

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { NameTooLongError, StoreError } from '../../model/index.js';
 import type { Migration } from './migrations.js';
+import { mapStoreFailure } from './store-failure.js';
 
 /** `PRAGMA application_id` of a Waypoint store: the bytes "WAYP". */
 export const WAYPOINT_APPLICATION_ID = 0x57415950;
@@ -73,7 +74,8 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
     return db;
   } catch (error) {
     db.close();
-    throw error;
+    // A full disk shows up here when a new store is created or migrated (SQLITE_FULL).
+    throw mapStoreFailure(error, { path, operation: 'open the store' });
   }
 }
 
@@ -91,13 +93,12 @@ export function prepareStoreDirectory(path: string): void {
     mkdirSync(dirname(path), { recursive: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw mapStoreFailure(error, { path, operation: 'create the store' });
     const reason = code === 'EACCES' || code === 'EPERM'
       ? `this user may not create ${dirname(path)}`
       : code === 'EROFS'
         ? `${dirname(path)} would be on a read-only file system`
-        : code === 'ENOSPC'
-          ? 'the disk is full'
-          : `its directory cannot be created (${code ?? (error as Error).message})`;
+        : `its directory cannot be created (${code ?? (error as Error).message})`;
     throw unusablePath(path, reason, error);
   }
 }
