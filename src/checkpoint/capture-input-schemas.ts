@@ -23,6 +23,16 @@ export const CaptureContextSchema = z
   })
   .loose();
 
+export const OpenCaptureContextSchema = z
+  .object({
+    store: withMethods('getSession', 'getTurn'),
+    blobs: withMethods('beginPutMany', 'getMany'),
+    sessionId: z.string(),
+    turnId: z.string().nullable(),
+    workspace: withMethods('resolve').optional(),
+  })
+  .loose();
+
 const target = { path: z.string(), root: z.string().optional() };
 const tool = { toolName: z.string().optional(), toolCallId: optionalName, maxFileSize: count.optional() };
 
