@@ -1,3 +1,4 @@
+import { checkHash, checkHashes, checkOptions, checkPut, checkPutMany, CompressOptionsSchema, GcOptionsSchema } from './blob-input-schemas.js';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, type BlobRecord } from '../model/index.js';
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
 import { decodeDeltaBlob, decodeWhole, encodeDeltaBlob, encodeForGood, encodeWhole, type EncodedBlob } from './blob-codec.js';
@@ -111,6 +112,7 @@ export class BlobStore {
 
   /** Store one blob; returns its hash. */
   async put(content: Buffer, options: PutBlobOptions = {}): Promise<string> {
+    checkPut(content, options);
     const [hash] = await this.putMany([{ content, ...options }]);
     return hash!;
   }
@@ -135,6 +137,7 @@ export class BlobStore {
    * await Promise.all([pending.commit(), fileWrite.sync()])
    */
   async beginPutMany(items: readonly BlobInput[], options: PutManyOptions = {}): Promise<PendingBlobPut> {
+    checkPutMany(items, options);
     const inputs = items.map((item) => (Buffer.isBuffer(item) ? { content: item, baseHash: undefined, hash: undefined, verified: undefined } : item));
     const hashes = inputs.map((input) => input.hash ?? hashContent(input.content));
     // One lookup tells which blobs are stored already and the chain depth of every base.
@@ -250,6 +253,7 @@ export class BlobStore {
    * is left is reported as pending). `gc()` runs it too.
    */
   async compress(options: CompressOptions = {}): Promise<CompressReport> {
+    checkOptions(CompressOptionsSchema, options);
     const storage = this.store.blobs;
     if (!canStage(storage)) return { ...EMPTY_COMPRESS_REPORT };
     return storage.recompress({
@@ -270,11 +274,13 @@ export class BlobStore {
    * absent and `BlobCorruptError` when the bytes cannot be decoded or do not hash to `hash`.
    */
   async get(hash: string): Promise<Buffer> {
+    checkHash(hash);
     return this.read(hash, new Map());
   }
 
   /** Several blobs, each verified; bases shared by their delta chains are read once. */
   async getMany(hashes: readonly string[]): Promise<Map<string, Buffer>> {
+    checkHashes(hashes);
     const decoded = new Map<string, Buffer>();
     const result = new Map<string, Buffer>();
     for (const hash of hashes) if (!result.has(hash)) result.set(hash, await this.read(hash, decoded));
@@ -287,6 +293,7 @@ export class BlobStore {
    * its error; the others are still read.
    */
   async getManySettled(hashes: readonly string[]): Promise<Map<string, PromiseSettledResult<Buffer>>> {
+    checkHashes(hashes);
     const decoded = new Map<string, Buffer>();
     const result = new Map<string, PromiseSettledResult<Buffer>>();
     for (const hash of hashes) {
@@ -301,11 +308,13 @@ export class BlobStore {
   }
 
   async has(hash: string): Promise<boolean> {
+    checkHash(hash);
     return (await this.store.blobs.has([hash])).has(hash);
   }
 
   /** The index record of a blob (sizes, encoding, delta base); throws `BLOB_NOT_FOUND`. */
   async stat(hash: string): Promise<BlobRecord> {
+    checkHash(hash);
     const record = await this.store.blobs.getRecord(hash);
     if (!record) throw new NotFoundError({ entity: 'blob', id: hash });
     return record;
@@ -313,6 +322,7 @@ export class BlobStore {
 
   /** Mark-and-sweep from `store.blobRoots()`, then `compress`; see `collectGarbage`. */
   async gc(options: GcOptions = {}): Promise<GcReport> {
+    checkOptions(GcOptionsSchema, options);
     return collectGarbage(this.store, options);
   }
 

@@ -1,4 +1,5 @@
-import { ConflictError, type Session } from '../model/index.js';
+import { ConflictError, parseInput, type Session } from '../model/index.js';
+import { OpenCaptureContextSchema } from './capture-input-schemas.js';
 import type { Store } from '../store/store.js';
 import type { BlobStore } from '../blobs/index.js';
 import type { Workspace } from '../workspace/index.js';
@@ -36,6 +37,7 @@ export async function openCaptureContext(options: {
   /** Defaults to the session's workspace (`sessionWorkspace`). */
   workspace?: Workspace;
 }): Promise<CaptureContext> {
+  parseInput(OpenCaptureContextSchema, options, 'options');
   const session: Session = await options.store.getSession(options.sessionId);
   let anchorMessageId: string | null = null;
   if (options.turnId !== null) {

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
 import { deletePath, FileWriteFailedError, movePath, writeFileAtomic, type ResolvedPath } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
+import { checkArgument, checkCaptureContext, checkFsCall, CheckpointedFsOptionsSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, DIRECTORY_MODE, resolveWriteTarget, type CapturedEntry } from './file-capture.js';
 import { storeChangeContents, type PendingChange } from './record-changes.js';
 
@@ -46,6 +47,8 @@ export class CheckpointedFs {
     readonly context: CaptureContext,
     private readonly options: CheckpointedFsOptions = {},
   ) {
+    checkCaptureContext(context);
+    checkArgument(CheckpointedFsOptionsSchema, options, 'options');
     this.maxFileSize = options.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE;
     if (!Number.isInteger(this.maxFileSize) || this.maxFileSize < 0) {
       throw new InvalidArgumentError({ parameter: 'maxFileSize', value: options.maxFileSize, reason: 'must be a non-negative whole number of bytes.' });
@@ -54,6 +57,7 @@ export class CheckpointedFs {
 
   /** Creates or replaces a file atomically (a symlink at the path is followed: its target changes). */
   async writeFile(path: string, content: Buffer | string, options: { mode?: number; root?: string } = {}): Promise<FsChange> {
+    checkFsCall({ path }, options, { content });
     const target = resolveWriteTarget(this.context.workspace, path, rootOption(options));
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     const before = captureEntry(target, this.maxFileSize);
@@ -71,6 +75,7 @@ export class CheckpointedFs {
 
   /** Deletes a file or symlink; a path already gone records nothing. Directories: use {@link rmdir}. */
   async deleteFile(path: string, options: { root?: string } = {}): Promise<FsChange & { existed: boolean }> {
+    checkFsCall({ path }, options);
     const target = this.context.workspace.resolve(path, rootOption(options));
     const before = captureEntry(target, this.maxFileSize);
     if (!before.exists) return { path: target.key, checkpoints: [], existed: false };
@@ -83,6 +88,7 @@ export class CheckpointedFs {
 
   /** Renames a file, symlink or directory (op `rename`); see {@link move}. */
   async rename(from: string, to: string, options: { overwrite?: boolean; root?: string } = {}): Promise<FsChange> {
+    checkFsCall({ from, to }, options);
     return this.relocate('rename', from, to, options);
   }
 
@@ -92,11 +98,13 @@ export class CheckpointedFs {
    * first recorded as deleted (its content kept), so the move can be undone completely.
    */
   async move(from: string, to: string, options: { overwrite?: boolean; root?: string } = {}): Promise<FsChange> {
+    checkFsCall({ from, to }, options);
     return this.relocate('move', from, to, options);
   }
 
   /** Creates a directory; with `recursive`, each missing ancestor too (one `mkdir` checkpoint each, outermost first). */
   async mkdir(path: string, options: { recursive?: boolean; mode?: number; root?: string } = {}): Promise<FsChange> {
+    checkFsCall({ path }, options);
     const target = this.context.workspace.resolve(path, rootOption(options));
     if (target.relativePath === '') return { path: target.key, checkpoints: [] };
     const missing: ResolvedPath[] = [];
@@ -131,6 +139,7 @@ export class CheckpointedFs {
    * snapshot; rewinding it reports an error rather than a success).
    */
   async rmdir(path: string, options: { recursive?: boolean; root?: string } = {}): Promise<FsChange & { existed: boolean }> {
+    checkFsCall({ path }, options);
     const target = this.context.workspace.resolve(path, rootOption(options));
     const before = captureEntry(target, 0);
     if (!before.exists) return { path: target.key, checkpoints: [], existed: false };

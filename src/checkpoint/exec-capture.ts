@@ -1,4 +1,4 @@
-import type { Checkpoint, JsonObject, JsonValue } from '../model/index.js';
+import { callable, type Checkpoint, type JsonObject, type JsonValue } from '../model/index.js';
 import {
   diffSnapshots,
   scanWorkspace,
@@ -10,6 +10,7 @@ import {
   type StatCacheState,
 } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
+import { checkArgument, checkCaptureContext, ExecCaptureOptionsSchema, ExecHandleSchema } from './capture-input-schemas.js';
 import { loadScanState, pinSnapshot, rootsKeyOf, saveScanState, type LoadedScanState } from './exec-scan-state.js';
 import { DEFAULT_CHECKPOINT_MAX_FILE_SIZE, SYMLINK_MODE } from './file-capture.js';
 import { recordChanges, type PendingChange } from './record-changes.js';
@@ -98,6 +99,8 @@ const UNCOVERED_IN_METADATA = 100;
  * makes *while* the command runs cannot be told apart and are attributed to the command.
  */
 export async function beginExec(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ExecHandle> {
+  checkCaptureContext(context);
+  checkArgument(ExecCaptureOptionsSchema, options, 'options');
   const rootsKey = rootsKeyOf(context.workspace);
   const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
   const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null);
@@ -116,6 +119,7 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
  * excluded by ignore rules, whose changes the scan cannot see.
  */
 export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
+  checkArgument(ExecHandleSchema, handle, 'handle');
   const { context, options, before } = handle;
   const sink = new ScanBlobSink(before.snapshot, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
   const after = await scanAndStore(context, options, 'after', before.snapshot, before.cache, sink);
@@ -159,6 +163,8 @@ export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
  * if (capture.partiallyProtected) console.warn(capture.uncovered)
  */
 export async function captureExec<T>(context: CaptureContext, fn: () => Promise<T> | T, options: ExecCaptureOptions = {}): Promise<{ value: T; capture: ExecCaptureResult }> {
+  checkCaptureContext(context);
+  checkArgument(callable, fn, 'fn');
   const handle = await beginExec(context, options);
   let value: T;
   try {

@@ -1,7 +1,8 @@
 import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
 import type { NewCheckpoint } from '../store/store.js';
-import { prepareFileWrite, type AtomicWriteResult } from '../workspace/index.js';
+import { prepareFileWrite } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
+import { checkArgument, checkCaptureContext, ToolChangeSchema, ToolEditInputSchema, ToolWriteInputSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
 import { beginStoreChangeContents, storeChangeContents, type PendingChange, type PendingChangeContents } from './record-changes.js';
 
@@ -35,6 +36,7 @@ export interface ToolChange {
  * await recordToolChange({ ...context, toolName: 'Write', toolCallId: 'call_1', path: 'src/a.ts', before, after: next })
  */
 export async function recordToolChange(input: CaptureContext & ToolChange): Promise<Checkpoint | null> {
+  checkArgument(ToolChangeSchema, input, 'input');
   if (typeof input.toolName !== 'string' || input.toolName === '') {
     throw new InvalidArgumentError({ parameter: 'toolName', value: input.toolName, reason: 'name the tool that made the change (e.g. "Write").' });
   }
@@ -79,6 +81,8 @@ export interface ToolWriteResult {
  * and write failures change nothing and record nothing.
  */
 export async function applyToolWrite(context: CaptureContext, input: ToolWriteInput): Promise<ToolWriteResult> {
+  checkCaptureContext(context);
+  checkArgument(ToolWriteInputSchema, input, 'input');
   const target = resolveWriteTarget(context.workspace, input.path, input.root === undefined ? {} : { root: input.root });
   const maxFileSize = input.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE;
   const content = typeof input.content === 'string' ? Buffer.from(input.content) : input.content;
@@ -118,6 +122,8 @@ export interface ToolEditResult extends ToolWriteResult {
  * `replaceAll` (`EDIT_OLD_STRING_AMBIGUOUS`).
  */
 export async function applyToolEdit(context: CaptureContext, input: ToolEditInput): Promise<ToolEditResult> {
+  checkCaptureContext(context);
+  checkArgument(ToolEditInputSchema, input, 'input');
   if (typeof input.oldString !== 'string' || input.oldString === '') {
     throw new InvalidArgumentError({ parameter: 'oldString', value: input.oldString, reason: 'must be the non-empty text to replace; use a Write to create or overwrite a file.' });
   }
@@ -182,11 +188,10 @@ async function writeAndRecord(
   // The new content goes into a temp file beside the target and its fsync starts in the thread
   // pool; meanwhile the contents are stored (their own sync also in the pool) and the patch is
   // computed. The file is renamed into place only once both syncs are done and the blobs are
-  // indexed: the before content is kept (invariant 2) before the file changes, and the row naming
-  // the blobs is written after that.
+  // indexed and the row naming them is written: the before content is kept before the file changes.
   const write = prepareFileWrite(target, content, mode === undefined ? {} : { mode });
   let rows: NewCheckpoint[] | null = null;
-  let written: AtomicWriteResult;
+  let checkpoint: Checkpoint | undefined;
   try {
     const fileSynced = write.sync();
     let pending: PendingChangeContents | null = null;
@@ -200,15 +205,18 @@ async function writeAndRecord(
       await fileSynced.catch(() => undefined);
     }
     rows = pending ? await pending.commit() : null;
-    written = write.commit();
+    // The row goes in before the rename: a store that cannot take it (a full disk) leaves the file
+    // as it was, never changed with no checkpoint naming its overwritten content.
+    if (rows !== null) {
+      rows[0]!.afterMode = write.mode;
+      [checkpoint] = await context.store.addCheckpoints(rows);
+    }
+    write.commit();
   } catch (error) {
     write.abort();
     throw error;
   }
-  if (rows === null) return { path: target.key, created: before === null, checkpoint: null };
-  rows[0]!.afterMode = written.mode;
-  const [checkpoint] = await context.store.addCheckpoints(rows);
-  return { path: target.key, created: before === null, checkpoint: checkpoint! };
+  return { path: target.key, created: before === null, checkpoint: checkpoint ?? null };
 }
 
 function toolPendingChange(

@@ -1,7 +1,9 @@
 import { BlobStore } from '../blobs/index.js';
 import { SessionHistory } from '../history/index.js';
 import { FileRewinder, TaskRegistry, recoverJournals, type RecoveryReport } from '../rewind/index.js';
+import { parseInput } from '../model/index.js';
 import { SqliteStore, type Store } from '../store/index.js';
+import { OpenWaypointOptionsSchema } from './open-waypoint-options.js';
 import { defaultStorePath } from './store-location.js';
 
 export interface OpenWaypointOptions {
@@ -25,8 +27,9 @@ export interface Waypoint {
 
 /**
  * Opens a store and makes it safe to use: unfinished file rewinds left by a crash are rolled back
- * before anything else runs (DESIGN.md invariant 3), so every file is wholly before or wholly
- * after and the store agrees. Journals of a still-running process are left alone.
+ * before anything else runs, so every file is wholly before or wholly after and the store agrees.
+ * Journals of a still-running process are left alone. Options of the wrong type are refused with
+ * `INVALID_ARGUMENT`; a path where no store can be created with `STORE_PATH_UNUSABLE`.
  *
  * @example
  * const waypoint = await openWaypoint({ path: '/tmp/w/waypoint.db' });
@@ -34,6 +37,7 @@ export interface Waypoint {
  * await waypoint.close();
  */
 export async function openWaypoint(options: OpenWaypointOptions = {}): Promise<Waypoint> {
+  parseInput(OpenWaypointOptionsSchema, options, 'options');
   const store = await SqliteStore.open({
     path: options.path ?? defaultStorePath(),
     ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),

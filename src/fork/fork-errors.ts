@@ -1,4 +1,4 @@
-import { ConflictError, InvalidArgumentError, WaypointError } from '../model/index.js';
+import { ConflictError, CORRUPT_CONTENT_EXIT_CODE, InvalidArgumentError, WaypointError } from '../model/index.js';
 
 /**
  * `/fork` or `/fork latest` in a session that has not changed any file yet (or whose every change
@@ -55,12 +55,13 @@ export function notStableBoundaryError(messageId: string, reason: string): Inval
 
 /**
  * The state of the workspace at the fork point cannot be rebuilt (a change after it kept no
- * content, or its snapshot is gone). Nothing was written.
+ * content, or its snapshot is gone). Nothing was written. `corrupt`: a snapshot is there but
+ * corrupt, so the exit code is `CORRUPT_CONTENT_EXIT_CODE`.
  */
 export class ForkStateUnavailableError extends WaypointError {
   override readonly name: string = 'ForkStateUnavailableError';
 
-  constructor(options: { paths: Array<{ path: string; checkpointId: string; reason: string }> }) {
+  constructor(options: { paths: Array<{ path: string; checkpointId: string; reason: string }>; corrupt?: boolean; cause?: unknown }) {
     super({
       code: 'FORK_STATE_UNAVAILABLE',
       message: `The files as they were at the fork point cannot be rebuilt: ${options.paths
@@ -68,7 +69,8 @@ export class ForkStateUnavailableError extends WaypointError {
         .map((path) => `${path.path} (${path.reason})`)
         .join('; ')}${options.paths.length > 3 ? '; …' : ''}. Fork at a later point, or in the shared workspace. Nothing was written.`,
       details: { paths: options.paths },
-      exitCode: 4,
+      exitCode: options.corrupt ? CORRUPT_CONTENT_EXIT_CODE : 4,
+      cause: options.cause,
       httpStatus: 409,
     });
   }

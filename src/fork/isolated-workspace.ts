@@ -1,4 +1,4 @@
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import type { BlobStore } from '../blobs/index.js';
 import { modeKind, PRIMARY_ROOT } from '../checkpoint/index.js';
 import { WaypointError, type Checkpoint } from '../model/index.js';
@@ -46,7 +46,7 @@ export async function materializeAtForkPoint(input: {
   } catch (error) {
     if (!WaypointError.is(error)) throw error;
     const paths = [...prior].filter(([, state]) => state.exists).map(([path]) => ({ path, checkpointId: '', reason: error.message }));
-    throw new ForkStateUnavailableError({ paths });
+    throw new ForkStateUnavailableError({ paths, corrupt: WaypointError.is(error, 'BLOB_CORRUPT'), cause: error });
   }
 
   const scan = scanWorkspace(input.workspace, { roots: [rootName], reportIgnored: false, maxFiles: Number.MAX_SAFE_INTEGER });
@@ -62,7 +62,8 @@ export async function materializeAtForkPoint(input: {
       path: key.slice(prefix.length),
       mode: entry.mode,
       kind: entry.kind,
-      content: entry.kind === 'symlink' ? () => Buffer.from(readlinkSync(resolved.entryPath)) : () => readFileSync(resolved.entryPath),
+      // A file is copied from the disk in chunks, so its size is not bounded by a Buffer's.
+      content: entry.kind === 'symlink' ? () => Buffer.from(readlinkSync(resolved.entryPath)) : { copyFrom: resolved.entryPath },
     });
   }
   const restored: string[] = [];

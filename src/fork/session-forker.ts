@@ -7,6 +7,7 @@ import { RewindLedger } from '../rewind/files/rewind-ledger.js';
 import type { Store } from '../store/store.js';
 import { checkpointsAfterMessage, checkpointsFrom } from './changes-after.js';
 import { ForkConfirmationRequiredError, NoWorkspaceCheckpointError, parentRunningError } from './fork-errors.js';
+import { ForkCallSchema, SessionForkerOptionsSchema } from './fork-entry-schemas.js';
 import { forkNotes, type ForkKind } from './fork-notes.js';
 import { ForkFromRequest, ForkRequest, parseInput } from './fork-schemas.js';
 import { copiedState } from './fork-state.js';
@@ -76,6 +77,7 @@ export class SessionForker {
   private readonly blobs: BlobStore;
 
   constructor(options: SessionForkerOptions) {
+    parseInput(SessionForkerOptionsSchema, options, 'options');
     this.store = options.store;
     this.blobs = options.blobs ?? new BlobStore(options.store);
     this.events = options.events ?? new EventBus<ForkEvents>();
@@ -100,6 +102,7 @@ export class SessionForker {
 
   /** Creates the child (see the class comment). With `confirm: true` and `preview`, the files are re-checked against what the person saw. */
   async fork(request: ForkRequest & { preview?: ForkPreview; onProgress?: (done: number, total: number) => void }): Promise<ForkResult> {
+    parseInput(ForkCallSchema, request, 'request');
     const { preview, onProgress, ...rest } = request;
     const input = parseInput(ForkRequest, rest, 'request');
     if (input.commandId !== undefined) {

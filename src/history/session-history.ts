@@ -3,6 +3,7 @@ import type { ForkSessionInput, ForkSessionResult, HistoryOptions, MoveHeadInput
 import { isOnActivePath } from './active-path.js';
 import { readGitBranch } from './git-branch.js';
 import type { HistoryEvents } from './history-events.js';
+import { HistoryOptionsSchema, HistoryStoreSchema, IdArgument, MoveHeadInputSchema, StartSessionAtInputSchema } from './history-entry-schemas.js';
 import { AppendRequest, CreateSessionRequest, parseInput, TitleRequest } from './history-schemas.js';
 
 /**
@@ -23,6 +24,7 @@ export class SessionHistory {
     readonly store: Store,
     options: { events?: EventBus<HistoryEvents> } = {},
   ) {
+    parseInput(HistoryStoreSchema, store, 'store');
     this.events = options.events ?? new EventBus<HistoryEvents>();
   }
 
@@ -70,18 +72,23 @@ export class SessionHistory {
 
   /** The active path, root to head. `{ parts: 'none' }` lists without loading part payloads. */
   async history(sessionId: string, options: HistoryOptions = {}): Promise<MessageWithParts[]> {
+    parseInput(IdArgument, sessionId, 'sessionId');
+    parseInput(HistoryOptionsSchema, options, 'options');
     validateHistoryOptions(options);
     return this.store.history(sessionId, options);
   }
 
   /** True when `messageId` is on the session's active path (cost: its distance from the head). */
   async isOnActivePath(sessionId: string, messageId: string): Promise<boolean> {
+    parseInput(IdArgument, sessionId, 'sessionId');
+    parseInput(IdArgument, messageId, 'messageId');
     const [session, message] = await Promise.all([this.store.getSession(sessionId), this.store.getMessage(messageId, { parts: 'none' })]);
     return isOnActivePath(this.store, session, message);
   }
 
   /** Move the head (rewind, redo …); recorded as a `head-move` entry. */
   async moveHead(input: MoveHeadInput): Promise<MoveHeadResult> {
+    parseInput(MoveHeadInputSchema, input, 'input');
     const result = await this.store.moveHead(input);
     this.events.emit('head-move', result);
     return result;
@@ -89,6 +96,7 @@ export class SessionHistory {
 
   /** A new session pointing at `at` in the parent's tree; ancestors are shared, not copied. */
   async startSessionAt(input: ForkSessionInput): Promise<ForkSessionResult> {
+    parseInput(StartSessionAtInputSchema, input, 'input');
     const result = await this.store.forkSession(input);
     if (result.created) this.events.emit('session-fork', { session: result.session, parentSessionId: input.parentSessionId, at: input.at });
     return result;

@@ -4,3 +4,4 @@ export { newId, isId, idTime, ID_PREFIXES, type IdKind } from './ids.js';
 export { EventBus } from './events.js';
 export { hashContent } from './hash-content.js';
 export { parseInput } from './parse-input.js';
+export { callable, bytes, withMethods, count } from './input-shapes.js';

@@ -8,3 +8,21 @@ export function errorReason(error: unknown): string {
 export function hasErrorCode(error: unknown, ...codes: string[]): boolean {
   return !!error && typeof error === 'object' && 'code' in error && codes.includes(error.code as string);
 }
+
+/** A plain-words reading of the errno codes a person can act on, for error messages. */
+export function explainReason(reason: string): string | null {
+  switch (reason) {
+    case 'ENAMETOOLONG':
+      return 'a name in the path is longer than 255 bytes, or the whole path longer than the system resolves';
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'the disk is full';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    default:
+      return null;
+  }
+}

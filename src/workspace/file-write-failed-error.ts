@@ -1,4 +1,5 @@
 import { WaypointError } from '../model/errors/index.js';
+import { explainReason } from './error-reason.js';
 
 /** What was being attempted when a write failed. */
 export type FileWriteOperation = 'write' | 'delete' | 'move' | 'mkdir' | 'materialize';
@@ -15,9 +16,12 @@ export class FileWriteFailedError extends WaypointError {
   readonly reason: string;
 
   constructor(options: { path: string; operation: FileWriteOperation; reason: string; cause?: unknown }) {
+    const explained = explainReason(options.reason);
     super({
       code: 'FILE_WRITE_FAILED',
-      message: `Could not ${options.operation} "${options.path}" (${options.reason}); the file was left unchanged. Check that its directory exists as a directory and is writable, and that the disk is not full.`,
+      message: explained
+        ? `Could not ${options.operation} "${options.path}" (${options.reason}: ${explained}); the file was left unchanged.`
+        : `Could not ${options.operation} "${options.path}" (${options.reason}); the file was left unchanged. Check that its directory exists as a directory and is writable, and that the disk is not full.`,
       details: { path: options.path, operation: options.operation, reason: options.reason },
       exitCode: 1,
       httpStatus: 500,

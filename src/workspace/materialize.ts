@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { closeSync, fchmodSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { InvalidArgumentError, WaypointError } from '../model/errors/index.js';
 import { fsyncDirectory } from './atomic-write.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
+import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingPathFor } from './materialize-target.js';
 import { resolveInRoot } from './resolve-path.js';
 import { createWorkspaceRoot } from './workspace-root.js';
 
@@ -15,8 +15,11 @@ export interface MaterializeFile {
   path: string;
   /** Permission bits, applied exactly (the umask does not apply). */
   mode: number;
-  /** The bytes (for a symlink: the link text), or a function producing them when needed. */
-  content: Buffer | (() => Buffer);
+  /**
+   * The bytes (for a symlink: the link text), or a function producing them when needed; or
+   * `{ copyFrom }`, a regular file to copy (streamed, any size, holes kept as holes).
+   */
+  content: Buffer | (() => Buffer) | { copyFrom: string };
   /** Default `'file'`. */
   kind?: 'file' | 'symlink';
 }
@@ -40,6 +43,10 @@ export interface MaterializeResult {
  * or not at all; on failure the partial tree is removed. Every path is confined to the new
  * directory (`..`, absolute paths and paths through a symlink the tree itself created that points
  * outside are refused with `PATH_OUTSIDE_WORKSPACE`). `targetDir` must not exist or be empty.
+ * A target that cannot be created — on `/proc`, `/sys` or another pseudo file system, read-only,
+ * not writable, below a regular file — is refused before anything is written
+ * (`DIRECTORY_UNUSABLE`). Staging directories that crashed or killed materializations left in the
+ * same parent are removed first (only those whose process is dead).
  *
  * @example
  * materializeTree('/tmp/fork-1', files.map((file) => ({ path: file.path, mode: file.mode, content: () => blobs.getSync(file.hash) })),
@@ -50,15 +57,17 @@ export function materializeTree(targetDir: string, files: readonly MaterializeFi
     throw new InvalidArgumentError({ parameter: 'targetDir', value: targetDir, reason: 'must be an absolute directory path' });
   }
   const target = resolve(targetDir);
+  checkMaterializeTarget(target);
   assertFreshTarget(target);
   const parent = dirname(target);
+  createDirectories(parent, target);
+  removeStaleStaging(parent);
+  const staging = stagingPathFor(target);
   try {
-    mkdirSync(parent, { recursive: true });
+    mkdirSync(staging, { mode: 0o755 });
   } catch (error) {
     throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
   }
-  const staging = join(parent, `.${basename(target)}.${randomBytes(6).toString('hex')}.wp-partial`);
-  mkdirSync(staging, { mode: 0o755 });
   const root = createWorkspaceRoot({ name: 'materialize', dir: staging, kind: 'workspace' });
   const exclusions = { dirs: [], names: new Set<string>() };
   const durable = options.durable ?? true;
@@ -70,10 +79,14 @@ export function materializeTree(targetDir: string, files: readonly MaterializeFi
         throw new InvalidArgumentError({ parameter: 'files.path', value: file.path, reason: 'names the target directory itself' });
       }
       mkdirSync(dirname(resolved.realPath), { recursive: true });
-      const content = typeof file.content === 'function' ? file.content() : file.content;
-      if ((file.kind ?? 'file') === 'symlink') symlinkSync(content.toString(), resolved.realPath);
-      else writeNewFile(resolved.realPath, content, file.mode);
-      bytes += content.length;
+      if (!Buffer.isBuffer(file.content) && typeof file.content === 'object') {
+        bytes += copyNewFile(file.content.copyFrom, resolved.realPath, file.mode);
+      } else {
+        const content = typeof file.content === 'function' ? file.content() : file.content;
+        if ((file.kind ?? 'file') === 'symlink') symlinkSync(content.toString(), resolved.realPath);
+        else writeNewFile(resolved.realPath, content, file.mode);
+        bytes += content.length;
+      }
       options.onProgress?.(index + 1, files.length);
     });
     // One flush for the whole tree instead of an fsync per file: a fresh tree has no old content
@@ -97,6 +110,41 @@ function writeNewFile(path: string, content: Buffer, mode: number): void {
     fchmodSync(fd, mode & 0o7777);
   } finally {
     closeSync(fd);
+  }
+}
+
+const COPY_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Copies the regular file `source` into a new file `path` in chunks (no whole-file buffer, so any
+ * size), leaving all-zero chunks as holes so a sparse file stays sparse; returns its size.
+ */
+function copyNewFile(source: string, path: string, mode: number): number {
+  const input = openSync(source, 'r');
+  try {
+    const output = openSync(path, 'wx', 0o600);
+    try {
+      const chunk = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+      const zeros = Buffer.alloc(COPY_CHUNK_BYTES);
+      let size = 0;
+      for (;;) {
+        const read = readSync(input, chunk, 0, COPY_CHUNK_BYTES, size);
+        if (read === 0) break;
+        const data = chunk.subarray(0, read);
+        if (!data.equals(zeros.subarray(0, read))) {
+          let offset = 0;
+          while (offset < read) offset += writeSync(output, data, offset, read - offset, size + offset);
+        }
+        size += read;
+      }
+      ftruncateSync(output, size);
+      fchmodSync(output, mode & 0o7777);
+      return size;
+    } finally {
+      closeSync(output);
+    }
+  } finally {
+    closeSync(input);
   }
 }
 

@@ -1,5 +1,6 @@
 import { lstatSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { NameTooLongError } from '../model/errors/index.js';
 import { hasErrorCode } from './error-reason.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
 import { isInside, realPathOf } from './real-path.js';
@@ -63,6 +64,8 @@ export type EntryStat = Stats | null | undefined;
 export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusions: Exclusions): { resolved: ResolvedPath; entry: EntryStat } {
   if (input.includes('\0')) throw new PathOutsideWorkspaceError({ path: input, root: root.name, reason: 'nul_byte' });
   const absolutePath = resolve(root.dir, input);
+  const tooLong = NameTooLongError.check(input) ?? NameTooLongError.check(absolutePath);
+  if (tooLong) throw tooLong;
   let relativePath = relative(root.dir, absolutePath);
   if (isAbsolute(input) && !isInside(root.dir, absolutePath)) {
     if (!isInside(root.realDir, absolutePath)) {
@@ -93,6 +96,8 @@ export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusion
     if (hasErrorCode(error, 'ELOOP')) {
       throw new PathOutsideWorkspaceError({ path: input, root: root.name, reason: 'symlink_loop', cause: error });
     }
+    // A symbolic link along the path can make its real path longer than the system resolves.
+    if (hasErrorCode(error, 'ENAMETOOLONG')) throw new NameTooLongError({ path: input, cause: error });
     throw error;
   }
   if (!isInside(root.realDir, realPath) || !isInside(root.realDir, entryPath)) {

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { InvalidArgumentError } from '../model/errors/index.js';
+import { InvalidArgumentError, NameTooLongError } from '../model/errors/index.js';
 import { realPathOf } from './real-path.js';
 
 /**
@@ -55,5 +55,7 @@ export function createWorkspaceRoot(spec: WorkspaceRootSpec): WorkspaceRoot {
     throw new InvalidArgumentError({ parameter: 'root.dir', value: spec.dir, reason: 'must be an absolute directory path' });
   }
   const dir = resolve(spec.dir);
+  const tooLong = NameTooLongError.check(dir);
+  if (tooLong) throw tooLong;
   return Object.freeze({ name: spec.name, dir, realDir: realPathOf(dir), kind: spec.kind, tracked: isTrackedKind(spec.kind) });
 }

@@ -1,6 +1,12 @@
 import { WaypointError } from './waypoint-error.js';
 
 /**
+ * The exit code of every refusal caused by corrupt stored content, whichever command met it (a
+ * diff, a rewind, a redo, a fork): retrying cannot help, the store needs repair.
+ */
+export const CORRUPT_CONTENT_EXIT_CODE = 6;
+
+/**
  * Stored bytes did not hash to the content address they were stored under (or could not be
  * decoded). Waypoint never returns such bytes.
  */
@@ -13,7 +19,7 @@ export class BlobCorruptError extends WaypointError {
       code: 'BLOB_CORRUPT',
       message: `Blob ${options.hash} is corrupt: ${options.reason}. Its content cannot be trusted; restore the store from a backup or run \`waypoint gc\` to report what depends on it.`,
       details: { hash: options.hash, reason: options.reason },
-      exitCode: 6,
+      exitCode: CORRUPT_CONTENT_EXIT_CODE,
       httpStatus: 500,
       cause: options.cause,
     });

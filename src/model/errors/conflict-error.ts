@@ -3,12 +3,13 @@ import { WaypointError } from './waypoint-error.js';
 /**
  * The operation is valid in general but not against the current state (the head moved under
  * us, a turn is running, a message belongs to another conversation tree …). Nothing was changed;
- * retrying after refreshing state may succeed.
+ * retrying after refreshing state may succeed. `exitCode` defaults to 4; a conflict caused by
+ * corrupt stored content uses `CORRUPT_CONTENT_EXIT_CODE` instead.
  */
 export class ConflictError extends WaypointError {
   override readonly name: string = 'ConflictError';
 
-  constructor(options: { code: string; message: string; details?: Record<string, unknown>; cause?: unknown }) {
-    super({ ...options, exitCode: 4, httpStatus: 409 });
+  constructor(options: { code: string; message: string; details?: Record<string, unknown>; cause?: unknown; exitCode?: number }) {
+    super({ ...options, exitCode: options.exitCode ?? 4, httpStatus: 409 });
   }
 }

@@ -6,9 +6,14 @@ export type StoreErrorCode =
   | 'STORE_READ_ONLY'
   | 'STORE_CLOSED'
   | 'STORE_BUSY'
-  | 'STORE_IO';
+  | 'STORE_IO'
+  | 'STORE_FULL'
+  | 'STORE_PATH_UNUSABLE';
 
-/** The store file itself cannot be used as asked (wrong file, newer schema, read-only, busy). */
+/**
+ * The store file itself cannot be used as asked (wrong file, newer schema, read-only, busy, its
+ * disk full, a path where no store can be created).
+ */
 export class StoreError extends WaypointError {
   override readonly name: string = 'StoreError';
   declare readonly code: StoreErrorCode;

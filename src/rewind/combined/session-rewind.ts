@@ -1,3 +1,4 @@
+import { parseInput, PreviewObjectSchema, SessionRewindApplyOptionsSchema, SessionRewindOptionsSchema } from '../rewind-entry-schemas.js';
 import { InvalidArgumentError, type Session } from '../../model/index.js';
 import type { Store } from '../../store/store.js';
 import { planConversationRewind, rewindConversation, type ConversationRewind } from '../conversation/rewind-conversation.js';
@@ -33,6 +34,7 @@ export interface SessionRewindResult {
  *   move either. `both` and `cascade` refuse a target that is not a user input.
  */
 export async function rewindSession(store: Store, files: FileRewinder, options: SessionRewindOptions): Promise<SessionRewindResult> {
+  parseInput(SessionRewindOptionsSchema, options, 'options');
   const session = await store.getSession(options.sessionId);
   if (options.scope === 'conversation' && !options.cascade) {
     const result = await rewindConversation(store, { sessionId: session.id, messageId: options.messageId, mapAssistant: true, ...(options.tasks ? { tasks: options.tasks } : {}) });
@@ -67,6 +69,8 @@ export async function applySessionRewind(
   preview: FileRewindPreview,
   options: { messageId: string; tasks?: TaskRegistry; reason?: 'rewind' | 'edit' },
 ): Promise<SessionRewindResult> {
+  parseInput(PreviewObjectSchema, preview, 'preview');
+  parseInput(SessionRewindApplyOptionsSchema, options, 'options');
   const session = await store.getSession(preview.sessionId);
   const target = await resolveUserTarget(store, session, options.messageId, { mapAssistant: false });
   if (!('messageId' in preview.target) || preview.target.messageId !== target.id) {

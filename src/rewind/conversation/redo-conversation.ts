@@ -1,3 +1,4 @@
+import { parseInput, SessionIdArgument } from '../rewind-entry-schemas.js';
 import { ConflictError, EventBus, type Entry, type Session } from '../../model/index.js';
 import type { Store } from '../../store/store.js';
 import type { ConversationEvents } from './conversation-events.js';
@@ -40,6 +41,7 @@ export async function findRedo(store: Store, sessionId: string): Promise<RedoInf
 
 /** Undo the latest conversation rewind: the head returns to where it was. */
 export async function redoConversation(store: Store, sessionId: string, events?: EventBus<ConversationEvents>): Promise<Session> {
+  parseInput(SessionIdArgument, sessionId, 'sessionId');
   const redo = await findRedo(store, sessionId);
   if (!redo) {
     throw new ConflictError({

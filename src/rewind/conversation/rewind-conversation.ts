@@ -1,3 +1,4 @@
+import { parseInput, RewindConversationOptionsSchema } from '../rewind-entry-schemas.js';
 import { EventBus, type Message, type MessageWithParts, type Session } from '../../model/index.js';
 import { inputText } from '../../history/index.js';
 import type { MoveHeadInput, Store } from '../../store/store.js';
@@ -59,6 +60,7 @@ export async function planConversationRewind(
  * the turns being cut are stopped first; if one cannot be stopped, nothing changes.
  */
 export async function rewindConversation(store: Store, options: RewindConversationOptions): Promise<ConversationRewind> {
+  parseInput(RewindConversationOptionsSchema, options, 'options');
   const session = await store.getSession(options.sessionId);
   const target = await resolveUserTarget(store, session, options.messageId, { mapAssistant: options.mapAssistant ?? false });
   const plan = await planConversationRewind(store, session, target, options.reason ?? 'rewind');

@@ -1,3 +1,4 @@
+import { parseInput, SavePointTargetSchema } from '../rewind-entry-schemas.js';
 import { InvalidArgumentError, type Entry, type Turn } from '../../model/index.js';
 import type { Store } from '../../store/store.js';
 import { stopTasksOrFail, type TaskRegistry } from './task-registry.js';
@@ -60,6 +61,7 @@ export async function rewindToSavePoint(
   store: Store,
   input: { sessionId: string; turn: string | number; point?: SavePointKind; step?: number; tasks?: TaskRegistry },
 ): Promise<SavePoint> {
+  parseInput(SavePointTargetSchema, input, 'input');
   const points = await listSavePoints(store, input.sessionId, input.turn);
   const matching = points.filter((candidate) => (input.point === undefined || candidate.point === input.point) && (input.step === undefined || candidate.step === input.step));
   const target = matching.at(-1);

@@ -7,6 +7,7 @@ import type { Store } from '../../store/index.js';
 import { deletePath, type Workspace } from '../../workspace/index.js';
 import { checkpointsFromMessage, checkpointsOfTurn, requireUserMessage } from './checkpoint-selection.js';
 import { readDisk, type ContentState } from './disk-state.js';
+import { ApplyOptionsSchema, FileRewinderOptionsSchema } from '../rewind-entry-schemas.js';
 import { NothingToRewindError, RewindConflictError, RewindNotFoundError, SnapshotMissingError, type RewindConflictFile } from './errors/index.js';
 import {
   CheckpointIdInput,
@@ -75,6 +76,7 @@ export class FileRewinder {
   private readonly blobs: BlobStore;
 
   constructor(private readonly options: FileRewinderOptions) {
+    parseInput(FileRewinderOptionsSchema, options, 'options');
     this.store = options.store;
     this.blobs = options.blobs ?? new BlobStore(options.store);
     this.events = options.events ?? new EventBus<FileRewindEvents>();
@@ -216,6 +218,7 @@ export class FileRewinder {
    * `force`. Recorded itself, so it can be redone in turn.
    */
   async redo(sessionId: string, rewindId: string, redoOptions: { resolutions?: Record<string, 'force'> } & ApplyOptions = {}): Promise<FileRewindResult> {
+    parseInput(ApplyOptionsSchema, redoOptions, 'options');
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const id = parseInput(RewindIdInput, rewindId, 'rewindId');
     const { resolutions = {} } = parseInput(RedoOptionsInput, { ...(redoOptions.resolutions ? { resolutions: redoOptions.resolutions } : {}) }, 'options');
@@ -247,7 +250,7 @@ export class FileRewinder {
         if (file.fromHash !== null) {
           const read = await snapshots.read(file.fromHash);
           if (!read.ok) {
-            missing.push({ checkpointId: rewind.rewindId, path: file.path, hash: file.fromHash, reason: read.reason });
+            missing.push({ checkpointId: rewind.rewindId, path: file.path, hash: file.fromHash, reason: read.reason, corrupt: read.status === 'checkpoint_unreadable' });
             continue;
           }
           target = { exists: true, hash: file.fromHash, content: read.content, mode: file.fromMode };
@@ -302,7 +305,7 @@ export class FileRewinder {
     });
     const snapshotProblems = simulation.problems.filter((problem) => problem.status !== 'file_read_failed' && problem.code !== 'PATH_BLOCKED');
     if (snapshotProblems.length > 0) {
-      throw new SnapshotMissingError({ snapshots: snapshotProblems.map((problem) => ({ checkpointId: problem.checkpointId, path: problem.path, hash: problem.hash, reason: problem.reason })) });
+      throw new SnapshotMissingError({ snapshots: snapshotProblems.map((problem) => ({ checkpointId: problem.checkpointId, path: problem.path, hash: problem.hash, reason: problem.reason, corrupt: problem.status === 'checkpoint_unreadable' })) });
     }
     const unreadable = [...simulation.paths.values()].filter((path) => path.blocked);
     if (unreadable.length > 0) {

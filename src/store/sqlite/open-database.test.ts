@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -103,5 +103,24 @@ describe('opening a SQLite store', () => {
     expect(() => db.prepare('UPDATE message_parts SET parts = ?').run('[]')).toThrow(/immutable/);
     expect(() => db.prepare('UPDATE messages SET status = ? WHERE id = ?').run('error', message.id)).toThrow(/immutable/);
     db.close();
+  });
+
+  it('a path below a regular file, or with a name too long, is refused with STORE_PATH_UNUSABLE naming the path; nothing is created', async () => {
+    const file = join(dir, 'plain');
+    writeFileSync(file, 'not a directory');
+    const cases: Array<[string, RegExp]> = [
+      [join(file, 'waypoint.db'), /plain is a file, not a directory/],
+      [join(file, 'deeper', 'waypoint.db'), /plain is a file, not a directory/],
+      [join(dir, 'h'.repeat(256), 'waypoint.db'), /longer than a file system allows/],
+    ];
+    for (const [path, reason] of cases) {
+      const error = await expectCode(SqliteStore.open({ path }), 'STORE_PATH_UNUSABLE');
+      expect(error.exitCode).toBe(5);
+      expect(error.message).toContain(path);
+      expect(error.message).toMatch(reason);
+      expect(error.details).toMatchObject({ path });
+    }
+    expect(readdirSync(dir)).toEqual(['plain']);
+    expect(readFileSync(file, 'utf8')).toBe('not a directory');
   });
 });

@@ -1,7 +1,9 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreError } from '../../model/index.js';
+import { NameTooLongError, StoreError } from '../../model/index.js';
 import type { Migration } from './migrations.js';
+import { mapStoreFailure } from './store-failure.js';
 
 /** `PRAGMA application_id` of a Waypoint store: the bytes "WAYP". */
 export const WAYPOINT_APPLICATION_ID = 0x57415950;
@@ -72,8 +74,56 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
     return db;
   } catch (error) {
     db.close();
-    throw error;
+    // A full disk shows up here when a new store is created or migrated (SQLITE_FULL).
+    throw mapStoreFailure(error, { path, operation: 'open the store' });
   }
+}
+
+/**
+ * Creates the store's directory (and its missing parents) so the file can be created there, or
+ * refuses with `STORE_PATH_UNUSABLE` naming the path and what is in the way — a part of the path
+ * that is a regular file, a name too long, no permission — before anything is created.
+ */
+export function prepareStoreDirectory(path: string): void {
+  const tooLong = NameTooLongError.check(path);
+  if (tooLong) throw unusablePath(path, 'a name in it is longer than a file system allows (255 bytes a name, 4095 the whole path)', tooLong);
+  const blocker = fileInTheWay(path);
+  if (blocker !== null) throw unusablePath(path, blocker === path ? 'it is a file, not a directory' : `${blocker} is a file, not a directory`);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw mapStoreFailure(error, { path, operation: 'create the store' });
+    const reason = code === 'EACCES' || code === 'EPERM'
+      ? `this user may not create ${dirname(path)}`
+      : code === 'EROFS'
+        ? `${dirname(path)} would be on a read-only file system`
+        : `its directory cannot be created (${code ?? (error as Error).message})`;
+    throw unusablePath(path, reason, error);
+  }
+}
+
+/** The nearest ancestor of `path` (or `path` itself as a directory name) that exists and is not a directory. */
+function fileInTheWay(path: string): string | null {
+  for (let current = dirname(path); ; current = dirname(current)) {
+    let stats;
+    try {
+      stats = statSync(current);
+    } catch {
+      if (dirname(current) === current) return null;
+      continue;
+    }
+    return stats.isDirectory() ? null : current;
+  }
+}
+
+function unusablePath(path: string, reason: string, cause?: unknown): StoreError {
+  return new StoreError({
+    code: 'STORE_PATH_UNUSABLE',
+    message: `Cannot create the store ${path}: ${reason}. Point --store (or $WAYPOINT_HOME) at a file in a directory you can write; nothing was created.`,
+    details: { path, reason },
+    cause,
+  });
 }
 
 function migrate(db: Database.Database, list: Migration[]): void {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { StoreError, WaypointError } from '../../model/index.js';
+import { StoreError } from '../../model/index.js';
+import { mapStoreFailure } from './store-failure.js';
 
 /**
  * The database handle with a prepared-statement cache and the one way to write: a synchronous
@@ -61,32 +62,6 @@ export class SqliteContext {
   }
 
   mapError(error: unknown, operation: string): unknown {
-    if (error instanceof WaypointError) return error;
-    const code = (error as { code?: string }).code ?? '';
-    if (code.startsWith('SQLITE_READONLY')) {
-      return new StoreError({
-        code: 'STORE_READ_ONLY',
-        message: `Cannot ${operation}: the store ${this.path} is read-only (${(error as Error).message}).`,
-        details: { path: this.path, operation },
-        cause: error,
-      });
-    }
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      return new StoreError({
-        code: 'STORE_BUSY',
-        message: `Cannot ${operation}: the store ${this.path} stayed locked by another process. Try again.`,
-        details: { path: this.path, operation },
-        cause: error,
-      });
-    }
-    if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_FULL') {
-      return new StoreError({
-        code: 'STORE_IO',
-        message: `Cannot ${operation}: ${(error as Error).message}`,
-        details: { path: this.path, operation },
-        cause: error,
-      });
-    }
-    return error;
+    return mapStoreFailure(error, { path: this.path, operation });
   }
 }

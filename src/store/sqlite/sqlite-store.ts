@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { CommandFact, JournalState, JsonObject, MessageStatus, PartContent, Turn } from '../../model/index.js';
 import type {
@@ -26,12 +26,13 @@ import { insertEntry, listEntries } from './entries.js';
 import { deleteSession, forkSession } from './fork.js';
 import * as messages from './messages.js';
 import { migrations } from './migrations.js';
-import { openDatabase } from './open-database.js';
+import { openDatabase, prepareStoreDirectory } from './open-database.js';
 import { readPath } from './read-path.js';
 import * as records from './records.js';
 import { toMessage, toSession } from './rows.js';
 import * as sessions from './sessions.js';
 import { SqliteContext } from './sqlite-context.js';
+import { guardBlobStorage } from './store-failure.js';
 
 /** Why the current process cannot write `path` (null when it can, or when it does not exist yet). */
 function unwritableReason(path: string): string | null {
@@ -77,7 +78,7 @@ export class SqliteStore implements Store {
     private readonly context: SqliteContext,
     blobDir: string,
   ) {
-    this.blobs = new PackBlobStorage(context.db, blobDir, { readOnly: context.readOnly });
+    this.blobs = guardBlobStorage(new PackBlobStorage(context.db, blobDir, { readOnly: context.readOnly }), context.path);
   }
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
@@ -86,7 +87,7 @@ export class SqliteStore implements Store {
     // STORE_READ_ONLY naming the reason, instead of failing deep inside SQLite.
     const notWritable = options.readOnly ? null : unwritableReason(path);
     const readOnly = options.readOnly === true || notWritable !== null;
-    if (!readOnly) mkdirSync(dirname(path), { recursive: true });
+    if (!readOnly) prepareStoreDirectory(path);
     const db = openDatabase({ path, readOnly, busyTimeoutMs: options.busyTimeoutMs ?? 5000, migrations: migrations(BLOB_SCHEMA_SQL) });
     const context = new SqliteContext(db, path, readOnly, notWritable ?? (readOnly ? 'it was opened read-only' : null));
     return new SqliteStore(context, join(dirname(path), `${basename(path)}.blobs`));
@@ -104,8 +105,14 @@ export class SqliteStore implements Store {
     if (this.context.closed) return;
     this.context.closed = true;
     const closable = this.blobs as BlobStorage & { close?: () => void };
-    closable.close?.();
-    this.context.db.close();
+    try {
+      closable.close?.();
+    } catch {
+      // Sealing this process's packs failed (a full disk): they stay `open` under a pid that will
+      // be dead, which compaction treats like sealed ones. The database is closed regardless.
+    } finally {
+      this.context.db.close();
+    }
   }
 
   async createSession(input: CreateSessionInput = {}) {

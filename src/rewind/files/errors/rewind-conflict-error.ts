@@ -1,4 +1,4 @@
-import { ConflictError } from '../../../model/index.js';
+import { ConflictError, CORRUPT_CONTENT_EXIT_CODE } from '../../../model/index.js';
 
 /** One file that blocks a rewind, as a person would need to see it. */
 export interface RewindConflictFile {
@@ -25,6 +25,8 @@ export class RewindConflictError extends ConflictError {
         (options.hint ?? 'Preview again to see the current state, then resolve each file with "merge" (keep later edits) or "force" (overwrite; the current content is kept and can be restored with a redo).'),
       details: { files: options.files },
       cause: options.cause,
+      // A file whose saved content is corrupt cannot be resolved by retrying: the store needs repair.
+      ...(options.files.some((file) => file.status === 'checkpoint_unreadable') ? { exitCode: CORRUPT_CONTENT_EXIT_CODE } : {}),
     });
     this.files = Object.freeze([...options.files]);
   }

@@ -1,4 +1,4 @@
-import { WaypointError } from '../../../model/index.js';
+import { CORRUPT_CONTENT_EXIT_CODE, WaypointError } from '../../../model/index.js';
 
 /** A checkpoint whose saved content cannot be read. */
 export interface MissingSnapshot {
@@ -7,6 +7,8 @@ export interface MissingSnapshot {
   /** The blob that is gone or corrupt; null when the checkpoint never kept content (skipped). */
   hash: string | null;
   reason: string;
+  /** The blob is there but corrupt (not merely gone): the refusal exits with `CORRUPT_CONTENT_EXIT_CODE`. */
+  corrupt?: boolean;
 }
 
 /**
@@ -24,7 +26,7 @@ export class SnapshotMissingError extends WaypointError {
       code: 'SNAPSHOT_MISSING',
       message: `Cannot rewind: the saved content of ${listed}${more} is not available. Nothing was changed. Rewind to a later message, or restore the other files one checkpoint at a time.`,
       details: { snapshots: options.snapshots },
-      exitCode: 4,
+      exitCode: options.snapshots.some((snapshot) => snapshot.corrupt) ? CORRUPT_CONTENT_EXIT_CODE : 4,
       httpStatus: 409,
       cause: options.cause,
     });
