@@ -13,8 +13,9 @@ const ALLOWED: Record<string, string[]> = {
   rewind: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint'],
   fork: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind'],
   engine: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork'],
-  runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine'],
-  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'runtime'],
+  operations: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine'],
+  runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations'],
+  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime'],
 };
 
 const src = resolve(import.meta.dirname, '..', 'src');
