@@ -1,6 +1,11 @@
 import { ConflictError, WaypointError } from '../model/index.js';
 
-/** The operation needs the session at rest and one of its turns is running. Nothing was changed. */
+/**
+ * The operation needs the session at rest and one of its turns is running. Nothing was changed.
+ *
+ * @example
+ * if (WaypointError.is(error, 'TURN_RUNNING')) await runtime.interrupt(sessionId);
+ */
 export class TurnRunningError extends ConflictError {
   override readonly name: string = 'TurnRunningError';
 
@@ -13,7 +18,12 @@ export class TurnRunningError extends ConflictError {
   }
 }
 
-/** A file operation found the session's working directory gone (it would recreate files in a void). Nothing was changed. */
+/**
+ * A file operation found the session's working directory gone (it would recreate files in a void). Nothing was changed.
+ *
+ * @example
+ * if (WaypointError.is(error, 'WORKSPACE_MISSING')) await rewind({ waypoint }, { sessionId, messageId, scope: 'conversation' });
+ */
 export class WorkspaceMissingError extends WaypointError {
   override readonly name: string = 'WorkspaceMissingError';
 
@@ -28,7 +38,12 @@ export class WorkspaceMissingError extends WaypointError {
   }
 }
 
-/** `undo` of the last turn found no turn with file changes left to undo (among the newest 50). */
+/**
+ * `undo` of the last turn found no turn with file changes left to undo (among the newest 50).
+ *
+ * @example
+ * await previewRewind({ waypoint }, { sessionId, lastTurn: true }); // NOTHING_TO_UNDO when no turn changed files
+ */
 export class NothingToUndoError extends ConflictError {
   override readonly name: string = 'NothingToUndoError';
 

@@ -416,7 +416,12 @@ function autoCompactionFor(options: RuntimeOptions, model: LanguageModelV3): Aut
   return { contextTokens: Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_CONTEXT_TOKENS };
 }
 
-/** Create the runtime (resolves the model now: a missing key or base URL is reported before any turn). */
+/**
+ * Create the runtime (resolves the model now: a missing key or base URL is reported before any turn).
+ *
+ * @example
+ * const runtime = createRuntime({ waypoint: await openWaypoint(), model: 'openai-compatible:qwen2.5-coder@http://localhost:11434/v1' });
+ */
 export function createRuntime(options: RuntimeOptions): AgentRuntime {
   return new AgentRuntime(options);
 }

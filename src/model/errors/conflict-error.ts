@@ -4,6 +4,9 @@ import { WaypointError } from './waypoint-error.js';
  * The operation is valid in general but not against the current state (the head moved under
  * us, a turn is running, a message belongs to another conversation tree …). Nothing was changed;
  * retrying after refreshing state may succeed.
+ *
+ * @example
+ * if (error instanceof ConflictError) console.error(error.code, error.message); // nothing was changed
  */
 export class ConflictError extends WaypointError {
   override readonly name: string = 'ConflictError';
