@@ -63,6 +63,13 @@ export {
   ForkFromRequest,
   rewindStatus,
   RewindStatusRequest,
+  storeUsage,
+  StoreUsageRequest,
+  collectGarbage,
+  CollectGarbageRequest,
+  type UsageReport,
+  type SessionUsage,
+  type GarbageReport,
   type OperationContext,
   type OperationEvents,
   type RewindForm,
@@ -79,7 +86,7 @@ export {
 export type { Session, SessionKind, Message, MessageWithParts, Part, Checkpoint, Turn, TurnStatus, JsonObject, JsonValue } from './model/index.js';
 export type { FileRewindPreview, FileRewindResult, PreviewFile, RewoundFile, FileRewindStatus, ConflictResolution, RewindScope, SavePoint, EditResult } from './rewind/index.js';
 export type { ForkPreview, ForkStrategy, ForkWorkspace } from './fork/index.js';
-export type { Store, StoreCapabilities } from './store/index.js';
+export type { Store, StoreCapabilities, StoreFootprint, StoreFootprintPart } from './store/index.js';
 
 // Errors: every refusal is a WaypointError with a stable `code`; match on it with `WaypointError.is(error, code)`.
 export { WaypointError, InvalidArgumentError, NotFoundError, ConflictError } from './model/index.js';

@@ -19,3 +19,5 @@ export { previewFork } from './preview-fork.js';
 export { forkSession, ForkSessionRequest } from './fork-session.js';
 export { forkFromSavePoint, ForkFromRequest } from './fork-from-save-point.js';
 export { rewindStatus, RewindStatusRequest, type RewindStatus } from './rewind-status.js';
+export { storeUsage, StoreUsageRequest, type UsageReport, type SessionUsage } from './store-usage.js';
+export { collectGarbage, CollectGarbageRequest, type GarbageReport } from './collect-garbage.js';

@@ -19,6 +19,7 @@ import type {
   NewJournal,
   Store,
   StoreCapabilities,
+  StoreFootprint,
   UpdateTurnInput,
 } from '../store.js';
 import { BLOB_SCHEMA_SQL, PackBlobStorage } from './blobs/index.js';
@@ -32,6 +33,7 @@ import * as records from './records.js';
 import { toMessage, toSession } from './rows.js';
 import * as sessions from './sessions.js';
 import { SqliteContext } from './sqlite-context.js';
+import { sqliteFootprint } from './sqlite-footprint.js';
 
 /** Why the current process cannot write `path` (null when it can, or when it does not exist yet). */
 function unwritableReason(path: string): string | null {
@@ -75,7 +77,7 @@ export class SqliteStore implements Store {
 
   private constructor(
     private readonly context: SqliteContext,
-    blobDir: string,
+    private readonly blobDir: string,
   ) {
     this.blobs = new PackBlobStorage(context.db, blobDir, { readOnly: context.readOnly });
   }
@@ -94,6 +96,10 @@ export class SqliteStore implements Store {
 
   get location(): string {
     return this.context.path;
+  }
+
+  async footprint(): Promise<StoreFootprint> {
+    return sqliteFootprint(this.context.path, this.blobDir);
   }
 
   get readOnly(): boolean {
