@@ -13,8 +13,9 @@ const ALLOWED: Record<string, string[]> = {
   rewind: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint'],
   fork: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind'],
   engine: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork'],
-  runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine'],
-  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'runtime'],
+  operations: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine'],
+  runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations'],
+  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime'],
 };
 
 const src = resolve(import.meta.dirname, '..', 'src');
@@ -55,5 +56,19 @@ describe('layering', () => {
       const wildcards = [...readFileSync(join(dir, 'index.ts'), 'utf8').matchAll(/export \* from '([^']+)'/g)].map((match) => match[1]!);
       expect(wildcards.filter((target) => !target.endsWith('/index.js'))).toEqual([]);
     }
+  });
+
+  it('the CLI and the chat rewind and fork only through the operations (reads of lineage and the rewind ledger aside)', () => {
+    const allowed = new Set(['renderFamilyTree', 'sessionFamily', 'ForkConfirmationRequiredError', 'RewindLedger']);
+    const violations: string[] = [];
+    for (const file of files(join(src, 'cli'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/import \{([^}]*)\} from '(\.[^']*\/(?:rewind|fork)\/[^']*)'/g)) {
+        const names = match[1]!.split(',').map((name) => name.trim()).filter((name) => name !== '' && !name.startsWith('type '));
+        for (const name of names) if (!allowed.has(name)) violations.push(`${relative(src, file)} imports ${name}`);
+      }
+      for (const match of text.matchAll(/\.files\.(?:preview|apply|redo|restore\w*|cascade)\(|\bforker\b|new SessionForker/g)) violations.push(`${relative(src, file)} calls ${match[0]}`);
+    }
+    expect(violations).toEqual([]);
   });
 });

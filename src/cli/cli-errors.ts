@@ -29,18 +29,3 @@ export class StoreNotFoundError extends WaypointError {
     });
   }
 }
-
-/** A command that reads or writes a session's files found its working directory gone. Nothing was changed. */
-export class WorkspaceMissingError extends WaypointError {
-  override readonly name: string = 'WorkspaceMissingError';
-
-  constructor(options: { sessionId: string; workdir: string }) {
-    super({
-      code: 'WORKSPACE_MISSING',
-      message: `Session ${options.sessionId} works in ${options.workdir}, which does not exist (moved or deleted?). Put the directory back, or rewind the conversation alone; nothing was changed.`,
-      details: { ...options },
-      exitCode: 4,
-      httpStatus: 409,
-    });
-  }
-}

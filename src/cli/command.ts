@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { openWaypoint, type Waypoint } from '../engine/index.js';
-import type { Session } from '../model/index.js';
 import type { FlagSpecs, GLOBAL_FLAGS, ParsedArgs } from './args.js';
-import { StoreNotFoundError, WorkspaceMissingError } from './cli-errors.js';
+import { StoreNotFoundError } from './cli-errors.js';
 import type { Output } from './output.js';
 
 /** What every command runs with. */
@@ -63,9 +62,4 @@ export async function withWaypoint<Result>(context: CommandContext, body: (waypo
   } finally {
     await waypoint.close();
   }
-}
-
-/** Refuses a file operation when the session's working directory is gone (rather than recreating files in a void). */
-export function requireWorkspace(session: Session): void {
-  if (session.workdir !== null && !existsSync(session.workdir)) throw new WorkspaceMissingError({ sessionId: session.id, workdir: session.workdir });
 }

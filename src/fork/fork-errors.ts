@@ -21,6 +21,11 @@ export class NoWorkspaceCheckpointError extends WaypointError {
 /**
  * A fork in a shared workspace would change the parent's files: it is refused until the caller has
  * seen the preview and passes `confirm: true`. Nothing was changed; `details.files` lists what would be.
+ *
+ * @example
+ * try { await forkSession({ waypoint }, request) } catch (error) {
+ *   if (WaypointError.is(error, 'FORK_NEEDS_CONFIRMATION')) await forkSession({ waypoint }, { ...request, confirm: true });
+ * }
  */
 export class ForkConfirmationRequiredError extends WaypointError {
   override readonly name: string = 'ForkConfirmationRequiredError';

@@ -1,21 +1,36 @@
 import type { Waypoint } from '../engine/index.js';
-import { MODEL_CHOICE_ENTRY, SessionForker, type EffectPolicyOptions, type ForkFromRequest, type ForkRequest, type ForkResult } from '../fork/index.js';
+import { MODEL_CHOICE_ENTRY, type EffectPolicyOptions, type ForkFromRequest, type ForkPreview } from '../fork/index.js';
 import { EffectsLedger } from '../history/index.js';
-import { ConflictError, EventBus, InvalidArgumentError, type JsonObject, type Session } from '../model/index.js';
+import { EventBus, InvalidArgumentError, type JsonObject, type Session } from '../model/index.js';
 import {
-  editUserQuery,
-  redoConversation,
-  repairDanglingToolCalls,
-  retryTurn,
-  rewindSession,
+  applyRewind,
+  edit,
+  forkFromSavePoint,
+  forkSession,
+  previewFork,
+  previewRewind,
+  redo,
+  requireIdle,
+  retry,
+  rewind,
+  rewindStatus,
   rewindToSavePoint,
-  type DanglingRepair,
-  type EditResult,
-  type RewindScope,
-  type SavePoint,
-  type SavePointKind,
-  type SessionRewindResult,
-} from '../rewind/index.js';
+  type ApplyRewindRequest,
+  type EditRequest,
+  type ForkSessionRequest,
+  type ForkSessionResult,
+  type OperationContext,
+  type PreviewRewindRequest,
+  type RedoRequest,
+  type RedoResult,
+  type RetryRequest,
+  type RetryResult,
+  type RewindRequest,
+  type RewindResult,
+  type RewindStatus,
+  type SavePointRewindRequest,
+} from '../operations/index.js';
+import { repairDanglingToolCalls, type DanglingRepair, type EditResult, type FileRewindPreview, type SavePoint } from '../rewind/index.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { captureLocksFor } from './capture-lock.js';
 import type { LanguageModelV3 } from './models/language-model-v3.js';
@@ -97,8 +112,9 @@ export class AgentRuntime {
   readonly events = new EventBus<RuntimeEvents>();
   readonly model: LanguageModelV3;
   readonly modelLabel: string;
-  readonly forker: SessionForker;
   private readonly core: RuntimeCore;
+  /** What the operations run with: the engine, this runtime's events, and which sessions run a turn. */
+  private readonly operations: OperationContext;
   private readonly running = new Map<string, { turn: Promise<TurnResult>; controller: AbortController }>();
   private readonly compression: { budgetMs: number; maxBytes: number } | null;
   private idleWork: Promise<void> | null = null;
@@ -137,7 +153,7 @@ export class AgentRuntime {
     this.compression = options.idleCompression === false ? null : { budgetMs: options.idleCompression?.budgetMs ?? 500, maxBytes: options.idleCompression?.maxBytes ?? 64 * 1024 * 1024 };
     // Shared with checkpointTools wrappers and other runtimes over this Waypoint.
     const locks = captureLocksFor(waypoint);
-    this.forker = new SessionForker({ store: waypoint.store, blobs: waypoint.blobs });
+    this.operations = { waypoint, events: this.events, isRunning: (sessionId) => this.running.has(sessionId) };
     this.core = {
       waypoint,
       model: this.model,
@@ -243,75 +259,60 @@ export class AgentRuntime {
     return this.running.has(sessionId);
   }
 
-  /** `/rewind`: conversation, workspace, or both (one commit), optionally cascading; stops the cut turns' background tasks. */
-  async rewind(input: { sessionId: string; messageId: string; scope: RewindScope; cascade?: boolean }): Promise<SessionRewindResult> {
-    this.requireIdle(input.sessionId, 'rewind');
-    const { store, files, tasks } = this.options.waypoint;
-    const result = await rewindSession(store, files, { ...input, tasks });
-    this.events.emit('rewind', { sessionId: input.sessionId, session: result.conversation?.session ?? (await store.getSession(input.sessionId)), result, kind: 'rewind' });
-    return result;
+  /** `/rewind` in any direct form (see `rewind` in the operations); stops the cut turns' background tasks. */
+  rewind(request: RewindRequest): Promise<RewindResult> {
+    return rewind(this.operations, request);
   }
 
-  /** Seed 003's `rewindTo(turn, point?)`: back to a turn's save point A or B (default: its last). */
-  async rewindToSavePoint(input: { sessionId: string; turn: string | number; point?: SavePointKind; step?: number }): Promise<SavePoint> {
-    this.requireIdle(input.sessionId, 'rewind');
-    const { store, tasks } = this.options.waypoint;
-    const point = await rewindToSavePoint(store, { ...input, tasks });
-    this.events.emit('rewind', { sessionId: input.sessionId, session: await store.getSession(input.sessionId), result: null, kind: 'save-point' });
-    return point;
+  /** What a checked rewind would do to the files (by message, turn, or the last turn with changes). Changes nothing. */
+  previewRewind(request: PreviewRewindRequest): Promise<FileRewindPreview> {
+    return previewRewind(this.operations, request);
   }
 
-  /** Undo the last conversation rewind. */
-  async redo(sessionId: string): Promise<Session> {
-    this.requireIdle(sessionId, 'redo');
-    const session = await redoConversation(this.options.waypoint.store, sessionId);
-    this.events.emit('rewind', { sessionId, session, result: null, kind: 'redo' });
-    return session;
+  /** Applies a checked preview (`scope: 'both'` also moves the conversation, in the same commit). */
+  applyRewind(request: ApplyRewindRequest): Promise<RewindResult> {
+    return applyRewind(this.operations, request);
+  }
+
+  /** Back to a turn's save point A or B (default: its last). */
+  rewindToSavePoint(request: SavePointRewindRequest): Promise<SavePoint> {
+    return rewindToSavePoint(this.operations, request);
+  }
+
+  /** Undo a rewind: a file rewind by id, else the last conversation rewind (a session id alone means that). */
+  redo(request: RedoRequest | string): Promise<RedoResult> {
+    return redo(this.operations, typeof request === 'string' ? { sessionId: request } : request);
+  }
+
+  /** Where a session stands for rewinding: the latest checkpoint, the inputs to rewind to, what can be redone. */
+  rewindStatus(sessionId: string): Promise<RewindStatus> {
+    return rewindStatus(this.operations, { sessionId });
   }
 
   /** `/edit`: replace the last input and run the turn again (`workspace: 'rewind'` undoes its files first). */
-  async edit(input: { sessionId: string; messageId: string; text: string; workspace?: 'preserve' | 'rewind' }, options: RunTurnOptions = {}): Promise<EditResult<TurnResult>> {
-    this.requireIdle(input.sessionId, 'edit');
-    const { store, files, tasks } = this.options.waypoint;
-    return editUserQuery(store, {
-      ...input,
-      files,
-      tasks,
-      startTurn: (text, session) => {
-        this.events.emit('rewind', { sessionId: session.id, session, result: null, kind: 'edit' });
-        return this.runTurn(session.id, text, options);
-      },
-    });
+  edit(request: EditRequest, options: RunTurnOptions = {}): Promise<EditResult<TurnResult>> {
+    return edit(this.operations, request, (text, session) => this.runTurn(session.id, text, options));
   }
 
   /** `/retry`: run the last turn again with the same input. */
-  async retry(input: { sessionId: string; messageId: string }, options: RunTurnOptions = {}): Promise<{ session: Session; text: string; turn: TurnResult }> {
-    this.requireIdle(input.sessionId, 'retry');
-    const { store, tasks } = this.options.waypoint;
-    return retryTurn(store, {
-      ...input,
-      tasks,
-      startTurn: (text, session) => {
-        this.events.emit('rewind', { sessionId: session.id, session, result: null, kind: 'retry' });
-        return this.runTurn(session.id, text, options);
-      },
-    });
+  retry(request: RetryRequest, options: RunTurnOptions = {}): Promise<RetryResult<TurnResult>> {
+    return retry(this.operations, request, (text, session) => this.runTurn(session.id, text, options));
   }
 
-  /** `/fork`: any of the four forks (see `SessionForker`). Message and checkpoint forks need the parent idle. */
-  async fork(request: ForkRequest & { onProgress?: (done: number, total: number) => void }): Promise<ForkResult> {
-    if (request.from === 'message' || request.from === 'checkpoint') this.requireIdle(request.sessionId, 'fork');
-    const result = await this.forker.fork(request);
-    this.events.emit('fork', { sessionId: request.sessionId, result });
-    return result;
+  /** What a fork would do (a shared fork that changes the parent's files `requiresConfirmation`). */
+  previewFork(request: ForkSessionRequest): Promise<ForkPreview> {
+    return previewFork(this.operations, request);
   }
 
-  /** Seed 003's `forkFrom(turn, name)` at a save point. */
-  async forkFrom(request: ForkFromRequest): Promise<ForkResult> {
-    this.requireIdle(request.sessionId, 'fork');
-    const result = await this.forker.forkFrom(request);
-    this.events.emit('fork', { sessionId: request.sessionId, result });
-    return result;
+  /** `/fork`: any of the four forks, with the confirmation policy (see `forkSession`). */
+  fork(request: ForkSessionRequest & { onProgress?: (done: number, total: number) => void }): Promise<ForkSessionResult> {
+    const { onProgress, ...rest } = request;
+    return forkSession(this.operations, rest, onProgress ? { onProgress } : {});
+  }
+
+  /** A fork at a turn's save point, titled `name`. */
+  forkFrom(request: ForkFromRequest): Promise<ForkSessionResult> {
+    return forkFromSavePoint(this.operations, request);
   }
 
   /** `/side <question>`: a side chat forked at the latest input, its first turn asking the question. */
@@ -397,13 +398,7 @@ export class AgentRuntime {
   }
 
   private requireIdle(sessionId: string, action: string): void {
-    if (this.running.has(sessionId)) {
-      throw new ConflictError({
-        code: 'TURN_RUNNING',
-        message: `Cannot ${action} while a turn is running in session ${sessionId}; wait for it to finish or interrupt it (Ctrl-C) first.`,
-        details: { sessionId, action },
-      });
-    }
+    requireIdle(this.operations, sessionId, action);
   }
 }
 
@@ -422,7 +417,12 @@ function autoCompactionFor(options: RuntimeOptions, model: LanguageModelV3): Aut
   return { contextTokens: Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_CONTEXT_TOKENS };
 }
 
-/** Create the runtime (resolves the model now: a missing key or base URL is reported before any turn). */
+/**
+ * Create the runtime (resolves the model now: a missing key or base URL is reported before any turn).
+ *
+ * @example
+ * const runtime = createRuntime({ waypoint: await openWaypoint(), model: 'openai-compatible:qwen2.5-coder@http://localhost:11434/v1' });
+ */
 export function createRuntime(options: RuntimeOptions): AgentRuntime {
   return new AgentRuntime(options);
 }

@@ -15,6 +15,9 @@ export type ModelErrorCode =
  * A model could not be chosen or called: a malformed model string, a missing key or base URL, an
  * endpoint that does not answer, a refused key, a scripted model file that is invalid or played to
  * its end. The message says what to set or check. Exit code 3 (configuration / environment).
+ *
+ * @example
+ * if (WaypointError.is(error, 'MODEL_API_KEY_MISSING')) console.error(error.message);
  */
 export class ModelError extends WaypointError {
   override readonly name: string = 'ModelError';

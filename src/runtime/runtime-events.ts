@@ -1,7 +1,6 @@
-import type { Checkpoint, EffectKind, JsonValue, MessageWithParts, Session, Turn, TurnStatus } from '../model/index.js';
+import type { Checkpoint, EffectKind, JsonValue, MessageWithParts, Turn, TurnStatus } from '../model/index.js';
 import type { TurnSummary } from '../checkpoint/index.js';
-import type { ForkResult } from '../fork/index.js';
-import type { SessionRewindResult } from '../rewind/index.js';
+import type { OperationEvents } from '../operations/index.js';
 import type { ToolOutput } from './tools/tool.js';
 import type { CompactionResult } from './compaction.js';
 
@@ -20,9 +19,9 @@ export interface TurnScope {
  * What the runtime emits for a UI, noun-action names, each only after what it reports committed
  * (DESIGN.md invariant 6). Streaming deltas are emitted after the streaming message holding them
  * was written; a subagent's messages are written to its own child session, so its events carry
- * that session's message ids (and `subagent`).
+ * that session's message ids (and `subagent`). `rewind` and `fork` come from the operations.
  */
-export interface RuntimeEvents {
+export interface RuntimeEvents extends OperationEvents {
   'turn-start': TurnScope & { turn: Turn; input: MessageWithParts };
   'message-part': TurnScope & { messageId: string | null; partIndex: number; type: 'text' | 'reasoning'; delta: string };
   'message-finish': TurnScope & { message: MessageWithParts };
@@ -32,8 +31,6 @@ export interface RuntimeEvents {
   'checkpoint-create': TurnScope & { checkpoint: Checkpoint; taskId?: string };
   'save-point': TurnScope & { point: 'A' | 'B'; step: number; messageId: string };
   'turn-end': TurnScope & { turn: Turn; status: TurnStatus; finalMessageId: string | null; summary: TurnSummary; error: { code: string; message: string } | null };
-  'rewind': { sessionId: string; session: Session; result: SessionRewindResult | null; kind: 'rewind' | 'redo' | 'save-point' | 'edit' | 'retry' };
-  'fork': { sessionId: string; result: ForkResult };
   /** `captured`: the workspace was scanned before it started, so its file changes will be checkpointed when it ends. */
   'task-start': { sessionId: string; turnId: string; taskId: string; command: string; branchGeneration: number; toolCallId: string; captured: boolean };
   'task-end': {

@@ -1,6 +1,8 @@
 export type {
   Store,
   StoreCapabilities,
+  StoreFootprint,
+  StoreFootprintPart,
   BlobStorage,
   BlobStorageStats,
   StoredBlobInput,

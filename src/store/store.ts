@@ -327,6 +327,23 @@ export interface StagingBlobStorage {
   stagedBacklog(): Promise<{ blobs: number; bytes: number }>;
 }
 
+/** One part of a store's footprint: what it holds, where, and how many bytes it takes. */
+export interface StoreFootprintPart {
+  /** What the part holds: `database` (records), `blobs` (file contents, dead space not yet reclaimed included), or `other`. */
+  kind: 'database' | 'blobs' | 'other';
+  /** A short label for people (`database file and WAL`, `blob packs` …). */
+  name: string;
+  /** The files or directories it is made of (empty for a store that is not on the local disk). */
+  paths: string[];
+  bytes: number;
+}
+
+/** Where a store's bytes are: each backend names its own parts, so callers need not know its file layout. */
+export interface StoreFootprint {
+  parts: StoreFootprintPart[];
+  totalBytes: number;
+}
+
 /**
  * The append-only session store. Every method is async; every write that belongs together is one
  * transaction. Unknown ids raise `NotFoundError` (`SESSION_NOT_FOUND`, `MESSAGE_NOT_FOUND` …).
@@ -339,6 +356,8 @@ export interface Store {
   readonly readOnly: boolean;
   readonly blobs: BlobStorage;
   close(): Promise<void>;
+  /** The bytes the store occupies, by part (database, blobs …). Reads only. */
+  footprint(): Promise<StoreFootprint>;
 
   // sessions
   createSession(input?: CreateSessionInput): Promise<Session>;

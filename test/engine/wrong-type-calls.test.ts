@@ -3,27 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  applySessionRewind,
   applyToolEdit,
   applyToolWrite,
   beginExec,
   captureExec,
   CheckpointedFs,
   endExec,
-  FileRewinder,
   openCaptureContext,
-  openWaypoint,
   recordToolChange,
-  redoConversation,
-  rewindConversation,
-  rewindSession,
-  rewindToSavePoint,
-  SessionForker,
-  SessionHistory,
-  WaypointError,
   type CaptureContext,
-  type Waypoint,
-} from '../../src/index.js';
+} from '../../src/checkpoint/index.js';
+import { openWaypoint, type Waypoint } from '../../src/engine/index.js';
+import { SessionForker } from '../../src/fork/index.js';
+import { SessionHistory } from '../../src/history/index.js';
+import { WaypointError } from '../../src/model/index.js';
+import { applySessionRewind, FileRewinder, redoConversation, rewindConversation, rewindSession, rewindToSavePoint } from '../../src/rewind/index.js';
 import { snapshotDir } from '../fork/fork-fixture.js';
 
 /**

@@ -1,14 +1,13 @@
 import { resolve } from 'node:path';
-import type { Waypoint } from '../../engine/index.js';
-import { ForkConfirmationRequiredError, SessionForker, type ForkPreview, type ForkRequest, type ForkResult } from '../../fork/index.js';
-import type { Session } from '../../model/index.js';
+import { ForkConfirmationRequiredError, type ForkPreview, type ForkRequest } from '../../fork/index.js';
+import { WaypointError } from '../../model/index.js';
+import { forkSession, previewFork, type ForkSessionResult } from '../../operations/index.js';
 import type { ConflictResolution } from '../../rewind/index.js';
 import { keyValueFlags } from '../args.js';
 import { UsageError } from '../cli-errors.js';
-import { defineCommand, requireWorkspace, withWaypoint } from '../command.js';
+import { defineCommand, withWaypoint, type CommandContext } from '../command.js';
 import { formatBytes, plural, shortPath } from '../render/format.js';
 import { renderFileResult, renderPreview } from '../render/rewind-render.js';
-import { resolutionKeys } from './rewind.js';
 
 export const forkFlags = {
   message: { type: 'string', value: 'messageId', description: 'fork at this message (the parent must be idle); only changes after it are undone' },
@@ -21,20 +20,8 @@ export const forkFlags = {
   resolve: { type: 'string', value: 'path=merge|force', multiple: true, description: 'a way past one conflicting file of a shared-workspace fork (repeatable)' },
 } as const;
 
-export interface ForkReport {
-  type: 'fork';
-  parentSessionId: string;
-  session: Session;
-  /** False when the same fork command had already run (nothing was done again). */
-  created: boolean;
-  from: ForkResult['from'];
-  strategy: ForkResult['strategy'];
-  at: string | null;
-  workdir: string | null;
-  /** Shared workspace: the parent's file rewind (redo it on the parent to bring the files back). */
-  fileRewind: ForkResult['fileRewind'];
-  materialized: ForkResult['materialized'];
-}
+/** What a fork did (the operation's result). */
+export type ForkReport = ForkSessionResult;
 
 export interface ForkPreviewReport {
   type: 'preview';
@@ -42,67 +29,31 @@ export interface ForkPreviewReport {
   preview: ForkPreview;
 }
 
-export interface ForkOptions {
-  /** Only preview. */
-  preview?: boolean;
-  /** Confirms a shared-workspace fork that changes files. */
-  yes?: boolean;
-  /** Called with the preview before a fork is refused for want of `yes`. */
-  onNeedsConfirmation?: (preview: ForkPreview) => void;
-  onProgress?: (done: number, total: number) => void;
-}
-
 /**
- * Forks a session. A shared-workspace fork that would change the parent's files is previewed and
- * refused (`FORK_NEEDS_CONFIRMATION`) unless `yes`; an isolated fork checks the parent's directory
- * exists before materializing its own.
+ * A fork refused for want of confirmation: the preview is printed (human mode) and the refusal
+ * says how to confirm on the command line.
  */
-export async function forkSession(waypoint: Waypoint, request: ForkRequest, options: ForkOptions = {}): Promise<ForkReport | ForkPreviewReport> {
-  const parent = await waypoint.store.getSession(request.sessionId);
-  const isolated = request.workspace?.mode === 'isolated';
-  if (isolated) requireWorkspace(parent);
-  const forker = new SessionForker({ store: waypoint.store, blobs: waypoint.blobs });
-  const preview = await forker.previewFork(request);
-  if (options.preview) return { type: 'preview', parentSessionId: parent.id, preview };
-  if (preview.files !== null) requireWorkspace(parent);
-  if (preview.requiresConfirmation && !options.yes) {
-    options.onNeedsConfirmation?.(preview);
-    throw new ForkConfirmationRequiredError({
-      sessionId: parent.id,
-      files: (preview.files?.files ?? []).map((file) => ({ path: file.path, action: file.action, status: file.status })),
-      hint: 'Run it again with --yes to change them (what they hold now is kept, so `waypoint redo` on the parent brings it back), or fork with --isolated.',
-      details: { preview },
-    });
-  }
-  const result = await forker.fork({ ...request, ...(options.yes ? { confirm: true, preview } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
-  return forkReport(parent.id, result);
-}
-
-/** The report of a fork the engine (or the runtime) made. */
-export function forkReport(parentSessionId: string, result: ForkResult): ForkReport {
-  return {
-    type: 'fork',
-    parentSessionId,
-    session: result.session,
-    created: result.created,
-    from: result.from,
-    strategy: result.strategy,
-    at: result.at,
-    workdir: result.session.workdir,
-    fileRewind: result.fileRewind,
-    materialized: result.materialized,
-  };
+function confirmOnCommandLine(context: CommandContext, error: unknown): unknown {
+  if (!WaypointError.is(error, 'FORK_NEEDS_CONFIRMATION')) return error;
+  const preview = error.details.preview as ForkPreview;
+  if (!context.json) for (const line of renderFork({ type: 'preview', parentSessionId: preview.parentSessionId, preview })) context.output.print(line);
+  return new ForkConfirmationRequiredError({
+    sessionId: preview.parentSessionId,
+    files: error.details.files as Array<{ path: string; action: string; status: string }>,
+    hint: 'Run it again with --yes to change them (what they hold now is kept, so `waypoint redo` on the parent brings it back), or fork with --isolated.',
+    details: { preview },
+  });
 }
 
 /** The engine request for the command line's fork point and workspace flags. */
-export function forkRequest(parent: Pick<Session, 'id' | 'metadata'>, input: { point?: string; message?: string; stable?: string; side?: string; isolated?: string | true; title?: string; resolutions?: Record<string, ConflictResolution>; cwd: string }): ForkRequest {
+export function forkRequest(sessionId: string, input: { point?: string; message?: string; stable?: string; side?: string; isolated?: string | true; title?: string; resolutions?: Record<string, ConflictResolution>; cwd: string }): ForkRequest {
   const chosen = [input.point, input.message, input.stable, input.side].filter((value) => value !== undefined);
   if (chosen.length > 1) throw new UsageError('choose one fork point: latest, a checkpoint id, --message, --stable or --side', { command: 'fork' });
   const common = {
-    sessionId: parent.id,
+    sessionId,
     ...(input.title === undefined ? {} : { title: input.title }),
     ...(input.isolated === undefined ? {} : { workspace: { mode: 'isolated' as const, ...(input.isolated === true ? {} : { dir: resolve(input.cwd, input.isolated) }) } }),
-    ...(input.resolutions && Object.keys(input.resolutions).length ? { resolutions: resolutionKeys(parent, input.resolutions) } : {}),
+    ...(input.resolutions && Object.keys(input.resolutions).length ? { resolutions: input.resolutions } : {}),
   };
   if (input.message !== undefined) return { from: 'message', messageId: input.message, ...common };
   if (input.stable !== undefined) return { from: 'stable', messageId: input.stable, ...common };
@@ -156,33 +107,29 @@ export const forkCommand = defineCommand({
   async run(context, args) {
     const [sessionId, point] = args.positionals as [string, string | undefined];
     const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
+    const request = forkRequest(sessionId, {
+      cwd: context.cwd,
+      ...(point === undefined ? {} : { point }),
+      ...(args.flags.message === undefined ? {} : { message: args.flags.message }),
+      ...(args.flags.stable === undefined ? {} : { stable: args.flags.stable }),
+      ...(args.flags.side === undefined ? {} : { side: args.flags.side }),
+      ...(args.flags.isolated === undefined ? {} : { isolated: args.flags.isolated }),
+      ...(args.flags.title === undefined ? {} : { title: args.flags.title }),
+      resolutions,
+    });
     return withWaypoint(context, async (waypoint) => {
-      const parent = await waypoint.store.getSession(sessionId);
-      const request = forkRequest(parent, {
-        cwd: context.cwd,
-        ...(point === undefined ? {} : { point }),
-        ...(args.flags.message === undefined ? {} : { message: args.flags.message }),
-        ...(args.flags.stable === undefined ? {} : { stable: args.flags.stable }),
-        ...(args.flags.side === undefined ? {} : { side: args.flags.side }),
-        ...(args.flags.isolated === undefined ? {} : { isolated: args.flags.isolated }),
-        ...(args.flags.title === undefined ? {} : { title: args.flags.title }),
-        resolutions,
-      });
+      if (args.flags.preview) {
+        const report: ForkPreviewReport = { type: 'preview', parentSessionId: sessionId, preview: await previewFork({ waypoint }, request) };
+        return { data: report, text: renderFork(report) };
+      }
       const progress = request.workspace?.mode === 'isolated' ? context.output.progress('materializing') : null;
       try {
-        const report = await forkSession(waypoint, request, {
-          preview: args.flags.preview,
-          yes: args.flags.yes,
-          onNeedsConfirmation: (preview) => {
-            if (!context.json) for (const line of renderFork({ type: 'preview', parentSessionId: parent.id, preview })) context.output.print(line);
-          },
-          ...(progress ? { onProgress: (done: number, total: number) => progress.update(done, total) } : {}),
-        });
-        progress?.done(report.type === 'fork' && report.materialized ? `${plural(report.materialized.files, 'file')} written` : undefined);
+        const report = await forkSession({ waypoint }, { ...request, ...(args.flags.yes ? { confirm: true } : {}) }, progress ? { onProgress: (done, total) => progress.update(done, total) } : {});
+        progress?.done(report.materialized ? `${plural(report.materialized.files, 'file')} written` : undefined);
         return { data: report, text: renderFork(report) };
       } catch (error) {
         progress?.done();
-        throw error;
+        throw confirmOnCommandLine(context, error);
       }
     });
   },

@@ -1,10 +1,6 @@
-import { trimSessions, type TrimSessionsReport } from '../../checkpoint/index.js';
-import type { Waypoint } from '../../engine/index.js';
-import type { GcReport } from '../../blobs/index.js';
-import type { BlobStorageStats } from '../../store/index.js';
+import { collectGarbage, type GarbageReport } from '../../operations/index.js';
 import { integerFlag } from '../args.js';
 import { defineCommand, withWaypoint } from '../command.js';
-import type { Progress } from '../output.js';
 import { formatBytes, formatTime, plural } from '../render/format.js';
 
 export const gcFlags = {
@@ -12,40 +8,8 @@ export const gcFlags = {
   'keep-sessions': { type: 'string', value: 'n', description: 'also delete all but the newest n sessions (their messages that kept forks need stay)' },
 } as const;
 
-export interface GcCommandReport {
-  dryRun: boolean;
-  keepSessions: number | null;
-  /** Sessions deleted (or that would be), oldest first. */
-  removedSessions: TrimSessionsReport['removedSessions'];
-  /** Subagent transcripts whose session was already gone, deleted (or that would be) too. */
-  orphanSubagentSessions: TrimSessionsReport['orphanSubagentSessions'];
-  gc: GcReport;
-  /** Stored blob bytes freed (in a dry run: at least this many would be). */
-  freedBytes: number;
-  before: BlobStorageStats;
-  after: BlobStorageStats;
-}
-
-/** Blob garbage collection, after trimming old sessions when `keepSessions` is given. */
-export async function runGc(waypoint: Waypoint, options: { dryRun?: boolean; keepSessions?: number; progress?: Progress } = {}): Promise<GcCommandReport> {
-  const dryRun = options.dryRun ?? false;
-  const before = await waypoint.store.blobs.stats();
-  options.progress?.step(`${plural(before.blobCount, 'blob')} (${formatBytes(before.storedBytes)} stored); marking what the records reach${dryRun ? ' (dry run)' : ''}`);
-  let removedSessions: TrimSessionsReport['removedSessions'] = [];
-  let orphanSubagentSessions: TrimSessionsReport['orphanSubagentSessions'] = [];
-  let gc: GcReport;
-  if (options.keepSessions !== undefined) {
-    const trimmed = await trimSessions(waypoint.store, { keepSessions: options.keepSessions, dryRun });
-    removedSessions = trimmed.removedSessions;
-    orphanSubagentSessions = trimmed.orphanSubagentSessions;
-    gc = trimmed.gc;
-  } else {
-    gc = await waypoint.blobs.gc({ dryRun });
-  }
-  const after = await waypoint.store.blobs.stats();
-  options.progress?.done(`${plural(gc.unreachable.length, 'blob')} ${dryRun ? 'unreachable' : 'swept'}, ${formatBytes(gc.freedBytes)} ${dryRun ? 'to free' : 'freed'}`);
-  return { dryRun, keepSessions: options.keepSessions ?? null, removedSessions, orphanSubagentSessions, gc, freedBytes: gc.freedBytes, before, after };
-}
+/** What `waypoint gc` did (the operation's report). */
+export type GcCommandReport = GarbageReport;
 
 export function renderGc(report: GcCommandReport): string[] {
   const would = report.dryRun ? 'would be ' : '';
@@ -81,9 +45,13 @@ export const gcCommand = defineCommand({
   async run(context, args) {
     const keep = args.flags['keep-sessions'] === undefined ? undefined : integerFlag('keep-sessions', args.flags['keep-sessions'], 1, 1);
     const dryRun = args.flags['dry-run'];
+    const progress = context.output.progress('gc');
     const report = await withWaypoint(context, (waypoint) =>
-      runGc(waypoint, { dryRun, ...(keep === undefined ? {} : { keepSessions: keep }), progress: context.output.progress('gc') }),
+      collectGarbage({ waypoint }, { dryRun, ...(keep === undefined ? {} : { keepSessions: keep }) }, {
+        onStart: (before) => progress.step(`${plural(before.blobCount, 'blob')} (${formatBytes(before.storedBytes)} stored); marking what the records reach${dryRun ? ' (dry run)' : ''}`),
+      }),
     );
+    progress.done(`${plural(report.gc.unreachable.length, 'blob')} ${dryRun ? 'unreachable' : 'swept'}, ${formatBytes(report.gc.freedBytes)} ${dryRun ? 'to free' : 'freed'}`);
     return { data: report, text: renderGc(report) };
   },
 });

@@ -1,56 +1,9 @@
-import { displayPath, type ListedCheckpoint } from '../../checkpoint/index.js';
-import type { Waypoint } from '../../engine/index.js';
-import { listRewindTargets, type RewindTarget } from '../../history/index.js';
-import { findRedo } from '../../rewind/index.js';
-import { RewindLedger } from '../../rewind/files/rewind-ledger.js';
+import { displayPath } from '../../checkpoint/index.js';
+import type { RewindStatus } from '../../operations/index.js';
 import { oneLine, plural, table } from '../render/format.js';
 
-export interface RewindStatusReport {
-  type: 'status';
-  sessionId: string;
-  /** The newest checkpoint not already rewound (what `rewind <session> latest` restores); null when none. */
-  latestCheckpoint: ListedCheckpoint | null;
-  checkpointCount: number;
-  /** The user inputs on the active path, oldest first, with the file changes their turns recorded. */
-  targets: Array<RewindTarget & { fileChanges: number }>;
-  redo: {
-    /** The conversation rewind `waypoint redo <session>` would undo (null: none). */
-    conversation: { rewindEntryId: string; headReturnsTo: string | null } | null;
-    /** File rewinds not redone yet, newest first (`waypoint redo <session> <rewindId>`). */
-    fileRewinds: Array<{ rewindId: string; kind: string; files: number; createdAt: number }>;
-  };
-}
-
-/** `/rewind status`: the latest checkpoint (seed 001), plus the rewind targets and what can be redone. */
-export async function rewindStatus(waypoint: Waypoint, sessionId: string): Promise<RewindStatusReport> {
-  const { store } = waypoint;
-  const session = await store.getSession(sessionId);
-  const [all, targets, ledger, redo] = await Promise.all([
-    store.listCheckpoints(session.id),
-    listRewindTargets(store, session.id),
-    RewindLedger.load(store, session.id),
-    findRedo(store, session.id),
-  ]);
-  const rewound = ledger.rewoundCheckpoints();
-  const latest = all.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1) ?? null;
-  const recent: ListedCheckpoint | null = latest && { ...latest, displayPath: displayPath(latest.path), displayToPath: latest.toPath === null ? null : displayPath(latest.toPath) };
-  const perMessage = new Map<string, number>();
-  for (const checkpoint of all) if (checkpoint.anchorMessageId) perMessage.set(checkpoint.anchorMessageId, (perMessage.get(checkpoint.anchorMessageId) ?? 0) + 1);
-  return {
-    type: 'status',
-    sessionId: session.id,
-    latestCheckpoint: recent,
-    checkpointCount: all.length,
-    targets: targets.map((target) => ({ ...target, fileChanges: perMessage.get(target.messageId) ?? 0 })),
-    redo: {
-      conversation: redo ? { rewindEntryId: redo.rewind.id, headReturnsTo: redo.to } : null,
-      fileRewinds: ledger.rewinds
-        .filter((rewind) => !rewind.redone)
-        .reverse()
-        .map((rewind) => ({ rewindId: rewind.rewindId, kind: rewind.action === 'redo' ? `redo of ${rewind.undoes ?? '?'}` : rewind.kind, files: rewind.files.length, createdAt: rewind.createdAt })),
-    },
-  };
-}
+/** `rewind <session> status`: the operation's `RewindStatus`. */
+export type RewindStatusReport = RewindStatus;
 
 export function renderRewindStatus(report: RewindStatusReport): string[] {
   const id = report.sessionId;

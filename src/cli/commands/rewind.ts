@@ -1,18 +1,11 @@
 import type { Waypoint } from '../../engine/index.js';
-import { InvalidArgumentError, type Session } from '../../model/index.js';
-import {
-  applySessionRewind,
-  rewindSession,
-  type ConflictResolution,
-  type FileRewindPreview,
-  type FileRewindResult,
-  type RewindScope,
-} from '../../rewind/index.js';
+import { applyRewind, previewRewind, rewind, rewindStatus, type RewindForm as OperationRewindForm, type RewindRequest, type RewindResult } from '../../operations/index.js';
+import type { ConflictResolution, FileRewindPreview } from '../../rewind/index.js';
 import { keyValueFlags } from '../args.js';
 import { UsageError } from '../cli-errors.js';
-import { defineCommand, requireWorkspace, withWaypoint, type CommandContext } from '../command.js';
+import { defineCommand, withWaypoint, type CommandContext } from '../command.js';
 import { renderFileResult, renderPreview } from '../render/rewind-render.js';
-import { rewindStatus, renderRewindStatus } from './rewind-status.js';
+import { renderRewindStatus } from './rewind-status.js';
 
 export const rewindFlags = {
   preview: { type: 'boolean', description: 'show what a rewind by message would do to the files (statuses, merge, merged text); change nothing' },
@@ -21,14 +14,10 @@ export const rewindFlags = {
   'include-shell': { type: 'boolean', description: 'with --preview/--apply: undo changes made by shell commands too' },
 } as const;
 
-/** A `/rewind` form of seed 001's table, parsed. */
-export type RewindForm =
-  | { kind: 'status' }
-  | { kind: 'latest' }
-  | { kind: 'checkpoint'; checkpointId: string }
-  | { kind: 'message'; scope: RewindScope; cascade: boolean; messageId: string };
+/** A `/rewind` form as typed: `status`, or one of the operation's forms. */
+export type RewindForm = { kind: 'status' } | Exclude<OperationRewindForm, { kind: 'turn' }>;
 
-const SCOPES: Record<string, RewindScope> = { conversation: 'conversation', message: 'conversation', code: 'workspace', workspace: 'workspace', both: 'both' };
+const SCOPES: Record<string, 'conversation' | 'workspace' | 'both'> = { conversation: 'conversation', message: 'conversation', code: 'workspace', workspace: 'workspace', both: 'both' };
 
 /** `status|help|-h`, `latest`, `<checkpointId>`, `conversation|message <id>`, `code|workspace <id>`, `both <id>`, `cascade <scope> <id>`. */
 export function parseRewindForm(tokens: readonly string[]): RewindForm {
@@ -60,18 +49,8 @@ export function parseRewindForm(tokens: readonly string[]): RewindForm {
   return { kind: 'checkpoint', checkpointId: word };
 }
 
-export interface RewindReport {
-  type: 'rewind';
-  sessionId: string;
-  form: RewindForm;
-  /** True when the files went through the checked preview (`--apply`/`--resolve`). */
-  checked: boolean;
-  /** Null when the conversation did not move. `draft` is the input rewound to, to edit and send again. */
-  conversation: { headMessageId: string | null; targetMessageId: string; draft: string; branchGeneration: number } | null;
-  files: FileRewindResult | null;
-  /** The preview the checked apply used. */
-  preview: FileRewindPreview | null;
-}
+/** What a rewind did (the operation's result). */
+export type RewindReport = RewindResult;
 
 export interface RewindPreviewReport {
   type: 'preview';
@@ -80,89 +59,23 @@ export interface RewindPreviewReport {
   preview: FileRewindPreview;
 }
 
-export interface RewindOptions {
-  preview?: boolean;
-  apply?: boolean;
-  /** `path` (`src/a.ts` or `root:path`) → resolution. */
-  resolutions?: Record<string, ConflictResolution>;
-  includeShellChanges?: boolean;
-  /** Lines to show before an apply is refused (the preview), in human mode. */
-  onRefusedPreview?: (preview: FileRewindPreview) => void;
+/** The operation's request for a parsed direct form. */
+export function rewindRequest(sessionId: string, form: Exclude<RewindForm, { kind: 'status' }>): RewindRequest {
+  if (form.kind === 'latest') return { sessionId, kind: 'latest' };
+  if (form.kind === 'checkpoint') return { sessionId, kind: 'checkpoint', checkpointId: form.checkpointId };
+  return { sessionId, kind: 'message', messageId: form.messageId, scope: form.scope, cascade: form.cascade };
 }
 
-/** The direct forms (seed 001): a checkpoint, the latest one, or a message with a scope. */
-export async function rewindDirect(waypoint: Waypoint, sessionId: string, form: Exclude<RewindForm, { kind: 'status' }>): Promise<RewindReport> {
-  const session = await waypoint.store.getSession(sessionId);
-  const report = { type: 'rewind' as const, sessionId: session.id, form, checked: false, preview: null };
-  if (form.kind === 'latest' || form.kind === 'checkpoint') {
-    if (form.kind === 'checkpoint') await checkpointOf(waypoint, session, form.checkpointId);
-    requireWorkspace(session);
-    const files = form.kind === 'latest' ? await waypoint.files.restoreLatest(session.id) : await waypoint.files.restoreCheckpoint(form.checkpointId);
-    return { ...report, conversation: null, files };
-  }
-  if (form.scope !== 'conversation') requireWorkspace(session);
-  const result = await rewindSession(waypoint.store, waypoint.files, { sessionId: session.id, messageId: form.messageId, scope: form.scope, cascade: form.cascade, tasks: waypoint.tasks });
-  return {
-    ...report,
-    conversation: result.conversation && {
-      headMessageId: result.conversation.session.headMessageId,
-      targetMessageId: result.conversation.targetMessageId,
-      draft: result.conversation.draft,
-      branchGeneration: result.conversation.session.branchGeneration,
-    },
-    files: result.files,
-  };
+interface CheckedChoices {
+  resolutions: Record<string, ConflictResolution>;
+  includeShellChanges: boolean;
 }
 
-/** The file preview of a rewind by message: every change from the message on (like cascade). */
-export async function previewRewind(waypoint: Waypoint, sessionId: string, form: Extract<RewindForm, { kind: 'message' }>, options: RewindOptions = {}): Promise<FileRewindPreview> {
-  const session = await waypoint.store.getSession(sessionId);
-  requireWorkspace(session);
-  return waypoint.files.preview({
-    sessionId: session.id,
-    messageId: form.messageId,
-    includeShellChanges: options.includeShellChanges ?? false,
-    resolutions: resolutionKeys(session, options.resolutions ?? {}),
-  });
-}
-
-/** Preview, then apply only if nothing is unsafe (or each unsafe file is resolved); `both` moves the head in the same commit. */
-export async function rewindChecked(waypoint: Waypoint, sessionId: string, form: Extract<RewindForm, { kind: 'message' }>, options: RewindOptions = {}): Promise<RewindReport> {
-  const preview = await previewRewind(waypoint, sessionId, form, options);
-  if (!preview.canApply) options.onRefusedPreview?.(preview);
-  const base = { type: 'rewind' as const, sessionId: preview.sessionId, form, checked: true, preview };
-  if (form.scope === 'both') {
-    const result = await applySessionRewind(waypoint.store, waypoint.files, preview, { messageId: form.messageId, tasks: waypoint.tasks });
-    const moved = result.conversation!;
-    return {
-      ...base,
-      conversation: { headMessageId: moved.session.headMessageId, targetMessageId: moved.targetMessageId, draft: moved.draft, branchGeneration: moved.session.branchGeneration },
-      files: result.files,
-    };
-  }
-  return { ...base, conversation: null, files: await waypoint.files.apply(preview) };
-}
-
-async function checkpointOf(waypoint: Waypoint, session: Session, checkpointId: string) {
-  const checkpoint = await waypoint.store.getCheckpoint(checkpointId);
-  if (checkpoint.sessionId !== session.id) {
-    throw new InvalidArgumentError({ code: 'CHECKPOINT_NOT_IN_SESSION', parameter: 'checkpointId', value: checkpointId, reason: `it was recorded by session ${checkpoint.sessionId}, not ${session.id}.` });
-  }
-  return checkpoint;
-}
-
-/** `src/a.ts` → `workspace:src/a.ts`; a key naming one of the session's roots (`notes:todo.md`) is kept. */
-export function resolutionKeys(session: Pick<Session, 'metadata'>, resolutions: Record<string, ConflictResolution>): Record<string, ConflictResolution> {
-  const roots = new Set(['workspace']);
-  if (Array.isArray(session.metadata.roots)) {
-    for (const root of session.metadata.roots) if (root && typeof root === 'object' && !Array.isArray(root) && typeof root.name === 'string') roots.add(root.name);
-  }
-  const keyed: Record<string, ConflictResolution> = {};
-  for (const [path, resolution] of Object.entries(resolutions)) {
-    const at = path.indexOf(':');
-    keyed[at > 0 && roots.has(path.slice(0, at)) ? path : `workspace:${path.replace(/^\.\//, '')}`] = resolution;
-  }
-  return keyed;
+/** Preview, show it when it cannot apply, then apply it: refused while a file changed since the agent, unless resolved. */
+async function rewindChecked(context: CommandContext, waypoint: Waypoint, sessionId: string, form: Extract<RewindForm, { kind: 'message' }>, choices: CheckedChoices): Promise<RewindReport> {
+  const preview = await previewRewind({ waypoint }, { sessionId, messageId: form.messageId, ...choices });
+  if (!preview.canApply && !context.json) for (const line of renderPreview(preview)) context.output.print(line);
+  return applyRewind({ waypoint }, { sessionId, preview, scope: form.scope === 'both' ? 'both' : 'workspace' });
 }
 
 /** How the lines say a rewind is undone: the CLI's commands by default; the chat says `/redo` and puts the draft in its prompt. */
@@ -231,20 +144,16 @@ export const rewindCommand = defineCommand({
     }
     return withWaypoint(context, async (waypoint) => {
       if (form.kind === 'status') {
-        const status = await rewindStatus(waypoint, sessionId);
+        const status = await rewindStatus({ waypoint }, { sessionId });
         return { data: status, text: renderRewindStatus(status) };
       }
-      const options: RewindOptions = { resolutions, includeShellChanges: args.flags['include-shell'], onRefusedPreview: (preview) => showRefused(context, preview) };
+      const choices: CheckedChoices = { resolutions, includeShellChanges: args.flags['include-shell'] };
       if (form.kind === 'message' && args.flags.preview) {
-        const report: RewindPreviewReport = { type: 'preview', sessionId, form, preview: await previewRewind(waypoint, sessionId, form, options) };
+        const report: RewindPreviewReport = { type: 'preview', sessionId, form, preview: await previewRewind({ waypoint }, { sessionId, messageId: form.messageId, ...choices }) };
         return { data: report, text: renderRewind(report) };
       }
-      const report = form.kind === 'message' && checked ? await rewindChecked(waypoint, sessionId, form, options) : await rewindDirect(waypoint, sessionId, form);
+      const report = form.kind === 'message' && checked ? await rewindChecked(context, waypoint, sessionId, form, choices) : await rewind({ waypoint }, rewindRequest(sessionId, form));
       return { data: report, text: renderRewind(report) };
     });
   },
 });
-
-function showRefused(context: CommandContext, preview: FileRewindPreview): void {
-  if (!context.json) for (const line of renderPreview(preview)) context.output.print(line);
-}

@@ -5,6 +5,9 @@ import { WaypointError } from './waypoint-error.js';
  * us, a turn is running, a message belongs to another conversation tree …). Nothing was changed;
  * retrying after refreshing state may succeed. `exitCode` defaults to 4; a conflict caused by
  * corrupt stored content uses `CORRUPT_CONTENT_EXIT_CODE` instead.
+ *
+ * @example
+ * if (error instanceof ConflictError) console.error(error.code, error.message); // nothing was changed
  */
 export class ConflictError extends WaypointError {
   override readonly name: string = 'ConflictError';

@@ -1,6 +1,11 @@
 import { WaypointError } from './waypoint-error.js';
 
-/** A caller passed a value Waypoint cannot use; nothing was changed. */
+/**
+ * A caller passed a value Waypoint cannot use; nothing was changed.
+ *
+ * @example
+ * throw new InvalidArgumentError({ parameter: 'text', value: '', reason: 'type a request.' });
+ */
 export class InvalidArgumentError extends WaypointError {
   override readonly name: string = 'InvalidArgumentError';
   readonly parameter: string;

@@ -5,6 +5,9 @@ export type EntityKind = 'session' | 'message' | 'turn' | 'checkpoint' | 'blob' 
 /**
  * An id that names nothing in the store. The code is `<KIND>_NOT_FOUND`
  * (`SESSION_NOT_FOUND`, `MESSAGE_NOT_FOUND`, `BLOB_NOT_FOUND` …).
+ *
+ * @example
+ * if (WaypointError.is(error, 'SESSION_NOT_FOUND')) console.error(error.message);
  */
 export class NotFoundError extends WaypointError {
   override readonly name: string = 'NotFoundError';

@@ -29,7 +29,12 @@ export type ScriptedStep = z.infer<typeof ScriptedStep>;
 export const ModelScript = z.union([z.object({ steps: z.array(ScriptedStep) }), z.array(ScriptedStep).transform((steps) => ({ steps }))]);
 export type ModelScript = z.infer<typeof ModelScript>;
 
-/** Read and validate a scripted model file; `SCRIPT_INVALID` names the file and the first problem. */
+/**
+ * Read and validate a scripted model file; `SCRIPT_INVALID` names the file and the first problem.
+ *
+ * @example
+ * const model = new ScriptedModel(loadModelScript('demo-script.json'));
+ */
 export function loadModelScript(file: string): ModelScript {
   let text: string;
   try {
@@ -46,6 +51,12 @@ export function loadModelScript(file: string): ModelScript {
   return parseModelScript(json, file);
 }
 
+/**
+ * Validate a scripted model's steps (`SCRIPT_INVALID` names the first problem).
+ *
+ * @example
+ * const model = new ScriptedModel(parseModelScript({ steps: [{ text: 'Done.' }] }));
+ */
 export function parseModelScript(json: unknown, source = 'script'): ModelScript {
   const result = ModelScript.safeParse(json);
   if (!result.success) {

@@ -11,7 +11,12 @@ export { defineTool, text, errorText, truncateOutput, type RuntimeTool, type Too
 export { readTool, writeTool, editTool, bashTool, globTool, grepTool, subagentTool };
 export { globToRegExp } from './glob-pattern.js';
 
-/** The built-in tools: read, write, edit, bash, glob, grep, subagent. */
+/**
+ * The built-in tools: read, write, edit, bash, glob, grep, subagent.
+ *
+ * @example
+ * const runtime = createRuntime({ waypoint, model, tools: [...defaultTools(), myTool] });
+ */
 export function defaultTools(): RuntimeTool<any>[] {
   return [readTool, writeTool, editTool, bashTool, globTool, grepTool, subagentTool] as RuntimeTool<any>[];
 }

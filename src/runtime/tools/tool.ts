@@ -103,7 +103,12 @@ export interface RuntimeTool<Input = unknown> {
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }
 
-/** Declare a tool with its input type inferred from the schema. */
+/**
+ * Declare a tool with its input type inferred from the schema.
+ *
+ * @example
+ * const shout = defineTool({ name: 'shout', description: 'Upper-case a text', effect: 'none', inputSchema: z.object({ text: z.string() }), execute: async (input) => text(input.text.toUpperCase()) });
+ */
 export function defineTool<Schema extends z.ZodType>(tool: {
   name: string;
   description: string;

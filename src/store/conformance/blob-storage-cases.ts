@@ -23,6 +23,21 @@ export const blobStorageCases: Record<string, ConformanceCase> = {
     expect((await reopened.blobs.stats()).blobCount).toBe(3);
   },
 
+  async 'the footprint names its parts, adds them up, and counts stored blobs'(harness) {
+    const { store } = harness();
+    const before = await store.footprint();
+    expect(before.totalBytes).toBe(before.parts.reduce((sum, part) => sum + part.bytes, 0));
+    for (const part of before.parts) {
+      expect(['database', 'blobs', 'other']).toContain(part.kind);
+      expect(part.bytes).toBeGreaterThanOrEqual(0);
+    }
+    const item = raw('footprint '.repeat(8000));
+    await store.blobs.putMany([item]);
+    const after = await store.footprint();
+    expect(after.totalBytes).toBe(after.parts.reduce((sum, part) => sum + part.bytes, 0));
+    expect(after.totalBytes - before.totalBytes).toBeGreaterThanOrEqual(item.bytes.length);
+  },
+
   async 'a backend declaring blob staging stages raw blobs that read back exactly'(harness) {
     const { store } = harness();
     if (!store.capabilities.blobStaging) return;

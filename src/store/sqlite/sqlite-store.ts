@@ -19,6 +19,7 @@ import type {
   NewJournal,
   Store,
   StoreCapabilities,
+  StoreFootprint,
   UpdateTurnInput,
 } from '../store.js';
 import { BLOB_SCHEMA_SQL, PackBlobStorage } from './blobs/index.js';
@@ -33,6 +34,7 @@ import { toMessage, toSession } from './rows.js';
 import * as sessions from './sessions.js';
 import { SqliteContext } from './sqlite-context.js';
 import { guardBlobStorage } from './store-failure.js';
+import { sqliteFootprint } from './sqlite-footprint.js';
 
 /** Why the current process cannot write `path` (null when it can, or when it does not exist yet). */
 function unwritableReason(path: string): string | null {
@@ -76,7 +78,7 @@ export class SqliteStore implements Store {
 
   private constructor(
     private readonly context: SqliteContext,
-    blobDir: string,
+    private readonly blobDir: string,
   ) {
     this.blobs = guardBlobStorage(new PackBlobStorage(context.db, blobDir, { readOnly: context.readOnly }), context.path);
   }
@@ -95,6 +97,10 @@ export class SqliteStore implements Store {
 
   get location(): string {
     return this.context.path;
+  }
+
+  async footprint(): Promise<StoreFootprint> {
+    return sqliteFootprint(this.context.path, this.blobDir);
   }
 
   get readOnly(): boolean {

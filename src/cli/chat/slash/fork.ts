@@ -1,6 +1,7 @@
-import type { ForkRequest, ForkResult } from '../../../fork/index.js';
+import type { ForkRequest } from '../../../fork/index.js';
+import type { ForkSessionResult } from '../../../operations/index.js';
 import { InvalidArgumentError } from '../../../model/index.js';
-import { forkReport, renderFork } from '../../commands/fork.js';
+import { renderFork } from '../../commands/fork.js';
 import { plural, shortPath } from '../../render/format.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
 import { listRecentCheckpoints } from '../../../checkpoint/index.js';
@@ -34,7 +35,7 @@ export const forkCommand: SlashCommand = {
     if (/\s/.test(arg)) throw new InvalidArgumentError({ code: 'USAGE', parameter: 'fork', value: arg, reason: 'give one fork point: /fork, /fork latest, /fork <checkpointId> or /fork <messageId>.' });
     const request = await forkPoint(context, arg);
     if (request === null) return void io.print(io.style.dim('Fork cancelled.'));
-    const preview = await runtime.forker.previewFork(request);
+    const preview = await runtime.previewFork(request);
     let final: ForkRequest = request;
     if (preview.requiresConfirmation && preview.files) {
       const files = preview.files.files.map((file) => `${shortPath(file.path)} (${file.action}${file.status === 'safe' ? '' : `, ${file.status}`})`);
@@ -51,14 +52,14 @@ export const forkCommand: SlashCommand = {
       final = choice === 'isolated' ? { ...request, workspace: { mode: 'isolated' } } : { ...request, confirm: true };
     }
     const bar = final.workspace?.mode === 'isolated' ? io.progress('  copying the workspace') : null;
-    let result: ForkResult;
+    let result: ForkSessionResult;
     try {
       result = await runtime.fork({ ...final, ...(bar ? { onProgress: (done: number, total: number) => bar.update(done, total) } : {}) });
     } finally {
       bar?.done();
     }
     const parentId = context.sessionId;
-    for (const line of renderFork(forkReport(parentId, result), { undoHint: `/resume ${parentId} then /redo brings the parent's files back.`, nextSteps: false })) io.print(line);
+    for (const line of renderFork(result, { undoHint: `/resume ${parentId} then /redo brings the parent's files back.`, nextSteps: false })) io.print(line);
     context.switchTo(result.session, `Now in ${result.session.id} "${result.session.title}". /resume ${parentId} goes back.`);
   },
 };

@@ -1,10 +1,9 @@
 import { displayPath, listRecentCheckpoints } from '../../../checkpoint/index.js';
 import { listRewindTargets, type RewindTarget } from '../../../history/index.js';
 import { WaypointError } from '../../../model/index.js';
-import { applySessionRewind } from '../../../rewind/index.js';
 import { UsageError } from '../../cli-errors.js';
-import { parseRewindForm, renderRewind, rewindDirect, type RewindReport } from '../../commands/rewind.js';
-import { rewindStatus, type RewindStatusReport } from '../../commands/rewind-status.js';
+import { parseRewindForm, renderRewind, rewindRequest, type RewindReport } from '../../commands/rewind.js';
+import type { RewindStatusReport } from '../../commands/rewind-status.js';
 import { formatTime, oneLine, plural, table } from '../../render/format.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
 import type { PickItem } from '../chat-io.js';
@@ -69,7 +68,7 @@ async function pickTarget(context: ChatContext): Promise<Choice | null> {
 }
 
 async function rewindFromPicker(context: ChatContext): Promise<void> {
-  const { io, waypoint, sessionId } = context;
+  const { io, runtime, sessionId } = context;
   const choice = await pickTarget(context);
   if (choice === null) {
     io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
@@ -78,7 +77,7 @@ async function rewindFromPicker(context: ChatContext): Promise<void> {
   if (choice.kind === 'checkpoint') {
     const ok = await io.pick({ title: `Put ${choice.label} back as it was before this change?`, items: [{ label: 'Yes, restore the file', value: true }, { label: 'No', value: false }] });
     if (!ok) return void io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
-    return reportRewind(context, await rewindDirect(waypoint, sessionId, { kind: 'checkpoint', checkpointId: choice.id }));
+    return reportRewind(context, await runtime.rewind({ sessionId, kind: 'checkpoint', checkpointId: choice.id }));
   }
   const { target } = choice;
   const scope = await io.pick({
@@ -91,31 +90,17 @@ async function rewindFromPicker(context: ChatContext): Promise<void> {
     ],
   });
   if (scope === null) return void io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
-  if (scope === 'conversation') return reportRewind(context, await rewindDirect(waypoint, sessionId, { kind: 'message', scope, cascade: false, messageId: target.messageId }));
+  if (scope === 'conversation') return reportRewind(context, await runtime.rewind({ sessionId, messageId: target.messageId, scope }));
   const outcome = await checkedRewind(context, {
-    preview: (choices) => waypoint.files.preview({ sessionId, messageId: target.messageId, ...choices }),
-    apply: async (preview) => {
-      if (scope === 'workspace') return { files: await waypoint.files.apply(preview), conversation: null };
-      return applySessionRewind(waypoint.store, waypoint.files, preview, { messageId: target.messageId, tasks: waypoint.tasks });
-    },
+    preview: (choices) => runtime.previewRewind({ sessionId, messageId: target.messageId, ...choices }),
+    apply: (preview) => runtime.applyRewind({ sessionId, preview, scope }),
   });
-  const form = { kind: 'message' as const, scope, cascade: true, messageId: target.messageId };
   if (outcome.kind === 'nothing') {
     if (scope === 'workspace') return void io.print('No file changes from that input on: nothing to restore.');
     io.print('No file changes from that input on; rewinding the conversation.');
-    return reportRewind(context, await rewindDirect(waypoint, sessionId, { ...form, scope: 'conversation' }));
+    return reportRewind(context, await runtime.rewind({ sessionId, messageId: target.messageId, scope: 'conversation', cascade: true }));
   }
-  if (outcome.kind !== 'applied') return;
-  const moved = outcome.result.conversation;
-  reportRewind(context, {
-    type: 'rewind',
-    sessionId,
-    form,
-    checked: true,
-    preview: outcome.preview,
-    files: outcome.result.files,
-    conversation: moved && { headMessageId: moved.session.headMessageId, targetMessageId: moved.targetMessageId, draft: moved.draft, branchGeneration: moved.session.branchGeneration },
-  });
+  if (outcome.kind === 'applied') reportRewind(context, outcome.result);
 }
 
 /** `/rewind` and every form of seed 001's table. */
@@ -134,10 +119,10 @@ export const rewindCommand: SlashCommand = {
       throw error;
     }
     if (form.kind === 'status') {
-      for (const line of chatRewindStatus(await rewindStatus(context.waypoint, context.sessionId))) context.io.print(line);
+      for (const line of chatRewindStatus(await context.runtime.rewindStatus(context.sessionId))) context.io.print(line);
       return;
     }
-    reportRewind(context, await rewindDirect(context.waypoint, context.sessionId, form));
+    reportRewind(context, await context.runtime.rewind(rewindRequest(context.sessionId, form)));
   },
 };
 

@@ -10,6 +10,9 @@ export interface RewindConflictFile {
 /**
  * Files changed since the rewind was previewed, or files a preview marked unsafe with no chosen
  * resolution. Nothing was written; preview again, and choose `merge` or `force` per file to go on.
+ *
+ * @example
+ * if (WaypointError.is(error, 'REWIND_CONFLICT')) console.error((error as RewindConflictError).files);
  */
 export class RewindConflictError extends ConflictError {
   override readonly name = 'RewindConflictError';

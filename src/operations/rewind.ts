@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { parseInput } from '../model/index.js';
+import { rewindSession } from '../rewind/index.js';
+import { requireIdle, type OperationContext } from './operation-context.js';
+import { conversationMove, type RewindForm, type RewindResult } from './rewind-result.js';
+import { checkpointInSession, Id, requireWorkspace } from './session-checks.js';
+
+/**
+ * A direct rewind, in one of its forms:
+ * - `{ kind: 'latest' }`: the newest checkpoint not already rewound, its file put back;
+ * - `{ kind: 'checkpoint', checkpointId }`: that checkpoint's file put back;
+ * - `{ messageId, scope }` (kind `message`, the default): `conversation` moves the head to before
+ *   that input (a reply maps to its input); `workspace` restores that input's latest file change;
+ *   `both` does the files and the conversation in one commit. `cascade: true` takes every change
+ *   from that input on, newest first, and refuses a target that is not a user input.
+ */
+export const RewindRequest = z.union(
+  [
+    z.object({ kind: z.literal('message').default('message'), sessionId: Id, messageId: Id, scope: z.enum(['conversation', 'workspace', 'both']), cascade: z.boolean().default(false) }).strict(),
+    z.object({ kind: z.literal('latest'), sessionId: Id }).strict(),
+    z.object({ kind: z.literal('checkpoint'), sessionId: Id, checkpointId: Id }).strict(),
+  ],
+  { error: 'expected { kind: "latest" }, { kind: "checkpoint", checkpointId } or { messageId, scope: "conversation" | "workspace" | "both", cascade? }' },
+);
+export type RewindRequest = z.input<typeof RewindRequest>;
+
+/**
+ * Rewinds directly: files are overwritten without checking for later edits (what they held is
+ * kept, so `redo` brings it back); use `previewRewind` + `applyRewind` for the checked form.
+ * Refuses while a turn runs (`TURN_RUNNING`), when the workspace is gone (`WORKSPACE_MISSING`),
+ * for a checkpoint of another session (`CHECKPOINT_NOT_IN_SESSION`) or a target that is not a
+ * user input on the active path; a refusal changes nothing. Emits `rewind` after the commit.
+ *
+ * @example
+ * const result = await rewind({ waypoint }, { sessionId, messageId: inputId, scope: 'both' });
+ * console.log(result.files?.files.length, result.conversation?.draft);
+ */
+export async function rewind(context: OperationContext, request: RewindRequest): Promise<RewindResult> {
+  const input = parseInput(RewindRequest, request, 'request');
+  requireIdle(context, input.sessionId, 'rewind');
+  const { store, files, tasks } = context.waypoint;
+  const session = await store.getSession(input.sessionId);
+  let result: RewindResult;
+  if (input.kind === 'latest' || input.kind === 'checkpoint') {
+    if (input.kind === 'checkpoint') await checkpointInSession(context.waypoint, session, input.checkpointId);
+    requireWorkspace(session);
+    const form: RewindForm = input.kind === 'latest' ? { kind: 'latest' } : { kind: 'checkpoint', checkpointId: input.checkpointId };
+    const restored = input.kind === 'latest' ? await files.restoreLatest(session.id) : await files.restoreCheckpoint(input.checkpointId);
+    result = { type: 'rewind', sessionId: session.id, form, checked: false, conversation: null, files: restored, preview: null };
+  } else {
+    if (input.scope !== 'conversation') requireWorkspace(session);
+    const done = await rewindSession(store, files, { sessionId: session.id, messageId: input.messageId, scope: input.scope, cascade: input.cascade, tasks });
+    result = {
+      type: 'rewind',
+      sessionId: session.id,
+      form: { kind: 'message', scope: input.scope, cascade: input.cascade, messageId: input.messageId },
+      checked: false,
+      conversation: conversationMove(done.conversation),
+      files: done.files,
+      preview: null,
+    };
+  }
+  context.events?.emit('rewind', { sessionId: session.id, session: await store.getSession(session.id), result, kind: 'rewind' });
+  return result;
+}
