@@ -15,8 +15,8 @@ import { promisify } from 'node:util';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
-import { openWaypoint } from '../src/engine/index.js';
-import { checkpointTools, startTurn } from '../src/runtime/index.js';
+// In your project: import { checkpointTools, openWaypoint, startTurn } from 'waypoint';
+import { checkpointTools, openWaypoint, startTurn } from '../src/index.js';
 
 const dir = process.argv[2] ?? mkdtempSync(join(tmpdir(), 'waypoint-ai-sdk-'));
 const project = join(dir, 'project');

@@ -40,6 +40,19 @@ export {
 } from './runtime/index.js';
 export { CheckpointedFs, type FsChange } from './checkpoint/index.js';
 
+// Your own AI SDK loop: tools whose file changes are checkpointed in a turn you open and end.
+export {
+  checkpointTools,
+  checkpointedFs,
+  startTurn,
+  type CheckpointToolsOptions,
+  type ToolCaptureReport,
+  type StartTurnOptions,
+  type EndTurnOptions,
+  type EndedTurn,
+  type TurnHandle,
+} from './runtime/index.js';
+
 // The operations.
 export {
   rewind,
