@@ -16,14 +16,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openWaypoint, recoverJournals } from '../../src/index.js';
-import { readStoreAccount } from './oracle-account.js';
-import { readDisk } from './oracle-disk.js';
-import { runOracle } from './oracle.js';
-import { deriveSeed, Random, releaseLocksOf, sleep, SOAK_PATHS, type ProcessConfig } from './soak-env.js';
-import { buildHistory } from './soak-history.js';
-import { readLogs, SoakLog } from './soak-log.js';
-import { buildReport, renderReport } from './soak-report.js';
+import { deriveSeed, layoutOf, Random, releaseLocksOf, sleep, SOAK_PATHS, type ProcessConfig } from './soak-env.js';
+import { checkSoak, saveSettings } from './soak-check.js';
+import { SoakLog } from './soak-log.js';
+import { renderReport, type SoakReport } from './soak-report.js';
 import { createSoak } from './soak-setup.js';
 
 const { values } = parseArgs({
@@ -36,6 +32,7 @@ const { values } = parseArgs({
     'kill-every': { type: 'string', default: '1000' },
     without: { type: 'string', default: '' },
     dir: { type: 'string' },
+    check: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -54,9 +51,11 @@ if (!(seconds > 0) || !(killEvery > 0) || !Number.isInteger(workers) || workers 
   process.exit(64);
 }
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
+if (values.check !== undefined) finish(await checkSoak(layoutOf(values.check)));
 say(`soak seed ${seed}: ${workers} workers, ${seconds} s${without.length ? `, without ${without.join(', ')}` : ''}`);
 
 const layout = await createSoak(seed, values.dir);
+saveSettings(layout, { seed, seconds, workers, without });
 const log = new SoakLog(join(layout.logs, 'main.jsonl'), 'main');
 const random = new Random(deriveSeed(seed, 'main'));
 const here = import.meta.dirname;
@@ -69,7 +68,6 @@ interface Running {
 }
 
 const running = new Map<string, Running>();
-let restarts = 0;
 let stopping = false;
 
 function start(role: 'worker' | 'person', slot: string, incarnation: number): Running {
@@ -100,7 +98,6 @@ function watch(slot: string, entry: Running, incarnation: number): void {
     if (!entry.killed) say(`worker ${entry.proc} exited on its own (see logs/${entry.proc}.stderr); starting it again`);
     await sleep(random.between(20, 200));
     if (stopping) return;
-    restarts++;
     const next = start('worker', slot, incarnation + 1);
     watch(slot, next, incarnation + 1);
   });
@@ -142,35 +139,13 @@ for (const entry of running.values()) {
   }
 }
 
-// The check: open the store as any later process would (recovery runs), then compare.
-const checkStart = Date.now();
-log.write({ type: 'start', id: 'main-open', op: 'open', session: null, paths: null, intents: [] });
-const waypoint = await openWaypoint({ path: layout.storePath });
-const report = waypoint.recovery!;
-// Every soak process is gone: a journal skipped as "live" names a reused pid, so roll it back too.
-const again = report.skipped.length > 0 ? await recoverJournals(waypoint.store, undefined, { blobs: waypoint.blobs, includeLive: true }) : null;
-const recovered = [...report.recovered, ...(again?.recovered ?? [])];
-log.write({ type: 'end', id: 'main-open', outcome: 'ok', recovered: recovered.map((journal) => journal.journalId), preserved: recovered.flatMap((journal) => journal.preserved) });
-const account = await readStoreAccount(waypoint, layout.work);
-await waypoint.close();
-log.close();
-const disk = readDisk(layout);
-const history = buildHistory(readLogs(layout.logs), checkStart);
-const oracle = runOracle(history, account, disk);
-const result = buildReport({
-  seed,
-  seconds,
-  workers,
-  without,
-  root: layout.root,
-  history,
-  oracle,
-  restarts,
-  recovery: { recovered: recovered.length, skipped: (again ?? report).skipped.length, failed: report.failed.length + (again?.failed.length ?? 0) },
-});
-console.log(values.json ? JSON.stringify(result, null, 2) : renderReport(result));
-const failedCheck = oracle.pendingJournals.length > 0 || oracle.leftovers.length > 0 || result.counts.diverged! > 0;
-if (result.lost > 0 || failedCheck) say(`seed ${seed}: ${result.lost} lost, ${result.counts.diverged} diverged; the run is kept in ${layout.root}`);
-else if (!values.keep) rmSync(layout.root, { recursive: true, force: true });
-process.exit(result.lost > 0 ? 1 : failedCheck ? 2 : 0);
+const result = await checkSoak(layout);
+finish(result);
 
+function finish(report: SoakReport): never {
+  console.log(values.json ? JSON.stringify(report, null, 2) : renderReport(report));
+  const failedCheck = report.pendingJournals.length > 0 || report.leftovers.length > 0 || report.counts.diverged! > 0;
+  if (report.lost > 0 || failedCheck) say(`seed ${report.seed}: ${report.lost} lost, ${report.counts.diverged} diverged; the run is kept in ${report.root} (check it again: --check ${report.root})`);
+  else if (!values.keep && values.check === undefined) rmSync(report.root, { recursive: true, force: true });
+  process.exit(report.lost > 0 ? 1 : failedCheck ? 2 : 0);
+}

@@ -73,6 +73,45 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
   }
 
   // 2. Every content the person saved, and every initial file, is kept somewhere.
+  const events = pathEvents(history, account.records, account.journals);
+  /**
+   * What most likely destroyed a save: of the Waypoint writes that could have (each at the time it
+   * would have), the earliest, and none later than the first recorded change of the path after
+   * the save, by which time the save was gone.
+   */
+  const causeOf = (content: { path: string; hash: string; intentAt: number; doneAt: number }, pinned: boolean): string => {
+    const goneBy = (events.get(content.path) ?? []).filter((event) => event.certain && event.result !== content.hash && event.lo >= content.doneAt - MARGIN_MS).sort((a, b) => a.hi - b.hi)[0];
+    const bound = (goneBy?.hi ?? Infinity) + MARGIN_MS;
+    // A recovery that kept the save before overwriting it: the save was on disk until then.
+    const recovery = history.ops.find((op) => op.preserved.some((entry) => entry.hash === content.hash));
+    if (recovery) return `recovery in ${recovery.id} (a store open, ${recovery.start}–${recovery.end}) rolled back a killed rewind over it (kept only as a "preserved" pin)`;
+    // `earliest`: when it could first have written the file; `at`: when it wrote it at the latest.
+    const candidates: Array<{ earliest: number; at: number; text: string }> = [];
+    for (const op of history.ops) {
+
+      if ((op.op !== 'tool-write' && op.op !== 'tool-edit') || !touching(op, content.path)) continue;
+      if (op.start < content.doneAt && op.end > content.intentAt) {
+        candidates.push({ earliest: op.start, at: op.end, text: `saved while ${op.id} (a Write/Edit of the same file, ${op.start}–${op.end}) was in flight: the Write read the file before the save and replaced it after, without reading it again` });
+      } else if (!op.ended && op.start >= content.intentAt) {
+        candidates.push({ earliest: op.start, at: op.end, text: `${op.id}, a Write of the same file (${op.start}–), was killed after it replaced the file and before its checkpoint was recorded` });
+      }
+    }
+    for (const journal of journalsAt(content.path)) {
+      if (journal.updatedAt < content.intentAt - MARGIN_MS) continue;
+      // Killed before the journal was finished: a recovery (not its own rollback) finished it.
+      const killedAt = history.kills.find((kill) => kill.pid === journal.metadata.pid && kill.t <= journal.updatedAt + MARGIN_MS)?.t;
+      const at = Math.min(journal.updatedAt, killedAt ?? Infinity);
+      const kind = `${journal.id} (${String(journal.metadata.kind)}, ${journal.state} at ${journal.updatedAt}${killedAt === undefined ? '' : `, its process killed at ${killedAt}`})`;
+      if (journal.createdAt <= content.doneAt + MARGIN_MS) {
+        candidates.push({ earliest: journal.createdAt, at, text: `the save landed while ${kind} was applying to the same file: it read the file before the save and ${journal.state === 'rolled_back' && killedAt === undefined ? 'its rollback ' : ''}wrote it after${pinned && journal.state === 'rolled_back' ? ' (the rollback kept the save only as a "preserved" pin)' : ', without reading it again'}` });
+      } else if (journal.state === 'rolled_back') {
+        candidates.push({ earliest: journal.createdAt, at, text: `${killedAt === undefined ? 'the rollback' : 'the recovery'} of ${kind} put its expected content back over the save${pinned ? ' (kept only as a "preserved" pin)' : ''}` });
+      }
+    }
+    const best = candidates.filter((candidate) => candidate.earliest <= bound).sort((a, b) => a.at - b.at)[0];
+    if (best) return best.text;
+    return `unknown: ${goneBy ? `by ${goneBy.hi} ${goneBy.what} found the file changed` : 'nothing recorded the path afterwards'}${pinned ? '; only a scan snapshot or another pin keeps it' : ''}`;
+  };
   const precious = [
     ...history.initial.map((file) => ({ id: 'initial', path: file.path, hash: file.hash, intentAt: 0, doneAt: 0 })),
     ...history.person.filter((save) => save.written && save.hash !== null).map((save) => ({ ...save, hash: save.hash! })),
@@ -82,25 +121,7 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
     if (account.unreadable.has(content.hash)) continue; // reported above
     if (account.visible.has(content.hash)) continue;
     const pinned = account.roots.has(content.hash);
-    const preservedBy = history.ops.find((op) => op.preserved.some((entry) => entry.hash === content.hash));
-    const rolledBack = journalsAt(content.path).filter((journal) => journal.state === 'rolled_back' && journal.updatedAt >= content.intentAt).sort((a, b) => a.updatedAt - b.updatedAt);
-    const inFlight = history.ops.filter((op) => (op.op === 'tool-write' || op.op === 'tool-edit') && touching(op, content.path) && op.start < content.doneAt && op.end > content.intentAt);
-    const killedWrite = history.ops.find((op) => (op.op === 'tool-write' || op.op === 'tool-edit') && !op.ended && touching(op, content.path) && op.start >= content.intentAt);
-    // A rewind (or its rollback) whose read of the file came before the save and whose write came after.
-    const straddling = journalsAt(content.path).filter((journal) => journal.createdAt <= content.doneAt + MARGIN_MS && journal.updatedAt >= content.intentAt - MARGIN_MS);
-    const cause = preservedBy
-      ? `recovery in ${preservedBy.id} overwrote it (kept only as a preserved pin)`
-      : inFlight.length > 0
-        ? `saved while ${inFlight.map((op) => op.id).join(', ')} (a Write/Edit of the same file) was in flight: the Write read the file before the save and replaced it after, without reading it again`
-        : pinned && rolledBack.length > 0
-          ? `the rollback of ${rolledBack[0]!.id} (${String(rolledBack[0]!.metadata.kind)}, refused at ${rolledBack[0]!.updatedAt}) put its expected content back over the save (kept only as a "preserved" pin)`
-          : killedWrite
-            ? `${killedWrite.id}, a Write of the same file, was killed after it replaced the file and before its checkpoint was recorded`
-            : straddling.length > 0
-              ? `the save landed while ${straddling[0]!.id} (${String(straddling[0]!.metadata.kind)}, ${straddling[0]!.state} at ${straddling[0]!.updatedAt}) was applying to the same file: it read the file before the save${straddling[0]!.state === 'rolled_back' ? ' (keeping what it found)' : ''} and wrote it after without reading it again`
-              : pinned
-                ? 'unknown: only a scan snapshot or another pin keeps it'
-                : 'unknown: see the suspects';
+    const cause = causeOf(content, pinned);
     findings.push({
       kind: pinned ? 'hidden' : 'gone',
       path: content.path,
@@ -112,7 +133,6 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
   }
 
   // 3. Every file holds a content somebody wrote, in a state that can be the path's last.
-  const events = pathEvents(history, account.records, account.journals);
   const known = new Set<string>([...account.visible.keys(), ...account.roots]);
   for (const list of events.values()) for (const event of list) if (event.result !== null && event.result !== 'any') known.add(event.result);
   const editsByNew = new Map<string, string>();

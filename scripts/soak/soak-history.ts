@@ -40,7 +40,7 @@ export interface PathEvent {
 
 export interface SoakHistory {
   ops: OpWindow[];
-  kills: Array<{ victim: string; t: number; final: boolean }>;
+  kills: Array<{ victim: string; pid: number; t: number; final: boolean }>;
   person: Array<{ id: string; path: string; hash: string | null; intentAt: number; doneAt: number; written: boolean; displaced: string[] }>;
   initial: Array<{ path: string; hash: string }>;
   exits: Array<{ proc: string; code: number | null; signal: string | null }>;
@@ -48,7 +48,7 @@ export interface SoakHistory {
 }
 
 export function buildHistory(records: readonly LogRecord[], runEnd: number): SoakHistory {
-  const kills = records.flatMap((record) => (record.type === 'kill' ? [{ victim: record.victim, t: record.t, final: record.final }] : []));
+  const kills = records.flatMap((record) => (record.type === 'kill' ? [{ victim: record.victim, pid: record.pid, t: record.t, final: record.final }] : []));
   const killedAt = new Map(kills.map((kill) => [kill.victim, kill.t]));
   const ends = new Map(records.flatMap((record) => (record.type === 'end' ? [[record.id, record] as const] : [])));
   const intents = new Map(records.flatMap((record) => (record.type === 'person-intent' ? [[record.id, record] as const] : [])));
