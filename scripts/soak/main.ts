@@ -1,16 +1,17 @@
 /**
- * `npx tsx scripts/soak/main.ts [--seconds 60] [--workers 4] [--seed N] [--kill-every ms] [--without …] [--json]`: the
- * concurrency soak. N worker processes share one store and one workspace (tool writes and edits,
- * shell commands under capture, direct / latest / cascade / turn rewinds, checked preview/apply
- * with force and merge, redos, shared and isolated forks, gc and retention) while a person process
- * edits and deletes the same files directly, and workers are SIGKILLed at random instants and
- * started again. Then the store is opened (recovery runs) and checked against the logs every
- * process kept (see oracle.ts). Exits 0 only when nothing was lost and every check passed: 1 when
- * content was lost, 2 when only a consistency check failed (a diverged file, a pending journal,
- * leftover temp files). The seed is printed at the start and on failure; it fixes every random
- * choice, though not how the processes interleave. `--without` leaves parts out (the person, the
- * kills, gc and retention, forks, shell commands, rewinds), to tell which one a finding needs. Not
- * part of `npm test`.
+ * `npx tsx scripts/soak/main.ts [--seconds 60] [--workers 4] [--seed N] [--kill-every ms] [--without …] [--json]`:
+ * the concurrency soak. N worker processes share one store and one workspace (tool writes and
+ * edits, shell commands under capture, direct / latest / cascade / turn rewinds, checked
+ * preview/apply with force and merge, redos, shared and isolated forks, gc and retention) while a
+ * person process edits and deletes the same files directly, and workers are SIGKILLed at random
+ * instants and started again. Then the store is opened (recovery runs) and checked against the
+ * logs every process kept (see oracle.ts). Exits 0 only when nothing was lost and every check
+ * passed; 1 when content was lost (or is kept only by a pin no command shows); 2 when only a
+ * consistency check failed (a diverged file, a pending journal, leftover temp files). The seed is
+ * printed at the start and on failure; it fixes every random choice, though not how the processes
+ * interleave. `--without` leaves parts out (the person, the kills, gc and retention, forks, shell
+ * commands, rewinds), to tell which one a finding needs; `--check <dir>` checks a kept run again.
+ * Not part of `npm test`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, rmSync, writeFileSync } from 'node:fs';
@@ -145,7 +146,8 @@ finish(result);
 function finish(report: SoakReport): never {
   console.log(values.json ? JSON.stringify(report, null, 2) : renderReport(report));
   const failedCheck = report.pendingJournals.length > 0 || report.leftovers.length > 0 || report.counts.diverged! > 0;
-  if (report.lost > 0 || failedCheck) say(`seed ${report.seed}: ${report.lost} lost, ${report.counts.diverged} diverged; the run is kept in ${report.root} (check it again: --check ${report.root})`);
+  const lost = report.lost + report.hidden;
+  if (lost > 0 || failedCheck) say(`seed ${report.seed}: ${report.lost} lost, ${report.hidden} hidden, ${report.counts.diverged} diverged; the run is kept in ${report.root} (check it again: --check ${report.root})`);
   else if (!values.keep && values.check === undefined) rmSync(report.root, { recursive: true, force: true });
-  process.exit(report.lost > 0 ? 1 : failedCheck ? 2 : 0);
+  process.exit(lost > 0 ? 1 : failedCheck ? 2 : 0);
 }

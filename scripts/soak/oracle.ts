@@ -80,35 +80,62 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
    * the save, by which time the save was gone.
    */
   const causeOf = (content: { path: string; hash: string; intentAt: number; doneAt: number }, pinned: boolean): string => {
-    const goneBy = (events.get(content.path) ?? []).filter((event) => event.certain && event.result !== content.hash && event.lo >= content.doneAt - MARGIN_MS).sort((a, b) => a.hi - b.hi)[0];
+    const goneBy = (events.get(content.path) ?? []).filter((event) => event.certain && event.result !== content.hash && event.lo >= content.doneAt).sort((a, b) => a.hi - b.hi)[0];
     const bound = (goneBy?.hi ?? Infinity) + MARGIN_MS;
     // A recovery that kept the save before overwriting it: the save was on disk until then.
     const recovery = history.ops.find((op) => op.preserved.some((entry) => entry.hash === content.hash));
     if (recovery) return `recovery in ${recovery.id} (a store open, ${recovery.start}–${recovery.end}) rolled back a killed rewind over it (kept only as a "preserved" pin)`;
+    const during = (start: number, end: number) => start <= content.doneAt + MARGIN_MS && end >= content.intentAt - MARGIN_MS;
+    const kept = pinned ? ' (kept only as a "preserved" pin)' : '';
     // `earliest`: when it could first have written the file; `at`: when it wrote it at the latest.
-    const candidates: Array<{ earliest: number; at: number; text: string }> = [];
+    const candidates: Array<{ earliest: number; at: number; text: string; keeps?: boolean }> = [];
     for (const op of history.ops) {
-
-      if ((op.op !== 'tool-write' && op.op !== 'tool-edit') || !touching(op, content.path)) continue;
-      if (op.start < content.doneAt && op.end > content.intentAt) {
-        candidates.push({ earliest: op.start, at: op.end, text: `saved while ${op.id} (a Write/Edit of the same file, ${op.start}–${op.end}) was in flight: the Write read the file before the save and replaced it after, without reading it again` });
-      } else if (!op.ended && op.start >= content.intentAt) {
-        candidates.push({ earliest: op.start, at: op.end, text: `${op.id}, a Write of the same file (${op.start}–), was killed after it replaced the file and before its checkpoint was recorded` });
+      if (!touching(op, content.path) || op.end < content.intentAt - MARGIN_MS) continue;
+      if (op.op === 'tool-write' || op.op === 'tool-edit') {
+        if (during(op.start, op.end)) {
+          candidates.push({ earliest: op.start, at: op.end, text: `saved while ${op.id} (a Write/Edit of the same file, ${op.start}–${op.end}) was in flight: the Write read the file before the save and replaced it after, without reading it again` });
+        } else if (!op.ended) {
+          candidates.push({ earliest: op.start, at: op.end, text: `${op.id}, a Write of the same file (${op.start}–${op.end}), was killed after it replaced the file and before its checkpoint was recorded` });
+        }
+      } else if (op.op === 'shell' && !op.ended && op.start >= content.doneAt) {
+        candidates.push({ earliest: op.start, at: op.end, text: `${op.id}, a shell command writing the same file (${op.start}–${op.end}), was killed during its capture: the command replaced the file and nothing recorded it` });
       }
     }
     for (const journal of journalsAt(content.path)) {
       if (journal.updatedAt < content.intentAt - MARGIN_MS) continue;
-      // Killed before the journal was finished: a recovery (not its own rollback) finished it.
+      const name = `${journal.id} (${String(journal.metadata.kind)})`;
+      // Killed before the journal was finished: a recovery in another process finished it.
       const killedAt = history.kills.find((kill) => kill.pid === journal.metadata.pid && kill.t <= journal.updatedAt + MARGIN_MS)?.t;
-      const at = Math.min(journal.updatedAt, killedAt ?? Infinity);
-      const kind = `${journal.id} (${String(journal.metadata.kind)}, ${journal.state} at ${journal.updatedAt}${killedAt === undefined ? '' : `, its process killed at ${killedAt}`})`;
-      if (journal.createdAt <= content.doneAt + MARGIN_MS) {
-        candidates.push({ earliest: journal.createdAt, at, text: `the save landed while ${kind} was applying to the same file: it read the file before the save and ${journal.state === 'rolled_back' && killedAt === undefined ? 'its rollback ' : ''}wrote it after${pinned && journal.state === 'rolled_back' ? ' (the rollback kept the save only as a "preserved" pin)' : ', without reading it again'}` });
-      } else if (journal.state === 'rolled_back') {
-        candidates.push({ earliest: journal.createdAt, at, text: `${killedAt === undefined ? 'the rollback' : 'the recovery'} of ${kind} put its expected content back over the save${pinned ? ' (kept only as a "preserved" pin)' : ''}` });
+      const ownEnd = killedAt ?? journal.updatedAt;
+      if (during(journal.createdAt, ownEnd)) {
+        const rollback = journal.state === 'rolled_back' && killedAt === undefined;
+        candidates.push({
+          earliest: journal.createdAt,
+          at: ownEnd,
+          keeps: rollback,
+          text: rollback
+            ? pinned
+              ? `the save landed while ${name} was applying to the same file (${journal.createdAt}–${ownEnd}); the apply was refused and its rollback put the expected content back over the save${kept}`
+              : `the save landed while ${name} was rolling back (${journal.createdAt}–${ownEnd}): the rollback read the file before the save and wrote it after, without reading it again`
+            : `the save landed while ${name} was applying to the same file (${journal.createdAt}–${ownEnd}, ${killedAt ? 'then killed' : 'committed'}): it checked the file before the save and wrote it after`,
+        });
+      } else if (journal.state === 'rolled_back' && killedAt === undefined && journal.createdAt > content.doneAt) {
+        candidates.push({ earliest: journal.createdAt, at: journal.updatedAt, keeps: true, text: `the rollback of ${name} (${journal.createdAt}–${journal.updatedAt}), refused, put its expected content back over the save${kept}` });
+      }
+      if (killedAt !== undefined && journal.state === 'rolled_back') {
+        const by = history.ops.find((op) => op.recovered.includes(journal.id));
+        const start = by?.start ?? journal.updatedAt;
+        candidates.push({
+          earliest: Math.min(start, journal.updatedAt),
+          at: journal.updatedAt,
+          keeps: true,
+          text: `the recovery of ${name} (its process killed at ${killedAt}) in ${by ? `${by.id} (${by.start}–${by.end})` : 'a store open'} put its expected content back over the save${start <= content.doneAt ? ', having read the file before the save' : ''}${kept}`,
+        });
       }
     }
-    const best = candidates.filter((candidate) => candidate.earliest <= bound).sort((a, b) => a.at - b.at)[0];
+    const possible = candidates.filter((candidate) => candidate.earliest <= bound && candidate.at >= content.intentAt - MARGIN_MS).sort((a, b) => a.at - b.at);
+    // Only a pin keeps it: a rollback that stored it first is the likelier writer.
+    const best = (pinned ? possible.find((candidate) => candidate.keeps) : undefined) ?? possible[0];
     if (best) return best.text;
     return `unknown: ${goneBy ? `by ${goneBy.hi} ${goneBy.what} found the file changed` : 'nothing recorded the path afterwards'}${pinned ? '; only a scan snapshot or another pin keeps it' : ''}`;
   };

@@ -18,9 +18,12 @@ export interface SoakReport {
   untypedErrors: Record<string, number>;
   personSaves: number;
   checked: OracleResult['checked'];
-  /** Findings by kind; `lost` sums the kinds that lose content: gone, hidden (only a pin keeps it), unreadable, foreign. */
+  /** Findings by kind. */
   counts: Record<string, number>;
+  /** Contents lost: gone (nothing keeps them), unreadable (a record names them, they do not read back), foreign (a file holds what nobody wrote). */
   lost: number;
+  /** Contents overwritten that only a pin keeps (a rollback's "preserved" copy): readable, but no command shows them. */
+  hidden: number;
   findings: OracleResult['findings'];
   pendingJournals: string[];
   leftovers: string[];
@@ -67,7 +70,8 @@ export function buildReport(input: {
     personSaves: input.history.person.length,
     checked: input.oracle.checked,
     counts,
-    lost: counts.gone! + counts.hidden! + counts.unreadable! + counts.foreign!,
+    lost: counts.gone! + counts.unreadable! + counts.foreign!,
+    hidden: counts.hidden!,
     findings: input.oracle.findings,
     pendingJournals: input.oracle.pendingJournals,
     leftovers: input.oracle.leftovers,
@@ -91,12 +95,13 @@ export function renderReport(report: SoakReport): string {
   lines.push(`recovery at the check: ${report.recovery.recovered} journals rolled back, ${report.recovery.skipped} skipped, ${report.recovery.failed} failed`);
   lines.push(`pending journals after recovery: ${report.pendingJournals.length}${report.pendingJournals.length ? ` (${report.pendingJournals.join(', ')})` : ''}`);
   lines.push(`leftover temp files / staging directories: ${report.leftovers.length}${report.leftovers.length ? ` (${report.leftovers.slice(0, 5).join(', ')}${report.leftovers.length > 5 ? ' …' : ''})` : ''}`);
-  lines.push(`lost: ${report.lost} (${Object.entries(report.counts).map(([kind, count]) => `${kind} ${count}`).join(', ')})`);
+  const count = (kind: string) => report.counts[kind] ?? 0;
+  lines.push(`lost: ${report.lost} (gone ${count('gone')}, unreadable ${count('unreadable')}, foreign ${count('foreign')}); hidden (kept only by a pin no command shows): ${report.hidden}; diverged files: ${count('diverged')}`);
   for (const finding of report.findings) {
     lines.push(`- ${finding.kind} ${finding.path} ${finding.hash?.slice(0, 12) ?? '(absent)'}: ${finding.detail}`);
     lines.push(`    cause: ${finding.cause}`);
     for (const suspect of finding.suspects.slice(0, 6)) lines.push(`    near: ${suspect}`);
   }
-  if (report.lost > 0 || report.counts.diverged! > 0) lines.push(`FAILED with seed ${report.seed} (rerun: --seed ${report.seed})`);
+  if (report.lost > 0 || report.hidden > 0 || report.counts.diverged! > 0) lines.push(`FAILED with seed ${report.seed} (rerun: --seed ${report.seed})`);
   return lines.join('\n');
 }
