@@ -49,6 +49,10 @@ export async function checkSoak(layout: SoakLayout): Promise<SoakReport> {
     history,
     oracle: runOracle(history, account, disk),
     restarts: Math.max(0, spawns - settings.workers - (settings.without.includes('person') ? 0 : 1)),
-    recovery: { recovered: recovered.length, skipped: (again ?? first).skipped.length, failed: first.failed.length + (again?.failed.length ?? 0) },
+    recovery: {
+      recovered: recovered.length,
+      skipped: (again ?? first).skipped.length,
+      failed: [...first.failed, ...(again?.failed ?? [])].flatMap((journal) => journal.files.map((file) => `${journal.journalId} ${file.path}: ${file.reason}`)),
+    },
   });
 }

@@ -27,7 +27,8 @@ export interface SoakReport {
   findings: OracleResult['findings'];
   pendingJournals: string[];
   leftovers: string[];
-  recovery: { recovered: number; skipped: number; failed: number };
+  /** What the check's own store open recovered; `failed`: files a pending journal could not put back. */
+  recovery: { recovered: number; skipped: number; failed: string[] };
 }
 
 export function buildReport(input: {
@@ -92,7 +93,8 @@ export function renderReport(report: SoakReport): string {
   for (const crash of report.crashes) lines.push(`  worker ${crash.proc} exited on its own: code ${crash.code} (see logs/${crash.proc}.stderr)`);
   const c = report.checked;
   lines.push(`checked: ${c.sessions} sessions, ${c.checkpoints} checkpoints, ${c.rewinds} rewind records, ${c.blobsRead} contents read back, ${c.files} files on disk over ${c.paths} paths, ${c.personSaves} person saves, ${c.initialFiles} initial files`);
-  lines.push(`recovery at the check: ${report.recovery.recovered} journals rolled back, ${report.recovery.skipped} skipped, ${report.recovery.failed} failed`);
+  lines.push(`recovery at the check: ${report.recovery.recovered} journals rolled back, ${report.recovery.skipped} skipped, ${report.recovery.failed.length} files it could not put back`);
+  for (const failure of report.recovery.failed) lines.push(`  could not put back: ${failure}`);
   lines.push(`pending journals after recovery: ${report.pendingJournals.length}${report.pendingJournals.length ? ` (${report.pendingJournals.join(', ')})` : ''}`);
   lines.push(`leftover temp files / staging directories: ${report.leftovers.length}${report.leftovers.length ? ` (${report.leftovers.slice(0, 5).join(', ')}${report.leftovers.length > 5 ? ' …' : ''})` : ''}`);
   const count = (kind: string) => report.counts[kind] ?? 0;

@@ -33,7 +33,7 @@ let operations = 0;
  * else a failure the report lists.
  */
 export async function logged(
-  context: WorkerContext,
+  context: Pick<WorkerContext, 'log' | 'proc'>,
   op: string,
   session: Session | null,
   paths: string[] | null,

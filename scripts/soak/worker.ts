@@ -17,7 +17,7 @@ const log = new SoakLog(join(layout.logs, `${config.proc}.jsonl`), config.proc);
 const random = new Random(config.seed);
 
 const opened: { waypoint?: Awaited<ReturnType<typeof openWaypoint>> } = {};
-await logged({ log, proc: config.proc } as WorkerContext, 'open', null, null, [], async () => {
+await logged({ log, proc: config.proc }, 'open', null, null, [], async () => {
   opened.waypoint = await openWaypoint({ path: layout.storePath });
   const recovered = opened.waypoint.recovery?.recovered ?? [];
   return { recovered: recovered.map((journal) => journal.journalId), preserved: recovered.flatMap((journal) => journal.preserved) };
