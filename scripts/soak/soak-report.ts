@@ -51,7 +51,7 @@ export function buildReport(input: {
     else if (op.outcome === 'refused') counts.refused[op.code ?? '?'] = (counts.refused[op.code ?? '?'] ?? 0) + 1;
     else if (op.outcome === 'failed') {
       counts.failed++;
-      const key = `${op.op}: ${(op.message ?? '').replace(/[0-9a-f]{16,}|\/tmp\/\S+/g, '…').slice(0, 160)}`;
+      const key = `${op.op}: ${(op.message ?? '').replace(/\s+/g, ' ').replace(/[0-9a-f]{16,}|\/tmp\/\S+/g, '…').slice(0, 160)}`;
       untypedErrors[key] = (untypedErrors[key] ?? 0) + 1;
     } else counts.killed++;
   }

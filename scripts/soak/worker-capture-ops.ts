@@ -105,8 +105,9 @@ export async function shellTurn(context: WorkerContext, session: Session): Promi
   }
 }
 
-function run(script: string, cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile('sh', ['-c', script], { cwd }, (error) => (error ? reject(error) : resolve()));
+/** Runs the command; its own failure (a file another process just moved …) is its exit code, not an error of the capture. */
+function run(script: string, cwd: string): Promise<number> {
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', script], { cwd }, (error) => resolve(error ? (typeof error.code === 'number' ? error.code : 1) : 0));
   });
 }
