@@ -123,11 +123,12 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
         candidates.push({ earliest: journal.createdAt, at: journal.updatedAt, keeps: true, text: `the rollback of ${name} (${journal.createdAt}–${journal.updatedAt}), refused, put its expected content back over the save${kept}` });
       }
       if (killedAt !== undefined && journal.state === 'rolled_back') {
-        const by = history.ops.find((op) => op.recovered.includes(journal.id));
+        const recoveries = history.ops.filter((op) => op.recovered.includes(journal.id) && op.end >= content.intentAt - MARGIN_MS);
+        const by = recoveries.find((op) => op.start <= content.doneAt + MARGIN_MS) ?? recoveries[0];
         const start = by?.start ?? journal.updatedAt;
         candidates.push({
           earliest: Math.min(start, journal.updatedAt),
-          at: journal.updatedAt,
+          at: Math.min(by?.end ?? journal.updatedAt, journal.updatedAt),
           keeps: true,
           text: `the recovery of ${name} (its process killed at ${killedAt}) in ${by ? `${by.id} (${by.start}–${by.end})` : 'a store open'} put its expected content back over the save${start <= content.doneAt ? ', having read the file before the save' : ''}${kept}`,
         });

@@ -35,7 +35,8 @@ export async function checkSoak(layout: SoakLayout): Promise<SoakReport> {
   // Every soak process is gone by now: a journal skipped as "live" names a reused pid.
   const again = first.skipped.length > 0 ? await recoverJournals(waypoint.store, undefined, { blobs: waypoint.blobs, includeLive: true }) : null;
   const recovered = [...first.recovered, ...(again?.recovered ?? [])];
-  log.write({ type: 'end', id, outcome: 'ok', recovered: recovered.map((journal) => journal.journalId), preserved: recovered.flatMap((journal) => journal.preserved) });
+  const failed = [...first.failed, ...(again?.failed ?? [])];
+  log.write({ type: 'end', id, outcome: 'ok', recovered: [...recovered, ...failed].map((journal) => journal.journalId), preserved: recovered.flatMap((journal) => journal.preserved) });
   log.close();
   const account = await readStoreAccount(waypoint, layout.work);
   await waypoint.close();
@@ -52,7 +53,7 @@ export async function checkSoak(layout: SoakLayout): Promise<SoakReport> {
     recovery: {
       recovered: recovered.length,
       skipped: (again ?? first).skipped.length,
-      failed: [...first.failed, ...(again?.failed ?? [])].flatMap((journal) => journal.files.map((file) => `${journal.journalId} ${file.path}: ${file.reason}`)),
+      failed: failed.flatMap((journal) => journal.files.map((file) => `${journal.journalId} ${file.path}: ${file.reason}`)),
     },
   });
 }

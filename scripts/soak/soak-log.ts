@@ -29,7 +29,7 @@ export type LogRecord =
       /** Records the operation produced, for the oracle's timing of store records. */
       checkpointIds?: string[];
       rewindIds?: string[];
-      /** Journals a store open rolled back (recovery), and what it preserved before overwriting. */
+      /** Journals a store open rolled back, wholly or partly (recovery), and what it preserved before overwriting. */
       recovered?: string[];
       preserved?: Array<{ path: string; hash: string }>;
       paths?: string[];

@@ -19,8 +19,10 @@ const random = new Random(config.seed);
 const opened: { waypoint?: Awaited<ReturnType<typeof openWaypoint>> } = {};
 await logged({ log, proc: config.proc }, 'open', null, null, [], async () => {
   opened.waypoint = await openWaypoint({ path: layout.storePath });
-  const recovered = opened.waypoint.recovery?.recovered ?? [];
-  return { recovered: recovered.map((journal) => journal.journalId), preserved: recovered.flatMap((journal) => journal.preserved) };
+  const report = opened.waypoint.recovery;
+  const recovered = report?.recovered ?? [];
+  // A journal whose files could not all be put back was still partly rolled back: logged as well.
+  return { recovered: [...recovered, ...(report?.failed ?? [])].map((journal) => journal.journalId), preserved: recovered.flatMap((journal) => journal.preserved) };
 });
 if (!opened.waypoint) process.exit(3);
 const waypoint = opened.waypoint;
