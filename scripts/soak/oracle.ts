@@ -97,8 +97,9 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
         } else if (!op.ended) {
           candidates.push({ earliest: op.start, at: op.end, text: `${op.id}, a Write of the same file (${op.start}–${op.end}), was killed after it replaced the file and before its checkpoint was recorded` });
         }
-      } else if (op.op === 'shell' && !op.ended && op.start >= content.doneAt) {
-        candidates.push({ earliest: op.start, at: op.end, text: `${op.id}, a shell command writing the same file (${op.start}–${op.end}), was killed during its capture: the command replaced the file and nothing recorded it` });
+      } else if (op.op === 'shell' && op.outcome !== 'ok' && op.start >= content.doneAt) {
+        const how = op.ended ? `its capture failed (${op.code ?? op.message ?? op.outcome})` : 'it was killed during its capture';
+        candidates.push({ earliest: op.start, at: op.end, text: `${op.id}, a shell command writing the same file (${op.start}–${op.end}): ${how}; the command replaced the file and nothing recorded it` });
       }
     }
     for (const journal of journalsAt(content.path)) {
