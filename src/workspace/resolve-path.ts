@@ -2,6 +2,7 @@ import { lstatSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { hasErrorCode } from './error-reason.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
+import { PathProtectedError } from './path-protected-error.js';
 import { isInside, realPathOf } from './real-path.js';
 import { toWorkspacePath, type WorkspacePath } from './workspace-path.js';
 import type { WorkspaceRoot } from './workspace-root.js';
@@ -27,6 +28,11 @@ export interface ResolvedPath {
   readonly key: WorkspacePath;
   /** Whether changes to this path are checkpointed (tracked root and not in an excluded directory). */
   readonly tracked: boolean;
+  /**
+   * A protected path (see {@link Exclusions.protected}) lying strictly below this one, or null: a
+   * delete or move of this directory would take it along, so `deletePath` and `movePath` refuse.
+   */
+  readonly containsProtected: string | null;
 }
 
 /** Which directories are never tracked. */
@@ -35,12 +41,19 @@ export interface Exclusions {
   readonly dirs: readonly string[];
   /** Directory names excluded at any depth (`.git`). */
   readonly names: ReadonlySet<string>;
+  /**
+   * Real absolute paths (files or directories) nothing may write, delete, move or create in:
+   * Waypoint's own store. A path at or below one, lexically or through symbolic links, is refused
+   * with `PATH_PROTECTED` when it is resolved.
+   */
+  readonly protected?: readonly string[];
 }
 
 /**
  * Resolves `input` (relative to `root`, or absolute inside it) and refuses it — before anything is
- * read or written — when it contains NUL, climbs out with `..`, is absolute outside the root, or
- * passes through a symbolic link that resolves outside the root.
+ * read or written — when it contains NUL, climbs out with `..`, is absolute outside the root,
+ * passes through a symbolic link that resolves outside the root ({@link PathOutsideWorkspaceError}),
+ * or reaches a protected path, itself or through a link ({@link PathProtectedError}).
  *
  * @example
  * resolveInRoot(root, 'src/a.ts', exclusions).realPath // '/home/me/project/src/a.ts'
@@ -98,6 +111,13 @@ export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusion
   if (!isInside(root.realDir, realPath) || !isInside(root.realDir, entryPath)) {
     throw new PathOutsideWorkspaceError({ path: input, root: root.name, reason: 'symlink_escape' });
   }
+  let containsProtected: string | null = null;
+  for (const guarded of exclusions.protected ?? []) {
+    if (isInside(guarded, realPath) || isInside(guarded, entryPath)) {
+      throw new PathProtectedError({ path: input, root: root.name, protectedPath: guarded, operation: 'resolve' });
+    }
+    if (containsProtected === null && isInside(entryPath, guarded)) containsProtected = guarded;
+  }
   const resolved: ResolvedPath = {
     root,
     relativePath,
@@ -106,6 +126,7 @@ export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusion
     entryPath,
     key: toWorkspacePath(root.name, relativePath),
     tracked: root.tracked && !isExcluded(relativePath, realPath, exclusions),
+    containsProtected,
   };
   return { resolved, entry };
 }

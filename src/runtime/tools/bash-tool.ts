@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { captureExec } from '../../checkpoint/index.js';
+import { shellInvocation } from './protected-shell.js';
 import { runCommand } from './run-command.js';
 import { defineTool, errorText, text } from './tool.js';
 
@@ -30,16 +31,23 @@ export const bashTool = defineTool({
     }
     const cwd = context.workspace.primaryRoot.dir;
     const timeoutMs = input.timeoutMs ?? context.settings.bashTimeoutMs;
+    // The store's files inside the workspace are read-only for the command; where that cannot be
+    // arranged the command is refused here, before the scan (STORE_NOT_PROTECTED).
+    const protectedPaths = context.workspace.protectedPathsInRoots();
+    shellInvocation(input.command, protectedPaths);
     const { value: outcome, capture } = await captureExec(
       await context.capture(),
-      () => runCommand(input.command, { cwd, timeoutMs, signal: context.signal, maxOutputChars: context.settings.maxOutputChars }),
+      () => runCommand(input.command, { cwd, timeoutMs, signal: context.signal, maxOutputChars: context.settings.maxOutputChars, protectedPaths }),
       { toolName: 'bash', toolCallId: context.toolCallId, command: input.command, onProgress: (progress) => context.reportScanProgress(progress) },
     );
     context.recordCheckpoints(capture.checkpoints);
+    const refused = protectedPaths.length > 0 && /Read-only file system|Device or resource busy/.test(outcome.output)
+      ? `\n[Waypoint's store (${protectedPaths.join(', ')}) is read-only for shell commands: what the command tried to change in it was refused, and every session is intact.]`
+      : '';
     const uncovered = capture.partiallyProtected ? `\n[not every change could be checkpointed: ${capture.uncovered.slice(0, 5).map((path) => `${path.path || '(workspace)'} ${path.reason}`).join(', ')}]` : '';
-    if (outcome.aborted) return errorText(`Interrupted: the command was killed when the turn was stopped.\n${outcome.output}${uncovered}`);
-    if (outcome.timedOut) return errorText(`Timed out after ${timeoutMs} ms; the command was killed.\n${outcome.output}${uncovered}`);
+    if (outcome.aborted) return errorText(`Interrupted: the command was killed when the turn was stopped.\n${outcome.output}${uncovered}${refused}`);
+    if (outcome.timedOut) return errorText(`Timed out after ${timeoutMs} ms; the command was killed.\n${outcome.output}${uncovered}${refused}`);
     const status = outcome.exitCode === null ? `killed by ${outcome.signal ?? 'a signal'}` : `exit code ${outcome.exitCode}`;
-    return text(`${outcome.output}${outcome.output.endsWith('\n') || outcome.output === '' ? '' : '\n'}[${status}]${uncovered}`);
+    return text(`${outcome.output}${outcome.output.endsWith('\n') || outcome.output === '' ? '' : '\n'}[${status}]${uncovered}${refused}`);
   },
 });
