@@ -15,6 +15,7 @@ import { DEFAULT_CHECKPOINT_MAX_FILE_SIZE, SYMLINK_MODE } from './file-capture.j
 import { recordChanges, type PendingChange } from './record-changes.js';
 import { ScanBlobSink } from './scan-blob-sink.js';
 import { unifiedPatch } from './text-patch.js';
+import { unseenChanges } from './unseen-changes.js';
 
 export interface ExecCaptureOptions {
   toolName?: string | null;
@@ -112,8 +113,10 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
  * from the before-scan's blobs, after content stored now; a rename shows as delete + create), and
  * persists the scan state for the next command. The turn gets `execUsed: true`, and
  * `partiallyProtected: true` with `uncovered` when something could not be kept: files too large or
- * unreadable, an incomplete scan (too many files: no creations or deletions inferred), or paths
- * excluded by ignore rules, whose changes the scan cannot see.
+ * unreadable, an incomplete scan (too many files: no creations or deletions inferred), paths
+ * excluded by ignore rules (present, or deleted by the command), or names that are not valid UTF-8
+ * (see `unseenChanges`: those changes are also recorded as `skipped` checkpoints, so a rewind
+ * reports them as not restored).
  */
 export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   const { context, options, before } = handle;
@@ -128,6 +131,11 @@ export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   }
   const uncovered: UncoveredPath[] = [];
   const changes = await toPendingChanges(context, diff, before, after, sink, uncovered);
+  // What the scans saw but cannot keep (names that are not UTF-8, ignored paths deleted): recorded
+  // as `skipped` rows, so a rewind reports them as not restored, and listed as uncovered.
+  const unseen = unseenChanges(before, after);
+  changes.push(...unseen.changes);
+  uncovered.push(...unseen.uncovered);
   if (!complete) uncovered.push({ path: '', reason: 'too_many_files', detail: `the scan stopped at ${options.maxFiles ?? 'the file limit'} files; only modifications of scanned files were recorded` });
   for (const skipped of after.skipped) {
     if (skipped.reason === 'ignored' || skipped.reason === 'unreadable') uncovered.push(fromSkipped(skipped));

@@ -5,6 +5,7 @@ import { errorReason, hasErrorCode } from './error-reason.js';
 import { hashContent } from '../model/index.js';
 import { DirectoryCache, type DirectoryListing } from './dir-cache.js';
 import { IGNORE_FILE_NAMES, IgnoreRules } from './ignore-rules.js';
+import { mayHoldInvalidNames, rawEntrySignature, separateInvalidNames, unescapeName, type RawNameEntry } from './raw-names.js';
 import { STAT_FIELDS, STAT_MISSING } from './lstat-pool.js';
 import { modeOf, nodeScanIo, S_IFLNK, S_IFMT, S_IFREG, statTable, type ScanIo, type ScanStats } from './scan-io.js';
 import type { SkippedPath, Snapshot, SnapshotEntry } from './snapshot.js';
@@ -217,9 +218,17 @@ class Walker {
           continue;
         }
         this.directoriesRead++;
+        let invalid: RawNameEntry[] = [];
+        if (mayHoldInvalidNames(entries)) ({ valid: entries, invalid } = separateInvalidNames(absolute, entries));
         const ignoreFiles = entries.filter((entry) => IGNORE_FILE_NAMES.includes(entry.name) && !entry.isDirectory()).map((entry) => entry.name);
         rules = parentRules.withDirectory(relative, absolute, ignoreFiles);
         listing = this.classify(absolute, relative, entries, rules, signature);
+        for (const entry of invalid) {
+          // Ignore rules see the name as Node decodes it (bad bytes as U+FFFD).
+          const lossy = unescapeName(entry.name).toString('utf8');
+          if (rules.ignores(relative === '' ? lossy : `${relative}/${lossy}`, entry.isDirectory)) (listing.ignored ??= []).push(entry.name);
+          else (listing.invalid ??= []).push(entry.name);
+        }
         if (ignoreFiles.length > 0) listing.ignoreFiles = ignoreFiles;
       }
       this.directories++;
@@ -230,6 +239,14 @@ class Walker {
       }
       if (listing.special !== undefined) {
         for (const name of listing.special) this.skipped.push({ path: prefix + childPrefix + name, reason: 'not_regular' });
+      }
+      if (listing.invalid !== undefined) {
+        for (const name of listing.invalid) {
+          const stat = rawEntrySignature(absolute, name);
+          if (stat === null) continue;
+          const what = stat.startsWith('dir:') ? 'a directory (not descended)' : 'a file';
+          this.skipped.push({ path: prefix + childPrefix + name, reason: 'invalid_name', detail: `${what} whose name is not valid UTF-8 (shown escaped): its content cannot be checkpointed`, signature: stat });
+        }
       }
       if (listing.files.length > 0 && !this.addFiles(listing, absolute, prefix + childPrefix, prefix)) return false;
       for (let index = listing.dirs.length - 1; index >= 0; index--) {

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openWaypoint } from '../../src/engine/index.js';
-import type { Message } from '../../src/model/index.js';
+import type { MessageWithParts } from '../../src/model/index.js';
 import { runtimeFixture, type RuntimeFixture } from './runtime-fixture.js';
 
 // The fixture keeps its store at <dir>/store/w.db; these sessions work in <dir> itself, so the
@@ -15,7 +15,7 @@ afterEach(async () => {
   fixture = null;
 });
 
-function toolOutputs(messages: readonly Message[]): Array<{ type: string; value: string }> {
+function toolOutputs(messages: readonly MessageWithParts[]): Array<{ type: string; value: string }> {
   return messages.filter((message) => message.role === 'tool').map((message) => message.parts[0]!.content!.output as { type: string; value: string });
 }
 
@@ -92,7 +92,7 @@ describe('the store inside the workspace', () => {
       { toolCalls: [{ toolName: 'write', input: { path: 'later.txt', content: 'later\n' } }] },
       { text: 'Still works.' },
     ]);
-    const { dir, runtime, waypoint, storePath } = fixture;
+    const { dir, runtime, waypoint } = fixture;
     symlinkSync(join(dir, 'store'), join(dir, 'link'));
     const session = await runtime.startSession({ workdir: dir });
 
