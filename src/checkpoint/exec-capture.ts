@@ -15,6 +15,7 @@ import { DEFAULT_CHECKPOINT_MAX_FILE_SIZE, SYMLINK_MODE } from './file-capture.j
 import { recordChanges, type PendingChange } from './record-changes.js';
 import { ScanBlobSink } from './scan-blob-sink.js';
 import { unifiedPatch } from './text-patch.js';
+import { StoreWatch } from './store-watch.js';
 import { unseenChanges } from './unseen-changes.js';
 
 export interface ExecCaptureOptions {
@@ -70,6 +71,8 @@ export interface ExecHandle {
   readonly rootsKey: string;
   /** Hashes pinned under the delta owner (null: the snapshot was never pinned whole). */
   pinDelta: string[] | null;
+  /** The store's own files when they lie in the workspace: never scanned as its files, checked after the command. */
+  readonly storeWatch: StoreWatch;
 }
 
 /** What a command changed, as recorded. */
@@ -78,6 +81,11 @@ export interface ExecCaptureResult {
   uncovered: UncoveredPath[];
   /** True when something the command may have changed could not be kept (see `uncovered`). */
   partiallyProtected: boolean;
+  /**
+   * Store files (inside the workspace) the command deleted, moved, replaced or overwrote: also in
+   * `uncovered` as `store_touched`. Empty unless the command reached the store.
+   */
+  storeTouched: string[];
   external: SnapshotDiff | null;
   stats: { before: ScanResult['stats']; after: ScanResult['stats'] };
 }
@@ -100,12 +108,13 @@ const UNCOVERED_IN_METADATA = 100;
  */
 export async function beginExec(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ExecHandle> {
   const rootsKey = rootsKeyOf(context.workspace);
+  const storeWatch = StoreWatch.take(context.workspace, context.store.location);
   const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
-  const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null);
+  const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null, storeWatch.inodes);
   const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
   let pinDelta = state?.pinDelta ?? null;
   if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
-  return { context, options, before, external, state, rootsKey, pinDelta };
+  return { context, options, before, external, state, rootsKey, pinDelta, storeWatch };
 }
 
 /**
@@ -121,7 +130,7 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
 export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   const { context, options, before } = handle;
   const sink = new ScanBlobSink(before.snapshot, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
-  const after = await scanAndStore(context, options, 'after', before.snapshot, before.cache, sink);
+  const after = await scanAndStore(context, options, 'after', before.snapshot, before.cache, handle.storeWatch.inodes, sink);
   const complete = before.complete && after.complete;
   const diff = diffSnapshots(before.snapshot, after.snapshot);
   if (!complete) {
@@ -138,8 +147,10 @@ export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   uncovered.push(...unseen.uncovered);
   if (!complete) uncovered.push({ path: '', reason: 'too_many_files', detail: `the scan stopped at ${options.maxFiles ?? 'the file limit'} files; only modifications of scanned files were recorded` });
   for (const skipped of after.skipped) {
-    if (skipped.reason === 'ignored' || skipped.reason === 'unreadable') uncovered.push(fromSkipped(skipped));
+    if (skipped.reason === 'ignored' || skipped.reason === 'unreadable' || skipped.reason === 'store_file') uncovered.push(fromSkipped(skipped));
   }
+  const storeTouched = handle.storeWatch.changes();
+  uncovered.push(...storeTouched);
   const checkpoints = await recordChanges(context, { source: 'exec', toolName: options.toolName ?? null, toolCallId: options.toolCallId ?? null }, changes);
   if (!handle.state || checkpoints.length > 0 || before.stats.hashed > 0 || after.stats.hashed > 0) {
     if (changedHashes(diff) || handle.pinDelta === null) {
@@ -155,7 +166,14 @@ export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   }
   const partiallyProtected = uncovered.length > 0;
   if (context.turnId !== null) await markTurn(context, uncovered, options.command ?? null);
-  return { checkpoints, uncovered, partiallyProtected, external: handle.external, stats: { before: before.stats, after: after.stats } };
+  return {
+    checkpoints,
+    uncovered,
+    partiallyProtected,
+    storeTouched: storeTouched.map((item) => item.path),
+    external: handle.external,
+    stats: { before: before.stats, after: after.stats },
+  };
 }
 
 /**
@@ -184,6 +202,7 @@ async function scanAndStore(
   scan: ExecScanProgress['scan'],
   previous: Snapshot | null,
   cache: StatCacheState | null,
+  excludeInodes: ReadonlyMap<number, number>,
   // The first scan stores every tracked file: streamed raw as it is read, compressed later (GC / BlobStore.compress).
   sink = new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, previous === null ? context.blobs.openDeferredBatch() : null),
 ): Promise<ScanResult> {
@@ -195,6 +214,7 @@ async function scanAndStore(
       maxFileSize: options.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE,
       ...(options.maxFiles === undefined ? {} : { maxFiles: options.maxFiles }),
       onContent: progress ? progress.wrap(sink.onContent) : sink.onContent,
+      excludeInodes,
     });
   } catch (error) {
     sink.abort();

@@ -32,7 +32,9 @@ export type SkipReason =
   /** A socket, FIFO or device: there is no content to keep. */
   | 'not_regular'
   /** A name that is not valid UTF-8 (`path` shows it escaped: bad bytes as `\xHH`): not tracked, a directory not descended. */
-  | 'invalid_name';
+  | 'invalid_name'
+  /** One of Waypoint's own store files (found by identity where a command moved it): never tracked. */
+  | 'store_file';
 
 /** A path a scan could not cover, and why. */
 export interface SkippedPath {

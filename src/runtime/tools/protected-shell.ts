@@ -68,7 +68,7 @@ export function shellInvocation(command: string, protectedPaths: readonly string
 }
 
 const MOUNT_SCRIPT =
-  'command=$1; shift; for path do mount --bind "$path" "$path" && mount -o remount,bind,ro "$path" || ' +
+  'command=$1; shift; for path do mount -o bind,ro "$path" "$path" || ' +
   '{ echo "waypoint: could not make $path read-only; the command was not run" >&2; exit 125; }; done; ';
 
 function namespaced(program: string, mode: ProtectionMode, command: string, paths: readonly string[]): { file: string; args: string[] } {
