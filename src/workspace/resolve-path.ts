@@ -8,6 +8,13 @@ import { toWorkspacePath, type WorkspacePath } from './workspace-path.js';
 import type { WorkspaceRoot } from './workspace-root.js';
 
 /**
+ * Where file systems are usually case-insensitive, `.WAYPOINT/x` is the store's `.waypoint/x`:
+ * protected paths are compared without case there (refusing a little too much on a case-sensitive
+ * volume, never too little).
+ */
+const FOLD_CASE = process.platform === 'darwin' || process.platform === 'win32';
+
+/**
  * A path that passed confinement: it lies inside `root`, lexically and after resolving every
  * symbolic link that exists along it. Only {@link resolveInRoot} (and `Workspace.resolve`) make
  * these, and the write helpers accept nothing else.
@@ -112,11 +119,15 @@ export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusion
     throw new PathOutsideWorkspaceError({ path: input, root: root.name, reason: 'symlink_escape' });
   }
   let containsProtected: string | null = null;
-  for (const guarded of exclusions.protected ?? []) {
-    if (isInside(guarded, realPath) || isInside(guarded, entryPath)) {
-      throw new PathProtectedError({ path: input, root: root.name, protectedPath: guarded, operation: 'resolve' });
+  if (exclusions.protected !== undefined && exclusions.protected.length > 0) {
+    const [real, entryAt] = FOLD_CASE ? [realPath.toLowerCase(), entryPath.toLowerCase()] : [realPath, entryPath];
+    for (const guarded of exclusions.protected) {
+      const folded = FOLD_CASE ? guarded.toLowerCase() : guarded;
+      if (isInside(folded, real) || isInside(folded, entryAt)) {
+        throw new PathProtectedError({ path: input, root: root.name, protectedPath: guarded, operation: 'resolve' });
+      }
+      if (containsProtected === null && isInside(entryAt, folded)) containsProtected = guarded;
     }
-    if (containsProtected === null && isInside(entryPath, guarded)) containsProtected = guarded;
   }
   const resolved: ResolvedPath = {
     root,
