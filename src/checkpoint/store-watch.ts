@@ -29,6 +29,8 @@ export class StoreWatch {
 
   /** Takes the identities of the workspace's protected paths that lie in its roots (none: an empty watch). */
   static take(workspace: Workspace, databaseLocation: string): StoreWatch {
+    const inRoots = workspace.protectedPathsInRoots();
+    if (inRoots.length === 0) return new StoreWatch([], null, new Map());
     let databasePath = databaseLocation;
     try {
       databasePath = realpathSync.native(databaseLocation);
@@ -46,7 +48,6 @@ export class StoreWatch {
         return null;
       }
     };
-    const inRoots = workspace.protectedPathsInRoots();
     for (const path of inRoots) {
       const entry = add(path);
       if (entry === null) continue;

@@ -25,15 +25,17 @@ export interface WorkspaceOptions {
 /**
  * The set of roots a session may touch, and the one place where caller paths become filesystem
  * paths. Every read and write in Waypoint goes through {@link Workspace.resolve}, which refuses
- * anything outside the roots (invariant 4).
+ * anything outside the roots and anything inside a protected path (Waypoint's own store).
  *
  * @example
  * const workspace = new Workspace({
  *   roots: [{ name: 'workspace', dir: '/home/me/project', kind: 'workspace' }, { name: 'logs', dir: '/var/log/agent', kind: 'logs' }],
  *   excludedDirs: ['/home/me/project/.waypoint'],
+ *   protectedPaths: ['/home/me/project/.waypoint'],
  * })
  * const target = workspace.resolve('src/a.ts')          // in the first workspace root
  * const log = workspace.resolve('run.log', { root: 'logs' }) // written, never tracked
+ * workspace.resolve('.waypoint/waypoint.db')            // throws PathProtectedError (PATH_PROTECTED)
  */
 export class Workspace {
   readonly roots: readonly WorkspaceRoot[];
