@@ -1,14 +1,47 @@
-import { existsSync, lstatSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openWaypoint } from '../../src/engine/index.js';
+import { openWaypoint, type Waypoint } from '../../src/engine/index.js';
 import type { MessageWithParts } from '../../src/model/index.js';
-import { runtimeFixture, type RuntimeFixture } from './runtime-fixture.js';
+import { createRuntime, ScriptedModel, type AgentRuntime } from '../../src/runtime/index.js';
 
-// The fixture keeps its store at <dir>/store/w.db; these sessions work in <dir> itself, so the
-// store lies inside the workspace, as `~/.waypoint/` does for a chat started in the home directory.
+/**
+ * The default layout for a chat started in the home directory: the store at
+ * `<home>/.waypoint/waypoint.db`, the session's workspace `<home>` itself; `<home>/project` is a
+ * workspace that does not hold the store.
+ */
+interface HomeFixture {
+  dir: string;
+  workdir: string;
+  storePath: string;
+  waypoint: Waypoint;
+  runtime: AgentRuntime;
+  close(): Promise<void>;
+}
 
-let fixture: RuntimeFixture | null = null;
+async function homeFixture(steps: unknown[]): Promise<HomeFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'waypoint-home-'));
+  const workdir = join(dir, 'project');
+  mkdirSync(workdir);
+  const storePath = join(dir, '.waypoint', 'waypoint.db');
+  const waypoint = await openWaypoint({ path: storePath });
+  const runtime = createRuntime({ waypoint, model: ScriptedModel.fromSteps(steps), maxRetries: 0 });
+  return {
+    dir,
+    workdir,
+    storePath,
+    waypoint,
+    runtime,
+    close: async () => {
+      await runtime.close();
+      await waypoint.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let fixture: HomeFixture | null = null;
 afterEach(async () => {
   delete process.env.WAYPOINT_UNSHARE;
   await fixture?.close();
@@ -20,7 +53,7 @@ function toolOutputs(messages: readonly MessageWithParts[]): Array<{ type: strin
 }
 
 /** Every session and every checkpoint content is readable through a fresh connection (another process would see the same). */
-async function expectStoreIntact(fixture: RuntimeFixture, sessionId: string): Promise<void> {
+async function expectStoreIntact(fixture: HomeFixture, sessionId: string): Promise<void> {
   expect(readFileSync(fixture.storePath).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');
   const reopened = await openWaypoint({ path: fixture.storePath });
   try {
@@ -30,7 +63,7 @@ async function expectStoreIntact(fixture: RuntimeFixture, sessionId: string): Pr
       if (checkpoint.afterHash) await reopened.blobs.get(checkpoint.afterHash);
       if (checkpoint.beforeHash) await reopened.blobs.get(checkpoint.beforeHash);
       // The store's own files are never recorded as workspace changes.
-      expect(checkpoint.path).not.toMatch(/^workspace:store(\/|$)/);
+      expect(checkpoint.path).not.toMatch(/^workspace:\.waypoint(\/|$)/);
     }
   } finally {
     await reopened.close();
@@ -39,18 +72,18 @@ async function expectStoreIntact(fixture: RuntimeFixture, sessionId: string): Pr
 
 describe('the store inside the workspace', () => {
   it('refuses every tool write into the store, through links and `..` too, with PATH_PROTECTED, and later turns work', async () => {
-    fixture = await runtimeFixture((dir) => [
+    fixture = await homeFixture([
       {
         toolCalls: [
-          { toolName: 'write', input: { path: 'store/w.db', content: 'x' } },
-          { toolName: 'edit', input: { path: 'store/w.db', oldString: 'SQLite', newString: 'x' } },
-          { toolName: 'write', input: { path: 'store/w.db-wal', content: 'x' } },
-          { toolName: 'write', input: { path: 'store/w.db.blobs/evil.pack', content: 'x' } },
-          { toolName: 'write', input: { path: 'store/notes.txt', content: 'x' } },
-          { toolName: 'write', input: { path: 'link/w.db', content: 'x' } },
+          { toolName: 'write', input: { path: '.waypoint/waypoint.db', content: 'x' } },
+          { toolName: 'edit', input: { path: '.waypoint/waypoint.db', oldString: 'SQLite', newString: 'x' } },
+          { toolName: 'write', input: { path: '.waypoint/waypoint.db-wal', content: 'x' } },
+          { toolName: 'write', input: { path: '.waypoint/waypoint.db.blobs/evil.pack', content: 'x' } },
+          { toolName: 'write', input: { path: '.waypoint/notes.txt', content: 'x' } },
+          { toolName: 'write', input: { path: 'link/waypoint.db', content: 'x' } },
           { toolName: 'write', input: { path: 'dblink', content: 'x' } },
-          { toolName: 'write', input: { path: 'project/../store/w.db', content: 'x' } },
-          { toolName: 'write', input: { path: join(dir, 'store', 'w.db'), content: 'x' } },
+          { toolName: 'write', input: { path: 'project/../.waypoint/waypoint.db', content: 'x' } },
+          { toolName: 'write', input: { path: '.waypoint/../.waypoint/waypoint.db-shm', content: 'x' } },
         ],
       },
       { text: 'Tried.' },
@@ -58,8 +91,8 @@ describe('the store inside the workspace', () => {
       { text: 'Wrote it.' },
     ]);
     const { dir, runtime, waypoint, storePath } = fixture;
-    symlinkSync(join(dir, 'store'), join(dir, 'link'));
-    symlinkSync(join(dir, 'store', 'w.db'), join(dir, 'dblink'));
+    symlinkSync(join(dir, '.waypoint'), join(dir, 'link'));
+    symlinkSync(storePath, join(dir, 'dblink'));
     const session = await runtime.startSession({ workdir: dir });
     const inode = lstatSync(storePath).ino;
 
@@ -71,8 +104,8 @@ describe('the store inside the workspace', () => {
       expect(output.type).toBe('error-text');
       expect(output.value).toContain('(PATH_PROTECTED)');
     }
-    expect(existsSync(join(dir, 'store', 'notes.txt'))).toBe(false);
-    expect(existsSync(join(dir, 'store', 'w.db.blobs', 'evil.pack'))).toBe(false);
+    expect(existsSync(join(dir, '.waypoint', 'notes.txt'))).toBe(false);
+    expect(existsSync(join(dir, '.waypoint', 'waypoint.db.blobs', 'evil.pack'))).toBe(false);
     expect(lstatSync(storePath).ino).toBe(inode);
     expect(await waypoint.store.listCheckpoints(session.id)).toEqual([]);
 
@@ -84,8 +117,15 @@ describe('the store inside the workspace', () => {
   });
 
   it('runs shell commands with the store read-only: rm -rf, truncation, mv and writes into the pack directory cost no session, and the person is told', async () => {
-    const commands = ['rm -rf store', 'echo x > store/w.db', 'mv store moved', 'echo x > store/w.db.blobs/new.pack', 'rm -rf link/', 'rm -rf ./*; echo after > made.txt'];
-    fixture = await runtimeFixture([
+    const commands = [
+      'rm -rf .waypoint',
+      'echo x > .waypoint/waypoint.db',
+      'mv .waypoint x',
+      'echo x > .waypoint/waypoint.db.blobs/new.pack',
+      'rm -rf link/',
+      'git init -q . && git clean -fdxq; rm -rf ./* ./.[!.]*; echo after > made.txt',
+    ];
+    fixture = await homeFixture([
       { toolCalls: [{ toolName: 'write', input: { path: 'keep.txt', content: 'kept\n' } }] },
       { toolCalls: commands.map((command) => ({ toolName: 'bash', input: { command } })) },
       { text: 'Cleaned up.' },
@@ -93,7 +133,7 @@ describe('the store inside the workspace', () => {
       { text: 'Still works.' },
     ]);
     const { dir, runtime, waypoint } = fixture;
-    symlinkSync(join(dir, 'store'), join(dir, 'link'));
+    symlinkSync(join(dir, '.waypoint'), join(dir, 'link'));
     const session = await runtime.startSession({ workdir: dir });
 
     const result = await runtime.runTurn(session.id, 'Clean the workspace');
@@ -102,8 +142,8 @@ describe('the store inside the workspace', () => {
     expect(outputs).toHaveLength(commands.length);
     for (const output of outputs.slice(0, 5)) expect(output.value).toContain("Waypoint's store");
     expect(readFileSync(join(dir, 'made.txt'), 'utf8')).toBe('after\n');
-    expect(existsSync(join(dir, 'moved'))).toBe(false);
-    expect(existsSync(join(dir, 'store', 'w.db.blobs', 'new.pack'))).toBe(false);
+    expect(existsSync(join(dir, 'x'))).toBe(false);
+    expect(existsSync(join(dir, '.waypoint', 'waypoint.db.blobs', 'new.pack'))).toBe(false);
     // The command did delete the person's own file (and it is recorded, so it can be undone).
     expect(existsSync(join(dir, 'keep.txt'))).toBe(false);
     const paths = (await waypoint.store.listCheckpoints(session.id)).map((checkpoint) => `${checkpoint.source} ${checkpoint.op} ${checkpoint.path}`);
@@ -115,7 +155,7 @@ describe('the store inside the workspace', () => {
   });
 
   it('protects the store from a background command too', async () => {
-    fixture = await runtimeFixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'rm -rf store; mv store gone', background: true } }] }, { text: 'Started.' }]);
+    fixture = await homeFixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'rm -rf .waypoint; mv .waypoint gone', background: true } }] }, { text: 'Started.' }]);
     const { dir, runtime, storePath } = fixture;
     const session = await runtime.startSession({ workdir: dir });
     expect((await runtime.runTurn(session.id, 'Clean up in the background')).status).toBe('complete');
@@ -126,7 +166,7 @@ describe('the store inside the workspace', () => {
   });
 
   it('refuses a shell command (STORE_NOT_PROTECTED, nothing run) where the store cannot be made read-only, and runs it when the store is elsewhere', async () => {
-    fixture = await runtimeFixture([
+    fixture = await homeFixture([
       { toolCalls: [{ toolName: 'bash', input: { command: 'touch ran' } }, { toolName: 'bash', input: { command: 'touch ran-later', background: true } }] },
       { text: 'Refused.' },
       { toolCalls: [{ toolName: 'bash', input: { command: 'touch ran' } }] },
