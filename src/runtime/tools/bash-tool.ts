@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { z } from 'zod';
 import { captureExec } from '../../checkpoint/index.js';
 import { shellInvocation } from './protected-shell.js';
@@ -44,7 +45,7 @@ export const bashTool = defineTool({
     const touched = capture.storeTouched.length > 0
       ? `\n[The command changed Waypoint's own store files (${capture.storeTouched.join(', ')}): sessions may be damaged. Do not touch them again; tell the person.]`
       : '';
-    const refused = protectedPaths.length > 0 && /Read-only file system|Device or resource busy/.test(outcome.output)
+    const refused = refusedByProtection(outcome.output, protectedPaths)
       ? `\n[Waypoint's store (${protectedPaths.join(', ')}) is read-only for shell commands: what the command tried to change in it was refused, and every session is intact.]`
       : '';
     const uncovered = capture.partiallyProtected ? `\n[not every change could be checkpointed: ${capture.uncovered.slice(0, 5).map((path) => `${path.path || '(workspace)'} ${path.reason}`).join(', ')}]` : '';
@@ -54,3 +55,10 @@ export const bashTool = defineTool({
     return text(`${outcome.output}${outcome.output.endsWith('\n') || outcome.output === '' ? '' : '\n'}[${status}]${uncovered}${refused}${touched}`);
   },
 });
+
+/** Whether the command's output shows it ran into the read-only store (an error line naming one of its files). */
+function refusedByProtection(output: string, protectedPaths: readonly string[]): boolean {
+  if (protectedPaths.length === 0) return false;
+  const names = [...new Set(protectedPaths.map((path) => basename(path)))];
+  return output.split('\n').some((line) => /Read-only file system|Device or resource busy/.test(line) && names.some((name) => line.includes(name)));
+}
