@@ -40,6 +40,8 @@ export interface ResolvedPath {
    * delete or move of this directory would take it along, so `deletePath` and `movePath` refuse.
    */
   readonly containsProtected: string | null;
+  /** The protected paths in force when it was resolved (see {@link refuseProtectedDirectory}). */
+  readonly protectedPaths: readonly string[];
 }
 
 /** Which directories are never tracked. */
@@ -138,6 +140,7 @@ export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusion
     key: toWorkspacePath(root.name, relativePath),
     tracked: root.tracked && !isExcluded(relativePath, realPath, exclusions),
     containsProtected,
+    protectedPaths: exclusions.protected ?? [],
   };
   return { resolved, entry };
 }
@@ -159,4 +162,18 @@ function lstatEntry(entryPath: string): EntryStat {
 export function isExcluded(relativePath: string, realPath: string, exclusions: Exclusions): boolean {
   if (relativePath !== '' && relativePath.split('/').some((part) => exclusions.names.has(part))) return true;
   return exclusions.dirs.some((dir) => isInside(dir, realPath));
+}
+
+/**
+ * Refuses (`PATH_PROTECTED`) a write, delete or move whose directory, resolved again just before
+ * the change, now lies in a protected path: a directory swapped for a link into the store after
+ * the path was resolved.
+ */
+export function refuseProtectedDirectory(target: ResolvedPath, realDirectory: string): void {
+  const directory = FOLD_CASE ? realDirectory.toLowerCase() : realDirectory;
+  for (const guarded of target.protectedPaths) {
+    if (isInside(FOLD_CASE ? guarded.toLowerCase() : guarded, directory)) {
+      throw new PathProtectedError({ path: target.relativePath, root: target.root.name, protectedPath: guarded, operation: 'resolve' });
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { BlobStore } from '../../src/blobs/index.js';
 import { applyToolEdit, applyToolWrite, CheckpointedFs, openCaptureContext, type CaptureContext } from '../../src/checkpoint/index.js';
 import { WaypointError } from '../../src/model/index.js';
 import { SqliteStore } from '../../src/store/index.js';
+import { writeFileAtomic } from '../../src/workspace/index.js';
 
 /** A store kept at <ws>/nest/.waypoint/w.db, inside the session's own workspace <ws>. */
 describe('checkpointed writes never reach the store inside the workspace', () => {
@@ -96,4 +97,14 @@ describe('checkpointed writes never reach the store inside the workspace', () =>
     // A link that points into the store is refused as a whole (its target is the store), even for a delete.
     expect(await codeOf(() => fs.deleteFile('dblink'))).toBe('PATH_PROTECTED');
   }, 20_000);
+
+  it('refuses a write whose directory was swapped for a link into the store after the path was resolved', async () => {
+    mkdirSync(join(root, 'out'));
+    const resolved = context.workspace.resolve('out/waypoint.db');
+    renameSync(join(root, 'out'), join(root, 'out-real'));
+    symlinkSync(join(root, 'nest', '.waypoint'), join(root, 'out'));
+    const before = storeFiles();
+    expect(() => writeFileAtomic(resolved, 'x')).toThrow(expect.objectContaining({ code: 'PATH_PROTECTED' }));
+    expect(storeFiles()).toEqual(before);
+  });
 });
