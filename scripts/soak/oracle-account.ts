@@ -1,7 +1,7 @@
 // The store's side of the final check: every record that names file content (checkpoints and
 // file-rewind entries of every session, journals, the GC roots), and whether each content it
 // names can be read back.
-import { FILE_REWIND_ENTRY, WaypointError, type Journal, type Waypoint } from '../../src/index.js';
+import { FILE_REWIND_ENTRY, WaypointError, type Journal, type Waypoint } from './engine.js';
 
 /** A state of one path the store says existed: a checkpoint's after, or a rewind's target. */
 export interface StoreRecord {

@@ -3,7 +3,7 @@
 // the disk and the logs, and run the oracle.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openWaypoint, recoverJournals } from '../../src/index.js';
+import { openWaypoint, recoverJournals } from './engine.js';
 import { readStoreAccount } from './oracle-account.js';
 import { readDisk } from './oracle-disk.js';
 import { runOracle } from './oracle.js';

@@ -1,6 +1,6 @@
 // The logs turned into what the oracle reasons about: each operation's time window, and for each
 // path the states someone (the person, an agent writer, the store's records, a recovery) put there.
-import type { Journal } from '../../src/index.js';
+import type { Journal } from './engine.js';
 import type { StoreRecord } from './oracle-account.js';
 import type { Intent, LogRecord } from './soak-log.js';
 

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { applyToolWrite, openCaptureContext, openWaypoint } from '../../src/index.js';
+import { applyToolWrite, openCaptureContext, openWaypoint } from './engine.js';
 import { layoutOf, makeContent, PLACEHOLDER_TITLE, Random, sha256, SOAK_PATHS, type SoakLayout } from './soak-env.js';
 import { SoakLog } from './soak-log.js';
 

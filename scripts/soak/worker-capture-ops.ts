@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applyToolEdit, applyToolWrite, captureExec, openCaptureContext, type CaptureContext, type Session } from '../../src/index.js';
+import { applyToolEdit, applyToolWrite, captureExec, openCaptureContext, type CaptureContext, type Session } from './engine.js';
 import { makeContent, markerOf, sha256, sleep, tryLock, unlock } from './soak-env.js';
 import type { Intent } from './soak-log.js';
 import { beginTurn, endTurn, logged, type WorkerContext } from './worker-context.js';

@@ -1,6 +1,6 @@
 // File rewinds of a shared session: direct (one checkpoint, latest), cascade, a turn rollback, the
 // checked preview/apply with `force` and `merge` resolutions, and redo of an applied rewind.
-import type { ConflictResolution, FileRewindPreview, FileRewindResult, Session } from '../../src/index.js';
+import type { ConflictResolution, FileRewindPreview, FileRewindResult, Session } from './engine.js';
 import { sha256 } from './soak-env.js';
 import type { Intent } from './soak-log.js';
 import { logged, type WorkerContext } from './worker-context.js';

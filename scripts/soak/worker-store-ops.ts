@@ -9,7 +9,7 @@ import {
   trimSessions,
   type ForkRequest,
   type Session,
-} from '../../src/index.js';
+} from './engine.js';
 import { makeContent, sha256 } from './soak-env.js';
 import { beginTurn, endTurn, isPlaceholder, logged, type WorkerContext } from './worker-context.js';
 

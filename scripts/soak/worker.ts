@@ -3,7 +3,7 @@
 // workers at random instants and starts them again.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { openWaypoint, SessionForker, type Session } from '../../src/index.js';
+import { openWaypoint, SessionForker, type Session } from './engine.js';
 import { layoutOf, Random, sleep, type ProcessConfig } from './soak-env.js';
 import { SoakLog } from './soak-log.js';
 import { toolTurn, shellTurn } from './worker-capture-ops.js';

@@ -16,6 +16,8 @@ import { DEFAULT_CHECKPOINT_MAX_FILE_SIZE, SYMLINK_MODE } from './file-capture.j
 import { recordChanges, type PendingChange } from './record-changes.js';
 import { ScanBlobSink } from './scan-blob-sink.js';
 import { unifiedPatch } from './text-patch.js';
+import { StoreWatch } from './store-watch.js';
+import { unseenChanges } from './unseen-changes.js';
 
 export interface ExecCaptureOptions {
   toolName?: string | null;
@@ -70,6 +72,8 @@ export interface ExecHandle {
   readonly rootsKey: string;
   /** Hashes pinned under the delta owner (null: the snapshot was never pinned whole). */
   pinDelta: string[] | null;
+  /** The store's own files when they lie in the workspace: never scanned as its files, checked after the command. */
+  readonly storeWatch: StoreWatch;
 }
 
 /** What a command changed, as recorded. */
@@ -78,6 +82,11 @@ export interface ExecCaptureResult {
   uncovered: UncoveredPath[];
   /** True when something the command may have changed could not be kept (see `uncovered`). */
   partiallyProtected: boolean;
+  /**
+   * Store files (inside the workspace) the command deleted, moved, replaced or overwrote: also in
+   * `uncovered` as `store_touched`. Empty unless the command reached the store.
+   */
+  storeTouched: string[];
   external: SnapshotDiff | null;
   stats: { before: ScanResult['stats']; after: ScanResult['stats'] };
 }
@@ -102,12 +111,13 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
   checkCaptureContext(context);
   checkArgument(ExecCaptureOptionsSchema, options, 'options');
   const rootsKey = rootsKeyOf(context.workspace);
+  const storeWatch = StoreWatch.take(context.workspace, context.store.location);
   const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
-  const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null);
+  const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null, storeWatch.inodes);
   const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
   let pinDelta = state?.pinDelta ?? null;
   if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
-  return { context, options, before, external, state, rootsKey, pinDelta };
+  return { context, options, before, external, state, rootsKey, pinDelta, storeWatch };
 }
 
 /**
@@ -115,14 +125,16 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
  * from the before-scan's blobs, after content stored now; a rename shows as delete + create), and
  * persists the scan state for the next command. The turn gets `execUsed: true`, and
  * `partiallyProtected: true` with `uncovered` when something could not be kept: files too large or
- * unreadable, an incomplete scan (too many files: no creations or deletions inferred), or paths
- * excluded by ignore rules, whose changes the scan cannot see.
+ * unreadable, an incomplete scan (too many files: no creations or deletions inferred), paths
+ * excluded by ignore rules (present, or deleted by the command), or names that are not valid UTF-8
+ * (see `unseenChanges`: those changes are also recorded as `skipped` checkpoints, so a rewind
+ * reports them as not restored).
  */
 export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   checkArgument(ExecHandleSchema, handle, 'handle');
   const { context, options, before } = handle;
   const sink = new ScanBlobSink(before.snapshot, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
-  const after = await scanAndStore(context, options, 'after', before.snapshot, before.cache, sink);
+  const after = await scanAndStore(context, options, 'after', before.snapshot, before.cache, handle.storeWatch.inodes, sink);
   const complete = before.complete && after.complete;
   const diff = diffSnapshots(before.snapshot, after.snapshot);
   if (!complete) {
@@ -132,10 +144,17 @@ export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   }
   const uncovered: UncoveredPath[] = [];
   const changes = await toPendingChanges(context, diff, before, after, sink, uncovered);
+  // What the scans saw but cannot keep (names that are not UTF-8, ignored paths deleted): recorded
+  // as `skipped` rows, so a rewind reports them as not restored, and listed as uncovered.
+  const unseen = unseenChanges(before, after);
+  changes.push(...unseen.changes);
+  uncovered.push(...unseen.uncovered);
   if (!complete) uncovered.push({ path: '', reason: 'too_many_files', detail: `the scan stopped at ${options.maxFiles ?? 'the file limit'} files; only modifications of scanned files were recorded` });
   for (const skipped of after.skipped) {
-    if (skipped.reason === 'ignored' || skipped.reason === 'unreadable') uncovered.push(fromSkipped(skipped));
+    if (skipped.reason === 'ignored' || skipped.reason === 'unreadable' || skipped.reason === 'store_file') uncovered.push(fromSkipped(skipped));
   }
+  const storeTouched = handle.storeWatch.changes();
+  uncovered.push(...storeTouched);
   const checkpoints = await recordChanges(context, { source: 'exec', toolName: options.toolName ?? null, toolCallId: options.toolCallId ?? null }, changes);
   if (!handle.state || checkpoints.length > 0 || before.stats.hashed > 0 || after.stats.hashed > 0) {
     if (changedHashes(diff) || handle.pinDelta === null) {
@@ -151,7 +170,14 @@ export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   }
   const partiallyProtected = uncovered.length > 0;
   if (context.turnId !== null) await markTurn(context, uncovered, options.command ?? null);
-  return { checkpoints, uncovered, partiallyProtected, external: handle.external, stats: { before: before.stats, after: after.stats } };
+  return {
+    checkpoints,
+    uncovered,
+    partiallyProtected,
+    storeTouched: storeTouched.map((item) => item.path),
+    external: handle.external,
+    stats: { before: before.stats, after: after.stats },
+  };
 }
 
 /**
@@ -182,6 +208,7 @@ async function scanAndStore(
   scan: ExecScanProgress['scan'],
   previous: Snapshot | null,
   cache: StatCacheState | null,
+  excludeInodes: ReadonlyMap<number, number>,
   // The first scan stores every tracked file: streamed raw as it is read, compressed later (GC / BlobStore.compress).
   sink = new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, previous === null ? context.blobs.openDeferredBatch() : null),
 ): Promise<ScanResult> {
@@ -193,6 +220,7 @@ async function scanAndStore(
       maxFileSize: options.maxFileSize ?? DEFAULT_CHECKPOINT_MAX_FILE_SIZE,
       ...(options.maxFiles === undefined ? {} : { maxFiles: options.maxFiles }),
       onContent: progress ? progress.wrap(sink.onContent) : sink.onContent,
+      excludeInodes,
     });
   } catch (error) {
     sink.abort();

@@ -24,7 +24,7 @@
  * - Within a turn every mutation is its own row, the after of one being the before of the next, so
  *   undoing newest-first peels a file back layer by layer; identical content is stored once.
  */
-export { sessionWorkspace, PRIMARY_ROOT } from './session-workspace.js';
+export { sessionWorkspace, storeFilesOf, PRIMARY_ROOT } from './session-workspace.js';
 export { openCaptureContext, type CaptureContext } from './capture-context.js';
 export {
   DEFAULT_CHECKPOINT_MAX_FILE_SIZE,
@@ -55,6 +55,7 @@ export {
   type ExecScanProgress,
   type UncoveredPath,
 } from './exec-capture.js';
+export { unseenChanges } from './unseen-changes.js';
 export { EXEC_SCAN_ENTRY, type ExecScanState } from './exec-scan-state.js';
 export { listRecentCheckpoints, displayPath, DEFAULT_CHECKPOINT_LIST_LIMIT, type ListedCheckpoint } from './checkpoint-list.js';
 export { summarizeTurn, type TurnSummary, type TurnFileChange } from './turn-summary.js';

@@ -23,10 +23,23 @@ describe('sessionWorkspace', () => {
     expect(workspace.exclusions.dirs).toEqual([]);
   });
 
-  it('never tracks a store kept inside the workspace', () => {
+  it('protects a store kept inside the workspace: its directory is never tracked and never resolves', () => {
     const workspace = sessionWorkspace(session(), join(dir, 'project', '.waypoint', 'w.db'));
-    expect(workspace.resolve('.waypoint/w.db').tracked).toBe(false);
+    for (const path of ['.waypoint/w.db', '.waypoint/w.db-wal', '.waypoint/w.db.blobs/pack-1.pack', '.waypoint', 'src/../.waypoint/new']) {
+      expect(() => workspace.resolve(path), path).toThrow(expect.objectContaining({ code: 'PATH_PROTECTED' }));
+    }
+    expect(workspace.exclusions.dirs).toEqual([join(dir, 'project', '.waypoint')]);
+    expect(workspace.protectedPathsInRoots()).toContain(join(dir, 'project', '.waypoint'));
     expect(workspace.resolve('src/a.ts').tracked).toBe(true);
+    expect(workspace.resolve('.').containsProtected).toBe(join(dir, 'project', '.waypoint'));
+  });
+
+  it('refuses a root inside the store files', () => {
+    const storeDir = join(dir, 'store');
+    mkdirSync(join(storeDir, 'w.db.blobs'), { recursive: true });
+    expect(() => sessionWorkspace({ id: 'ses_x', workdir: join(storeDir, 'w.db.blobs'), metadata: {} }, join(storeDir, 'w.db'))).toThrow(
+      expect.objectContaining({ code: 'STORE_INSIDE_ROOT' }),
+    );
   });
 
   it('refuses a store directly in a root, a session without workdir, and malformed roots', () => {

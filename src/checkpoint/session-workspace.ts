@@ -6,10 +6,24 @@ import { Workspace, type WorkspaceRootSpec, type RootKind } from '../workspace/i
 export const PRIMARY_ROOT = 'workspace';
 
 /**
+ * The files the SQLite store keeps for a database at `location`: the database, its WAL, shared
+ * memory and rollback journal, and the directory of blob packs beside it.
+ */
+export function storeFilesOf(location: string): string[] {
+  const database = resolve(location);
+  return [database, `${database}-wal`, `${database}-shm`, `${database}-journal`, `${database}.blobs`];
+}
+
+/**
  * The roots a session may touch: its workdir as the `workspace` root, plus the roots declared in
  * `session.metadata.roots` (`[{ name, dir, kind }]`, kind `custom` tracked; `data`, `pluginData`,
- * `logs`, `tmp` written but never checkpointed). The store's own directory is never tracked; a
- * store placed directly in a root directory is refused, since its files would be scanned as changes.
+ * `logs`, `tmp` written but never checkpointed).
+ *
+ * The store is never part of the workspace: its files are protected (every tool write, edit,
+ * delete, move or mkdir that reaches them, through links too, is refused with `PATH_PROTECTED`),
+ * and when its directory lies inside a root that whole directory is protected and never scanned.
+ * A store placed directly in a root directory, or a root inside the store's files, is refused
+ * (`STORE_INSIDE_ROOT`): its files could not be told apart from the workspace's.
  */
 export function sessionWorkspace(session: Pick<Session, 'id' | 'workdir' | 'metadata'>, storeLocation: string): Workspace {
   if (session.workdir === null) {
@@ -22,21 +36,35 @@ export function sessionWorkspace(session: Pick<Session, 'id' | 'workdir' | 'meta
   }
   const roots: WorkspaceRootSpec[] = [{ name: PRIMARY_ROOT, dir: session.workdir, kind: 'workspace' }, ...declaredRoots(session)];
   const storeDir = dirname(resolve(storeLocation));
+  const storeFiles = storeFilesOf(storeLocation);
   const excludedDirs: string[] = [];
   for (const root of roots) {
-    const fromRoot = relative(resolve(root.dir), storeDir);
+    const rootDir = resolve(root.dir);
+    const fromRoot = relative(rootDir, storeDir);
     if (fromRoot === '') {
       throw new InvalidArgumentError({
         parameter: 'store',
         value: storeLocation,
         code: 'STORE_INSIDE_ROOT',
-        reason: `the store file ${basename(storeLocation)} sits directly in the ${root.name} root ${root.dir}; move it into a subdirectory (e.g. .waypoint/) so its files are not scanned as changes.`,
+        reason:
+          `the store file ${basename(storeLocation)} sits directly in the ${root.name} root ${root.dir}, where its files cannot be told apart from the workspace's; ` +
+          `open a store outside the workspace instead (the default ~/.waypoint/waypoint.db, WAYPOINT_HOME, or --store <path outside ${root.dir}>).`,
+      });
+    }
+    const insideStore = storeFiles.find((file) => rootDir === file || rootDir.startsWith(`${file}${sep}`));
+    if (insideStore !== undefined) {
+      throw new InvalidArgumentError({
+        parameter: 'session.workdir',
+        value: root.dir,
+        code: 'STORE_INSIDE_ROOT',
+        reason: `the ${root.name} root ${root.dir} lies inside the store's own files (${insideStore}); use a workspace directory outside the store.`,
       });
     }
     // Only a store directory inside a root needs excluding; one outside (or above) is never scanned.
     if (!fromRoot.startsWith(`..${sep}`) && fromRoot !== '..' && !fromRoot.startsWith(sep)) excludedDirs.push(storeDir);
   }
-  return new Workspace({ roots, excludedDirs: [...new Set(excludedDirs)] });
+  const unique = [...new Set(excludedDirs)];
+  return new Workspace({ roots, excludedDirs: unique, protectedPaths: [...unique, ...storeFiles] });
 }
 
 function declaredRoots(session: Pick<Session, 'metadata'>): WorkspaceRootSpec[] {

@@ -5,6 +5,7 @@ import {
   recordChanges,
   SYMLINK_MODE,
   unifiedPatch,
+  unseenChanges,
   type CaptureContext,
   type ExecCaptureOptions,
   type ExecHandle,
@@ -110,6 +111,10 @@ export async function endTaskCapture(
       changes.push({ ...change, patch: await patchOf(context, path, old, next) });
     }
   }
+  // Names that are not UTF-8 and ignored paths the task deleted: recorded `skipped`, listed as uncovered.
+  const unseen = unseenChanges(handle.before, now.before);
+  changes.push(...unseen.changes);
+  uncovered.push(...unseen.uncovered);
   if (!(await options.stillWanted())) return null;
   const origin = { source: 'exec' as const, toolName: handle.options.toolName ?? null, toolCallId: handle.options.toolCallId ?? null };
   const checkpoints = await recordChanges(context, origin, changes);

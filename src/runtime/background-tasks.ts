@@ -6,6 +6,7 @@ import type { Store } from '../store/index.js';
 import { beginTaskCapture, endTaskCapture, type TaskCaptureResult, type TaskCaptureStart } from './background-capture.js';
 import type { CaptureLocks } from './capture-lock.js';
 import type { RuntimeEvents } from './runtime-events.js';
+import { shellInvocation } from './tools/protected-shell.js';
 import { collectOutput, killGroup, spawnShell } from './tools/run-command.js';
 
 /** A finished task's result waiting for the running turn's next model call. */
@@ -33,6 +34,8 @@ export interface BackgroundStartInput {
   branchGeneration: number;
   command: string;
   cwd: string;
+  /** The store's paths inside the workspace: read-only for the task (see `shellInvocation`). */
+  protectedPaths?: readonly string[];
   description?: string;
   /** The bash call that started the task: its checkpoints carry this call id. */
   toolCallId: string;
@@ -67,6 +70,8 @@ export class BackgroundTasks {
   /** Starts a task; call it under the session's capture lock (the bash tool call holds it). */
   async start(input: BackgroundStartInput): Promise<{ taskId: string; pid: number | null }> {
     const { store, tasks, events, locks } = this.host;
+    // Refused (store in the workspace, no way to make it read-only) before anything is scanned or recorded.
+    const shell = shellInvocation(input.command, input.protectedPaths ?? []);
     const taskId = `task_${randomBytes(6).toString('hex')}`;
     const scope = { sessionId: input.sessionId, turnId: input.turnId, toolCallId: input.toolCallId, taskId };
     const progress = (scan: ExecScanProgress['scan']) => (report: ExecScanProgress) => events.emit('scan-progress', { ...scope, ...report, scan });
@@ -89,7 +94,7 @@ export class BackgroundTasks {
       status: 'running',
       ...(captureError === null ? {} : { reason: `its file changes will not be checkpointed: ${captureError}` }),
     }, captureError !== null);
-    const child = spawnShell(input.command, input.cwd);
+    const child = spawnShell(shell, input.cwd);
     const output = collectOutput(child, this.host.maxOutputChars);
     let stopped = false;
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {

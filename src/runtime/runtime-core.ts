@@ -103,6 +103,7 @@ export function toolContext(
         branchGeneration: state.session.branchGeneration,
         command,
         cwd: state.workspace().primaryRoot.dir,
+        protectedPaths: state.workspace().protectedPathsInRoots(),
         toolCallId,
         capture: () => state.capture(),
         ...(options.description === undefined ? {} : { description: options.description }),

@@ -6,7 +6,7 @@ import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError, type FileWriteOperation } from './file-write-failed-error.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
 import { isInside } from './real-path.js';
-import type { ResolvedPath } from './resolve-path.js';
+import { refuseProtectedDirectory, type ResolvedPath } from './resolve-path.js';
 
 /** The suffix of the temp files atomic writes rename into place (`.<name>.<12 hex>.wp-tmp`). */
 export const TEMP_SUFFIX = '.wp-tmp';
@@ -241,6 +241,7 @@ export function prepareDirectory(target: ResolvedPath, directory: string, create
   if (!isInside(target.root.realDir, real)) {
     throw new PathOutsideWorkspaceError({ path: target.relativePath, root: target.root.name, reason: 'symlink_escape' });
   }
+  refuseProtectedDirectory(target, real);
   return real;
 }
 

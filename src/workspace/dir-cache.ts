@@ -20,6 +20,8 @@ export interface DirectoryListing {
   ignored?: string[];
   /** Sockets, FIFOs, devices (reported as `not_regular`). */
   special?: string[];
+  /** Entries whose names are not valid UTF-8, escaped (see `raw-names.ts`; reported as `invalid_name`). */
+  invalid?: string[];
   /** The ignore files present (`.gitignore`, `.waypointignore`): re-read by every scan. */
   ignoreFiles?: string[];
 }
@@ -104,6 +106,7 @@ function isDirectoryListing(value: unknown): value is DirectoryListing {
     isNameList(listing.dirs) &&
     (listing.ignored === undefined || isNameList(listing.ignored)) &&
     (listing.special === undefined || isNameList(listing.special)) &&
+    (listing.invalid === undefined || isNameList(listing.invalid)) &&
     (listing.ignoreFiles === undefined || isNameList(listing.ignoreFiles))
   );
 }

@@ -10,6 +10,7 @@ export {
 export { toWorkspacePath, parseWorkspacePath, type WorkspacePath } from './workspace-path.js';
 export { resolveInRoot, resolveEntryInRoot, type ResolvedPath, type Exclusions, type EntryStat } from './resolve-path.js';
 export { PathOutsideWorkspaceError, type PathRefusalReason } from './path-outside-workspace-error.js';
+export { PathProtectedError, type ProtectedOperation } from './path-protected-error.js';
 export { FileReadFailedError } from './file-read-failed-error.js';
 export { FileWriteFailedError, type FileWriteOperation } from './file-write-failed-error.js';
 export {

@@ -4,6 +4,7 @@ import { InvalidArgumentError } from '../model/errors/index.js';
 import { fsyncDirectory, prepareDirectory, writeFileAtomic } from './atomic-write.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
+import { PathProtectedError } from './path-protected-error.js';
 import type { ResolvedPath } from './resolve-path.js';
 
 export interface MoveOptions {
@@ -18,7 +19,8 @@ export interface MoveOptions {
  * Renames or moves a file, symlink or directory entry with one atomic `rename`, fsyncing both
  * directories. Across filesystems (`EXDEV`, e.g. between two roots on different disks) a file or
  * symlink is copied atomically to the destination, then the source is removed; directories are
- * refused there. Both paths must already be confined (see `Workspace.resolve`).
+ * refused there. Both paths must already be confined (see `Workspace.resolve`); a directory holding
+ * a protected path is refused with `PATH_PROTECTED` on either side.
  *
  * @example
  * movePath(workspace.resolve('draft.md'), workspace.resolve('docs/final.md'))
@@ -26,6 +28,11 @@ export interface MoveOptions {
 export function movePath(from: ResolvedPath, to: ResolvedPath, options: MoveOptions = {}): void {
   if (from.relativePath === '' || to.relativePath === '') {
     throw new InvalidArgumentError({ parameter: 'path', value: from.relativePath === '' ? from.key : to.key, reason: 'is a root directory itself' });
+  }
+  for (const side of [from, to]) {
+    if (side.containsProtected !== null) {
+      throw new PathProtectedError({ path: side.key, root: side.root.name, protectedPath: side.containsProtected, operation: 'move' });
+    }
   }
   const durable = options.durable ?? true;
   const fail = (error: unknown): never => {

@@ -3,9 +3,17 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { NameTooLongError } from '../model/errors/index.js';
 import { hasErrorCode } from './error-reason.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
+import { PathProtectedError } from './path-protected-error.js';
 import { isInside, realPathOf } from './real-path.js';
 import { toWorkspacePath, type WorkspacePath } from './workspace-path.js';
 import type { WorkspaceRoot } from './workspace-root.js';
+
+/**
+ * Where file systems are usually case-insensitive, `.WAYPOINT/x` is the store's `.waypoint/x`:
+ * protected paths are compared without case there (refusing a little too much on a case-sensitive
+ * volume, never too little).
+ */
+const FOLD_CASE = process.platform === 'darwin' || process.platform === 'win32';
 
 /**
  * A path that passed confinement: it lies inside `root`, lexically and after resolving every
@@ -28,6 +36,13 @@ export interface ResolvedPath {
   readonly key: WorkspacePath;
   /** Whether changes to this path are checkpointed (tracked root and not in an excluded directory). */
   readonly tracked: boolean;
+  /**
+   * A protected path (see {@link Exclusions.protected}) lying strictly below this one, or null: a
+   * delete or move of this directory would take it along, so `deletePath` and `movePath` refuse.
+   */
+  readonly containsProtected: string | null;
+  /** The protected paths in force when it was resolved (see {@link refuseProtectedDirectory}). */
+  readonly protectedPaths: readonly string[];
 }
 
 /** Which directories are never tracked. */
@@ -36,12 +51,19 @@ export interface Exclusions {
   readonly dirs: readonly string[];
   /** Directory names excluded at any depth (`.git`). */
   readonly names: ReadonlySet<string>;
+  /**
+   * Real absolute paths (files or directories) nothing may write, delete, move or create in:
+   * Waypoint's own store. A path at or below one, lexically or through symbolic links, is refused
+   * with `PATH_PROTECTED` when it is resolved.
+   */
+  readonly protected?: readonly string[];
 }
 
 /**
  * Resolves `input` (relative to `root`, or absolute inside it) and refuses it — before anything is
- * read or written — when it contains NUL, climbs out with `..`, is absolute outside the root, or
- * passes through a symbolic link that resolves outside the root.
+ * read or written — when it contains NUL, climbs out with `..`, is absolute outside the root,
+ * passes through a symbolic link that resolves outside the root ({@link PathOutsideWorkspaceError}),
+ * or reaches a protected path, itself or through a link ({@link PathProtectedError}).
  *
  * @example
  * resolveInRoot(root, 'src/a.ts', exclusions).realPath // '/home/me/project/src/a.ts'
@@ -103,6 +125,17 @@ export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusion
   if (!isInside(root.realDir, realPath) || !isInside(root.realDir, entryPath)) {
     throw new PathOutsideWorkspaceError({ path: input, root: root.name, reason: 'symlink_escape' });
   }
+  let containsProtected: string | null = null;
+  if (exclusions.protected !== undefined && exclusions.protected.length > 0) {
+    const [real, entryAt] = FOLD_CASE ? [realPath.toLowerCase(), entryPath.toLowerCase()] : [realPath, entryPath];
+    for (const guarded of exclusions.protected) {
+      const folded = FOLD_CASE ? guarded.toLowerCase() : guarded;
+      if (isInside(folded, real) || isInside(folded, entryAt)) {
+        throw new PathProtectedError({ path: input, root: root.name, protectedPath: guarded, operation: 'resolve' });
+      }
+      if (containsProtected === null && isInside(entryAt, folded)) containsProtected = guarded;
+    }
+  }
   const resolved: ResolvedPath = {
     root,
     relativePath,
@@ -111,6 +144,8 @@ export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusion
     entryPath,
     key: toWorkspacePath(root.name, relativePath),
     tracked: root.tracked && !isExcluded(relativePath, realPath, exclusions),
+    containsProtected,
+    protectedPaths: exclusions.protected ?? [],
   };
   return { resolved, entry };
 }
@@ -132,4 +167,18 @@ function lstatEntry(entryPath: string): EntryStat {
 export function isExcluded(relativePath: string, realPath: string, exclusions: Exclusions): boolean {
   if (relativePath !== '' && relativePath.split('/').some((part) => exclusions.names.has(part))) return true;
   return exclusions.dirs.some((dir) => isInside(dir, realPath));
+}
+
+/**
+ * Refuses (`PATH_PROTECTED`) a write, delete or move whose directory, resolved again just before
+ * the change, now lies in a protected path: a directory swapped for a link into the store after
+ * the path was resolved.
+ */
+export function refuseProtectedDirectory(target: ResolvedPath, realDirectory: string): void {
+  const directory = FOLD_CASE ? realDirectory.toLowerCase() : realDirectory;
+  for (const guarded of target.protectedPaths) {
+    if (isInside(FOLD_CASE ? guarded.toLowerCase() : guarded, directory)) {
+      throw new PathProtectedError({ path: target.relativePath, root: target.root.name, protectedPath: guarded, operation: 'resolve' });
+    }
+  }
 }

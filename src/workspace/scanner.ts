@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Dirent } from 'node:fs';
+import { lstatSync, type Dirent } from 'node:fs';
 import { TEMP_FILE_PATTERN } from './atomic-write.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { hashContent } from '../model/index.js';
 import { DirectoryCache, type DirectoryListing } from './dir-cache.js';
 import { IGNORE_FILE_NAMES, IgnoreRules } from './ignore-rules.js';
+import { mayHoldInvalidNames, rawEntrySignature, separateInvalidNames, unescapeName, type RawNameEntry } from './raw-names.js';
 import { STAT_FIELDS, STAT_MISSING } from './lstat-pool.js';
 import { modeOf, nodeScanIo, S_IFLNK, S_IFMT, S_IFREG, statTable, type ScanIo, type ScanStats } from './scan-io.js';
 import type { SkippedPath, Snapshot, SnapshotEntry } from './snapshot.js';
@@ -37,6 +38,12 @@ export interface ScanOptions {
   onContent?: (path: WorkspacePath, content: Buffer, hash: string) => void;
   /** Filesystem calls; tests inject wrappers. Default: synchronous node:fs. */
   io?: Partial<ScanIo>;
+  /**
+   * Files and directories never taken as the workspace's, wherever they are found, by inode →
+   * device: Waypoint's own store files, which a command may have moved into the tree (a directory
+   * among them is not descended). Listed as `store_file`.
+   */
+  excludeInodes?: ReadonlyMap<number, number>;
 }
 
 /** What a scan saw. */
@@ -161,6 +168,7 @@ class Walker {
   private readonly maxFiles: number;
   private readonly reportIgnored: boolean;
   private readonly onContent: ScanOptions['onContent'];
+  private readonly excludeInodes: ScanOptions['excludeInodes'];
   private readonly excludedNames: ReadonlySet<string>;
   private readonly skipDirs: ReadonlySet<string>;
   private readonly directoryFiles: DirectoryFiles[] = [];
@@ -175,6 +183,7 @@ class Walker {
     this.maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
     this.reportIgnored = options.reportIgnored ?? true;
     this.onContent = options.onContent;
+    this.excludeInodes = options.excludeInodes !== undefined && options.excludeInodes.size > 0 ? options.excludeInodes : undefined;
     this.excludedNames = workspace.exclusions.names;
     // Other roots nested in this one are scanned as themselves (when tracked) or not at all.
     this.skipDirs = new Set([...workspace.exclusions.dirs, ...workspace.roots.map((root) => root.realDir)]);
@@ -202,6 +211,10 @@ class Walker {
         continue;
       }
       if (!signature.isDirectory()) continue; // replaced by a file mid-scan: the parent's next listing has it
+      if (this.excludeInodes !== undefined && relative !== '' && this.isStoreFile(absolute, signature.ino)) {
+        this.skipped.push({ path: key, reason: 'store_file', detail: 'a directory of Waypoint’s own store, found here: never taken as workspace files' });
+        continue;
+      }
       let listing = this.directoryCache.lookup(key, signature);
       let rules = parentRules;
       if (listing !== null) {
@@ -217,9 +230,17 @@ class Walker {
           continue;
         }
         this.directoriesRead++;
+        let invalid: RawNameEntry[] = [];
+        if (mayHoldInvalidNames(entries)) ({ valid: entries, invalid } = separateInvalidNames(absolute, entries));
         const ignoreFiles = entries.filter((entry) => IGNORE_FILE_NAMES.includes(entry.name) && !entry.isDirectory()).map((entry) => entry.name);
         rules = parentRules.withDirectory(relative, absolute, ignoreFiles);
         listing = this.classify(absolute, relative, entries, rules, signature);
+        for (const entry of invalid) {
+          // Ignore rules see the name as Node decodes it (bad bytes as U+FFFD).
+          const lossy = unescapeName(entry.name).toString('utf8');
+          if (rules.ignores(relative === '' ? lossy : `${relative}/${lossy}`, entry.isDirectory)) (listing.ignored ??= []).push(entry.name);
+          else (listing.invalid ??= []).push(entry.name);
+        }
         if (ignoreFiles.length > 0) listing.ignoreFiles = ignoreFiles;
       }
       this.directories++;
@@ -230,6 +251,14 @@ class Walker {
       }
       if (listing.special !== undefined) {
         for (const name of listing.special) this.skipped.push({ path: prefix + childPrefix + name, reason: 'not_regular' });
+      }
+      if (listing.invalid !== undefined) {
+        for (const name of listing.invalid) {
+          const stat = rawEntrySignature(absolute, name);
+          if (stat === null) continue;
+          const what = stat.startsWith('dir:') ? 'a directory (not descended)' : 'a file';
+          this.skipped.push({ path: prefix + childPrefix + name, reason: 'invalid_name', detail: `${what} whose name is not valid UTF-8 (shown escaped): its content cannot be checkpointed`, signature: stat });
+        }
       }
       if (listing.files.length > 0 && !this.addFiles(listing, absolute, prefix + childPrefix, prefix)) return false;
       for (let index = listing.dirs.length - 1; index >= 0; index--) {
@@ -330,6 +359,10 @@ class Walker {
       const mtimeMs = table[offset + 2]!;
       const ctimeMs = table[offset + 3]!;
       const ino = table[offset + 4]!;
+      if (this.excludeInodes !== undefined && this.isStoreFile(paths[index]!, ino)) {
+        this.skipped.push({ path: key, reason: 'store_file', detail: 'one of Waypoint’s own store files, found here: never taken as a workspace change' });
+        continue;
+      }
       if (kind === 'file' && size > maxFileSize) {
         this.snapshot.set(key, { kind, hash: null, size, mode: permissions, mtimeMs, ctimeMs, ino });
         this.skipped.push({ path: key, reason: 'too_large', size, detail: `larger than maxFileSize (${maxFileSize} bytes)` });
@@ -389,6 +422,16 @@ class Walker {
     }
     this.fileLists = { directories, keys, paths };
     return this.fileLists;
+  }
+
+  private isStoreFile(path: string, ino: number): boolean {
+    const device = this.excludeInodes!.get(ino);
+    if (device === undefined) return false;
+    try {
+      return lstatSync(path).dev === device;
+    } catch {
+      return false;
+    }
   }
 
   /** A file whose lstat failed otherwise than ENOENT: stat it again to report why (or use it). */

@@ -30,7 +30,11 @@ export type SkipReason =
   /** Matched a .gitignore or .waypointignore rule (directories are reported once, not descended). */
   | 'ignored'
   /** A socket, FIFO or device: there is no content to keep. */
-  | 'not_regular';
+  | 'not_regular'
+  /** A name that is not valid UTF-8 (`path` shows it escaped: bad bytes as `\xHH`): not tracked, a directory not descended. */
+  | 'invalid_name'
+  /** One of Waypoint's own store files (found by identity where a command moved it): never tracked. */
+  | 'store_file';
 
 /** A path a scan could not cover, and why. */
 export interface SkippedPath {
@@ -40,4 +44,9 @@ export interface SkippedPath {
   size?: number;
   /** A system error code or a short explanation. */
   detail?: string;
+  /**
+   * For entries a scan cannot track but can still stat (`invalid_name`): kind, size, mode, times
+   * and inode, so two scans tell whether it was created, deleted or changed in between.
+   */
+  signature?: string;
 }

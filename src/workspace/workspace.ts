@@ -14,20 +14,28 @@ export interface WorkspaceOptions {
   excludedDirs?: readonly string[];
   /** Directory names never tracked at any depth. Default `['.git']`. */
   excludedNames?: readonly string[];
+  /**
+   * Absolute paths (files or directories) that nothing may write, delete, move or create in:
+   * Waypoint's own store when it lies in a root. Every resolve refuses them (`PATH_PROTECTED`),
+   * through symbolic links too, and deletes and moves refuse a directory that contains one.
+   */
+  protectedPaths?: readonly string[];
 }
 
 /**
  * The set of roots a session may touch, and the one place where caller paths become filesystem
  * paths. Every read and write in Waypoint goes through {@link Workspace.resolve}, which refuses
- * anything outside the roots (invariant 4).
+ * anything outside the roots and anything inside a protected path (Waypoint's own store).
  *
  * @example
  * const workspace = new Workspace({
  *   roots: [{ name: 'workspace', dir: '/home/me/project', kind: 'workspace' }, { name: 'logs', dir: '/var/log/agent', kind: 'logs' }],
  *   excludedDirs: ['/home/me/project/.waypoint'],
+ *   protectedPaths: ['/home/me/project/.waypoint'],
  * })
  * const target = workspace.resolve('src/a.ts')          // in the first workspace root
  * const log = workspace.resolve('run.log', { root: 'logs' }) // written, never tracked
+ * workspace.resolve('.waypoint/waypoint.db')            // throws PathProtectedError (PATH_PROTECTED)
  */
 export class Workspace {
   readonly roots: readonly WorkspaceRoot[];
@@ -46,10 +54,16 @@ export class Workspace {
     for (const dir of options.excludedDirs ?? []) {
       if (!isAbsolute(dir)) throw new InvalidArgumentError({ parameter: 'excludedDirs', value: dir, reason: 'must be absolute paths' });
     }
+    for (const path of options.protectedPaths ?? []) {
+      if (typeof path !== 'string' || !isAbsolute(path) || path.includes('\0')) {
+        throw new InvalidArgumentError({ parameter: 'protectedPaths', value: path, reason: 'must be absolute paths' });
+      }
+    }
     this.roots = Object.freeze(roots);
     this.exclusions = Object.freeze({
       dirs: (options.excludedDirs ?? []).map((dir) => realPathOf(resolve(dir))),
       names: new Set(options.excludedNames ?? ['.git']),
+      protected: [...new Set((options.protectedPaths ?? []).map((path) => realPathOf(resolve(path))))],
     });
   }
 
@@ -70,6 +84,14 @@ export class Workspace {
   /** The root relative paths default to: the first `workspace` root, else the first root. */
   get primaryRoot(): WorkspaceRoot {
     return this.roots.find((root) => root.kind === 'workspace') ?? this.roots[0]!;
+  }
+
+  /**
+   * The protected paths that lie inside some root (real, absolute): those a shell command started
+   * in the workspace could reach by a relative path or a glob. Empty when the store is elsewhere.
+   */
+  protectedPathsInRoots(): string[] {
+    return (this.exclusions.protected ?? []).filter((path) => this.roots.some((root) => isInside(root.realDir, path)));
   }
 
   /** Roots whose changes are checkpointed (`workspace` and `custom`). */

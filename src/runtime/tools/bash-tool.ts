@@ -1,5 +1,7 @@
+import { basename } from 'node:path';
 import { z } from 'zod';
 import { captureExec } from '../../checkpoint/index.js';
+import { shellInvocation } from './protected-shell.js';
 import { runCommand } from './run-command.js';
 import { defineTool, errorText, text } from './tool.js';
 
@@ -31,16 +33,33 @@ export const bashTool = defineTool({
     }
     const cwd = context.workspace.primaryRoot.dir;
     const timeoutMs = input.timeoutMs ?? context.settings.bashTimeoutMs;
+    // The store's files inside the workspace are read-only for the command; where that cannot be
+    // arranged the command is refused here, before the scan (STORE_NOT_PROTECTED).
+    const protectedPaths = context.workspace.protectedPathsInRoots();
+    shellInvocation(input.command, protectedPaths);
     const { value: outcome, capture } = await captureExec(
       await context.capture(),
-      () => runCommand(input.command, { cwd, timeoutMs, signal: context.signal, maxOutputChars: context.settings.maxOutputChars }),
+      () => runCommand(input.command, { cwd, timeoutMs, signal: context.signal, maxOutputChars: context.settings.maxOutputChars, protectedPaths }),
       { toolName: 'bash', toolCallId: context.toolCallId, command: input.command, onProgress: (progress) => context.reportScanProgress(progress) },
     );
     context.recordCheckpoints(capture.checkpoints);
+    const touched = capture.storeTouched.length > 0
+      ? `\n[The command changed Waypoint's own store files (${capture.storeTouched.join(', ')}): sessions may be damaged. Do not touch them again; tell the person.]`
+      : '';
+    const refused = refusedByProtection(outcome.output, protectedPaths)
+      ? `\n[Waypoint's store (${protectedPaths.join(', ')}) is read-only for shell commands: what the command tried to change in it was refused, and every session is intact.]`
+      : '';
     const uncovered = capture.partiallyProtected ? `\n[not every change could be checkpointed: ${capture.uncovered.slice(0, 5).map((path) => `${path.path || '(workspace)'} ${path.reason}`).join(', ')}]` : '';
-    if (outcome.aborted) return errorText(`Interrupted: the command was killed when the turn was stopped.\n${outcome.output}${uncovered}`);
-    if (outcome.timedOut) return errorText(`Timed out after ${timeoutMs} ms; the command was killed.\n${outcome.output}${uncovered}`);
+    if (outcome.aborted) return errorText(`Interrupted: the command was killed when the turn was stopped.\n${outcome.output}${uncovered}${refused}${touched}`);
+    if (outcome.timedOut) return errorText(`Timed out after ${timeoutMs} ms; the command was killed.\n${outcome.output}${uncovered}${refused}${touched}`);
     const status = outcome.exitCode === null ? `killed by ${outcome.signal ?? 'a signal'}` : `exit code ${outcome.exitCode}`;
-    return text(`${outcome.output}${outcome.output.endsWith('\n') || outcome.output === '' ? '' : '\n'}[${status}]${uncovered}`);
+    return text(`${outcome.output}${outcome.output.endsWith('\n') || outcome.output === '' ? '' : '\n'}[${status}]${uncovered}${refused}${touched}`);
   },
 });
+
+/** Whether the command's output shows it ran into the read-only store (an error line naming one of its files). */
+function refusedByProtection(output: string, protectedPaths: readonly string[]): boolean {
+  if (protectedPaths.length === 0) return false;
+  const names = [...new Set(protectedPaths.map((path) => basename(path)))];
+  return output.split('\n').some((line) => /Read-only file system|Device or resource busy/.test(line) && names.some((name) => line.includes(name)));
+}

@@ -10,6 +10,7 @@ import { writeTool } from './write-tool.js';
 export { defineTool, text, errorText, truncateOutput, type RuntimeTool, type ToolCapture, type ToolContext, type ToolOutput, type ToolResult, type BackgroundStart, type SubagentRun } from './tool.js';
 export { readTool, writeTool, editTool, bashTool, globTool, grepTool, subagentTool };
 export { globToRegExp } from './glob-pattern.js';
+export { shellInvocation, StoreNotProtectedError, type ShellInvocation } from './protected-shell.js';
 
 /**
  * The built-in tools: read, write, edit, bash, glob, grep, subagent.

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { shellInvocation, type ShellInvocation } from './protected-shell.js';
 
 export interface CommandOutcome {
   exitCode: number | null;
@@ -10,9 +11,13 @@ export interface CommandOutcome {
   aborted: boolean;
 }
 
-/** Start `bash -c command` in its own process group, so a timeout or stop kills everything it started. */
-export function spawnShell(command: string, cwd: string): ChildProcess {
-  return spawn('bash', ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WAYPOINT_AGENT: '1' } });
+/**
+ * Start a shell command (see {@link shellInvocation}: `bash -c command`, with the store read-only
+ * when it lies in the workspace) in its own process group, so a timeout or stop kills everything it
+ * started.
+ */
+export function spawnShell(shell: ShellInvocation, cwd: string): ChildProcess {
+  return spawn(shell.file, shell.args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WAYPOINT_AGENT: '1' } });
 }
 
 /** Kill a shell's whole process group (ignoring a group that is already gone). */
@@ -63,14 +68,22 @@ function dropLoneLowSurrogate(text: string): string {
   return first >= 0xdc00 && first <= 0xdfff ? text.slice(1) : text;
 }
 
-/** Run a shell command to completion, killing it on timeout or abort. */
-export function runCommand(command: string, options: { cwd: string; timeoutMs: number; signal: AbortSignal; maxOutputChars: number }): Promise<CommandOutcome> {
+/**
+ * Run a shell command to completion, killing it on timeout or abort. `protectedPaths` (the store's
+ * files inside the workspace) are read-only for it; when that cannot be arranged the command is
+ * refused with `STORE_NOT_PROTECTED` before anything runs.
+ */
+export function runCommand(
+  command: string,
+  options: { cwd: string; timeoutMs: number; signal: AbortSignal; maxOutputChars: number; protectedPaths?: readonly string[] },
+): Promise<CommandOutcome> {
+  const shell = shellInvocation(command, options.protectedPaths ?? []);
   return new Promise((resolve) => {
     if (options.signal.aborted) {
       resolve({ exitCode: null, signal: null, output: '', timedOut: false, aborted: true });
       return;
     }
-    const child = spawnShell(command, options.cwd);
+    const child = spawnShell(shell, options.cwd);
     const output = collectOutput(child, options.maxOutputChars);
     let timedOut = false;
     let aborted = false;
