@@ -2,11 +2,15 @@ import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, t
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
 import { decodeDeltaBlob, decodeWhole, encodeDeltaBlob, encodeForGood, encodeWhole, type EncodedBlob } from './blob-codec.js';
 import { canStage, EMPTY_COMPRESS_REPORT, type CompressReport } from './deferred-compression.js';
+import { pinBlobs, type BlobPin } from './blob-pin.js';
 import { collectGarbage, type GcOptions, type GcReport } from './gc.js';
 import { hashContent } from '../model/index.js';
 
-/** What `BlobStore` needs from a store: its blob storage and the GC roots. */
-export type BlobStoreBackend = Pick<Store, 'blobs' | 'blobRoots'>;
+/**
+ * What `BlobStore` needs from a store: its blob storage and the GC roots; with write intents and
+ * `sweepBlobs` (every `Store` has them) pins and a GC that is safe beside writers.
+ */
+export type BlobStoreBackend = Pick<Store, 'blobs' | 'blobRoots'> & Partial<Pick<Store, 'sweepBlobs' | 'recordWriteIntent' | 'finishWriteIntent'>>;
 
 export interface PutBlobOptions {
   /**
@@ -309,6 +313,15 @@ export class BlobStore {
     const record = await this.store.blobs.getRecord(hash);
     if (!record) throw new NotFoundError({ entity: 'blob', id: hash });
     return record;
+  }
+
+  /**
+   * Keeps `hashes` (and what deltas on them need: pass the bases too) from being swept until
+   * `release`: take it before storing blobs whose referencing row is written later, release it
+   * once that row committed. See `pinBlobs`.
+   */
+  async pin(hashes: readonly string[], options: { sessionId?: string | null } = {}): Promise<BlobPin> {
+    return pinBlobs(this.store, hashes, options);
   }
 
   /** Mark-and-sweep from `store.blobRoots()`, then `compress`; see `collectGarbage`. */

@@ -100,11 +100,17 @@ const UNCOVERED_IN_METADATA = 100;
 export async function beginExec(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ExecHandle> {
   const rootsKey = rootsKeyOf(context.workspace);
   const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
-  const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null);
-  const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
-  let pinDelta = state?.pinDelta ?? null;
-  if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
-  return { context, options, before, external, state, rootsKey, pinDelta };
+  const sink = firstScanSink(context, options, state?.snapshot ?? null);
+  try {
+    const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null, sink);
+    const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
+    let pinDelta = state?.pinDelta ?? null;
+    if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
+    return { context, options, before, external, state, rootsKey, pinDelta };
+  } finally {
+    // The contents stored are pinned by the snapshot pins now (or were given up).
+    await sink.release();
+  }
 }
 
 /**
@@ -116,8 +122,18 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
  * excluded by ignore rules, whose changes the scan cannot see.
  */
 export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
-  const { context, options, before } = handle;
+  const { options, before } = handle;
   const sink = new ScanBlobSink(before.snapshot, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
+  try {
+    return await recordAfterScan(handle, sink);
+  } finally {
+    // Released once the checkpoints and snapshot pins naming the contents committed.
+    await sink.release();
+  }
+}
+
+async function recordAfterScan(handle: ExecHandle, sink: ScanBlobSink): Promise<ExecCaptureResult> {
+  const { context, options, before } = handle;
   const after = await scanAndStore(context, options, 'after', before.snapshot, before.cache, sink);
   const complete = before.complete && after.complete;
   const diff = diffSnapshots(before.snapshot, after.snapshot);
@@ -176,8 +192,7 @@ async function scanAndStore(
   scan: ExecScanProgress['scan'],
   previous: Snapshot | null,
   cache: StatCacheState | null,
-  // The first scan stores every tracked file: streamed raw as it is read, compressed later (GC / BlobStore.compress).
-  sink = new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, previous === null ? context.blobs.openDeferredBatch() : null),
+  sink: ScanBlobSink,
 ): Promise<ScanResult> {
   const progress = options.onProgress ? new ScanProgress(scan, options.onProgress) : null;
   let result: ScanResult;
@@ -196,6 +211,11 @@ async function scanAndStore(
   await sink.flush(context.blobs, context.workspace, result.snapshot, result.cache.scanStartedAtMs - result.cache.racyWindowMs);
   progress?.done(result.stats.files);
   return result;
+}
+
+/** The before-scan's sink: the first scan stores every tracked file, streamed raw as it is read (compressed later by GC / BlobStore.compress). */
+function firstScanSink(context: CaptureContext, options: ExecCaptureOptions, previous: Snapshot | null): ScanBlobSink {
+  return new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, previous === null ? context.blobs.openDeferredBatch() : null);
 }
 
 /** Throttled progress of one scan: silent unless the scan lasts (see `ExecCaptureOptions.onProgress`). */
