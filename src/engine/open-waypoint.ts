@@ -1,4 +1,5 @@
 import { BlobStore } from '../blobs/index.js';
+import { recoverWriteIntents, type WriteRecoveryReport } from '../checkpoint/index.js';
 import { SessionHistory } from '../history/index.js';
 import { FileRewinder, TaskRegistry, recoverJournals, type RecoveryReport } from '../rewind/index.js';
 import { SqliteStore, type Store } from '../store/index.js';
@@ -20,13 +21,17 @@ export interface Waypoint {
   tasks: TaskRegistry;
   /** What opening recovered from an earlier crash (null when opened read-only). */
   recovery: RecoveryReport | null;
+  /** Tool and fs writes an earlier crash left in flight, completed or dropped (null when opened read-only). */
+  recoveredWrites: WriteRecoveryReport | null;
   close(): Promise<void>;
 }
 
 /**
  * Opens a store and makes it safe to use: unfinished file rewinds left by a crash are rolled back
  * before anything else runs (DESIGN.md invariant 3), so every file is wholly before or wholly
- * after and the store agrees. Journals of a still-running process are left alone.
+ * after and the store agrees; tool and fs writes a crash interrupted after their file changed get
+ * their checkpoints (`recoverWriteIntents`). Journals and writes of a still-running process are
+ * left alone.
  *
  * @example
  * const waypoint = await openWaypoint({ path: '/tmp/w/waypoint.db' });
@@ -42,6 +47,8 @@ export async function openWaypoint(options: OpenWaypointOptions = {}): Promise<W
   try {
     const blobs = new BlobStore(store);
     const recovery = store.readOnly ? null : await recoverJournals(store, undefined, { blobs });
+    // A write killed between changing a file and recording it: recorded now, so what it overwrote stays referenced.
+    const recoveredWrites = store.readOnly ? null : await recoverWriteIntents(store, blobs);
     return {
       store,
       blobs,
@@ -49,6 +56,7 @@ export async function openWaypoint(options: OpenWaypointOptions = {}): Promise<W
       files: new FileRewinder({ store, blobs }),
       tasks: new TaskRegistry(),
       recovery,
+      recoveredWrites,
       close: () => store.close(),
     };
   } catch (error) {
