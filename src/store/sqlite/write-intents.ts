@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { Checkpoint } from '../../model/index.js';
 import type { NewCheckpoint } from '../store.js';
 import type { BlobSweepResult, NewWriteIntent, WriteIntent, WriteIntentFile } from '../write-intent.js';
-import { isProcessAlive } from './blobs/pack-file-name.js';
 import type { PackBlobStorage } from './blobs/pack-blob-storage.js';
 import { addCheckpointRows } from './checkpoints.js';
+import { writeIntentRoots } from './intent-roots.js';
 import { blobRootsQuery } from './ledgers.js';
 import type { SqliteContext } from './sqlite-context.js';
 
@@ -85,11 +85,8 @@ export function listWriteIntents(context: SqliteContext): WriteIntent[] {
 export async function sweepBlobs(context: SqliteContext, storage: PackBlobStorage, candidates: readonly string[]): Promise<BlobSweepResult> {
   if (candidates.length === 0) return { deleted: [], spared: [], freedBytes: 0 };
   const result = context.write('sweep blobs', () => {
-    const expire = context.statement('DELETE FROM write_intents WHERE id = ?');
-    for (const row of context.statement(`SELECT id, pid, host FROM write_intents WHERE files = '[]'`).all() as Array<Pick<WriteIntentRow, 'id' | 'pid' | 'host'>>) {
-      if (row.host === HOST && !isProcessAlive(row.pid)) expire.run(row.id);
-    }
-    const roots = new Set((context.statement(blobRootsQuery).all() as Array<{ hash: string }>).map((row) => row.hash));
+    const roots = writeIntentRoots(context, { expire: true });
+    for (const row of context.statement(blobRootsQuery).all() as Array<{ hash: string }>) roots.add(row.hash);
     return storage.deleteUnreferencedInTransaction(candidates, roots);
   });
   if (result.deleted.length > 0) await storage.compact();
