@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,38 +28,62 @@ function random(state: number): () => number {
   };
 }
 
-/** Starts the writer, kills it `delayMs` after it is ready; resolves once it is dead. */
-function killWhileWriting(db: string, workdir: string, trial: number, delayMs: number): Promise<{ sessionId: string; signal: string | null; stderr: string }> {
+/**
+ * Starts the writer and SIGKILLs it: `timed` trials `delayMs` after it is ready (anywhere in its
+ * loop), `landed` trials `delayMs` after the agent's content is seen landing in the file (the
+ * instants right after the rename, where a write is most fragile). Resolves once it is dead.
+ */
+function killWhileWriting(db: string, workdir: string, trial: number, when: 'timed' | 'landed', delayMs: number): Promise<{ sessionId: string; signal: string | null; stderr: string }> {
   const process_ = spawn(process.execPath, ['--import', 'tsx', child, db, workdir, String(trial)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let sessionId = '';
+  let killing = false;
+  const kill = () => {
+    if (killing) return;
+    killing = true;
+    setTimeout(() => process_.kill('SIGKILL'), delayMs);
+  };
   process_.stderr.on('data', (chunk) => (stderr += chunk));
+  const watcher = when === 'landed' ? watch(workdir, () => {
+    if (!sessionId) return;
+    try {
+      if (readFileSync(join(workdir, 'doc.txt')).subarray(0, 6).toString() === 'agent ') kill();
+    } catch {
+      // Between renames: look again at the next event.
+    }
+  }) : null;
   process_.stdout.on('data', (chunk) => {
     stdout += chunk;
     const ready = /^ready (\S+)$/m.exec(stdout);
     if (ready && !sessionId) {
       sessionId = ready[1]!;
-      setTimeout(() => process_.kill('SIGKILL'), delayMs);
+      if (when === 'timed') kill();
     }
   });
-  return new Promise((done) => process_.on('exit', (_code, signal) => done({ sessionId, signal, stderr })));
+  return new Promise((done) => process_.on('exit', (_code, signal) => {
+    watcher?.close();
+    done({ sessionId, signal, stderr });
+  }));
 }
 
 describe('a tool write killed at any instant', () => {
   it('leaves the file wholly before or after, and the content it overwrote recorded as a change that survives gc', async () => {
     const next = random(seed);
-    const trials = Array.from({ length: TRIALS }, (_, trial) => ({ trial, delayMs: Math.floor(next() * 200) }));
+    const trials = Array.from({ length: TRIALS }, (_, trial) => {
+      const when = trial % 2 === 0 ? ('timed' as const) : ('landed' as const);
+      return { trial, when, delayMs: when === 'timed' ? Math.floor(next() * 200) : Math.floor(next() * 4) };
+    });
     const outcomes = { before: 0, after: 0, recovered: 0 };
     const failures: string[] = [];
-    const runTrial = async ({ trial, delayMs }: { trial: number; delayMs: number }) => {
+    const runTrial = async ({ trial, when, delayMs }: (typeof trials)[number]) => {
       const dir = mkdtempSync(join(tmpdir(), 'waypoint-tool-kill-'));
       dirs.push(dir);
       const workdir = join(dir, 'ws');
       mkdirSync(workdir);
       const db = join(dir, 'store', 'waypoint.db');
-      const killed = await killWhileWriting(db, workdir, trial, delayMs);
-      const where = `seed ${seed}, trial ${trial}, killed ${delayMs} ms after ready`;
+      const killed = await killWhileWriting(db, workdir, trial, when, delayMs);
+      const where = `seed ${seed}, trial ${trial}, killed ${delayMs} ms after ${when === 'timed' ? 'it was ready' : "the agent's content landed"}`;
       if (killed.signal !== 'SIGKILL' || !killed.sessionId) {
         failures.push(`${where}: the writer did not run until killed (${killed.signal}): ${killed.stderr}`);
         return;
