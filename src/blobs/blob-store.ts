@@ -71,7 +71,12 @@ export interface PendingBlobPut {
   readonly hashes: string[];
   /** How many blobs this write stores (the rest were already stored, or staged at once). */
   readonly newBlobs: number;
-  /** Waits until the bytes are durable, then indexes them; returns `hashes`. */
+  /**
+   * Waits until the bytes are durable, then indexes them; returns `hashes`. Blobs that were found
+   * stored already are checked again and stored anew if a GC swept them since: a caller that pins
+   * the hashes (`BlobStore.pin`) before `commit` (and whose delta bases are items of the batch)
+   * can rely on every hash being readable afterwards.
+   */
   commit(): Promise<string[]>;
   /** Gives up: nothing of this write becomes readable. */
   abort(): void;
@@ -164,10 +169,13 @@ export class BlobStore {
     });
 
     const batch = new Map<string, { content: Buffer; chainDepth: number }>();
+    // Found stored already: checked again at commit, in case a GC swept them meanwhile.
+    const reused = new Map<string, { content: Buffer; hash: string }>();
     const stored: StoredBlobInput[] = [];
     const baseContents = new Map<string, Buffer | null>();
     for (const [index, input] of inputs.entries()) {
       const hash = hashes[index]!;
+      if (present.has(hash)) reused.set(hash, { content: input.content, hash });
       if (present.has(hash) || batch.has(hash)) continue;
       // Deferred: the whole form stays raw for now (staged, deflated later by compress()).
       const stageable = deferred && input.content.length >= MIN_STAGED_BYTES;
@@ -212,6 +220,13 @@ export class BlobStore {
         if (settled) throw new InvalidArgumentError({ parameter: 'commit', value: null, reason: 'this blob write was already committed or aborted' });
         settled = true;
         await pending.commit();
+        if (reused.size > 0) {
+          // A blob found stored may have been swept since, by a GC that ran before the caller
+          // pinned it: store it again (once pinned, nothing sweeps it, so this check suffices).
+          const still = await this.store.blobs.has([...reused.keys()]);
+          const vanished = [...reused.values()].filter((item) => !still.has(item.hash));
+          if (vanished.length > 0) await this.putMany(vanished, { compression: 'eager' });
+        }
         return hashes;
       },
       abort: () => {

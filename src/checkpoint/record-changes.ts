@@ -1,5 +1,5 @@
 import { hashContent, type Checkpoint, type CheckpointOp, type CheckpointSource } from '../model/index.js';
-import type { PendingBlobPut } from '../blobs/index.js';
+import { DEFERRED_BATCH_BYTES, type PendingBlobPut } from '../blobs/index.js';
 import type { NewCheckpoint } from '../store/store.js';
 import type { WriteIntentFile } from '../store/write-intent.js';
 import type { CaptureContext } from './capture-context.js';
@@ -148,9 +148,17 @@ export async function beginStoreChangeContents(
       afterHash: file.afterHash !== undefined ? file.afterHash : (row?.afterHash ?? null),
     };
   });
-  const intent = pinned.size > 0 || files.length > 0
-    ? await context.store.recordWriteIntent({ sessionId: context.sessionId, hashes: [...pinned], checkpoints: files.length > 0 ? rows : [], files })
-    : null;
+  // The pin (and the recovery record) must be committed before the blobs are indexed and before
+  // any file changes. When every delta base is an item of this batch and the batch is small (not
+  // indexed at once by the raw-first path), it is committed while the blobs' fsync runs: blobs
+  // found stored and swept before it are stored again by `commit`. Otherwise it comes first.
+  let contentBytes = 0;
+  for (const input of inputs) contentBytes += input.content.length;
+  const externalBase = changes.some((change) => !change.skipReason && change.after && !change.before && change.beforeHash);
+  const pinFirst = externalBase || contentBytes >= DEFERRED_BATCH_BYTES;
+  const wanted = pinned.size > 0 || files.length > 0;
+  const record = () => context.store.recordWriteIntent({ sessionId: context.sessionId, hashes: [...pinned], checkpoints: files.length > 0 ? rows : [], files });
+  let intent = wanted && pinFirst ? await record() : null;
   let released = false;
   const release = () => {
     if (released || intent === null) return;
@@ -161,6 +169,7 @@ export async function beginStoreChangeContents(
   let pending: PendingBlobPut | null = null;
   try {
     pending = inputs.length > 0 ? await context.blobs.beginPutMany(inputs) : null;
+    if (wanted && intent === null) intent = await record();
     changes.forEach((change, index) => {
       if (change.patch !== undefined) rows[index]!.patch = change.patch;
       else if (!change.skipReason && ['create', 'modify', 'delete'].includes(change.op)) rows[index]!.patch = unifiedPatch(change.path, change.before ?? null, change.after ?? null);
