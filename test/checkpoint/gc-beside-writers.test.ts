@@ -25,7 +25,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 describe('blob gc beside writers in other processes', () => {
-  it('never sweeps a content a tool write or a shell capture stored, whatever the interleaving', async () => {
+  it('never sweeps a content a tool write, a checkpointed fs write or a shell capture stored, whatever the interleaving', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'waypoint-gc-race-'));
     dirs.push(dir);
     const db = join(dir, 'store', 'waypoint.db');
@@ -75,6 +75,8 @@ describe('blob gc beside writers in other processes', () => {
         }
       }
       expect(lost, `seed ${seed}: ${lost.length} of ${expected.length} checkpoints lost content`).toEqual([]);
+      const swept = results.slice(writers.length).map((result) => /^gc (\d+) (\d+)/m.exec(result.stdout)!.slice(1).join(' runs, ') + ' swept');
+      console.log(`gc beside writers (seed ${seed}): ${expected.length} checkpoints intact; collectors: ${swept.join('; ')}`);
     } finally {
       await waypoint.close();
     }
