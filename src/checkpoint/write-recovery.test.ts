@@ -72,12 +72,17 @@ describe('recovering writes a crash left in flight', () => {
     const fs = new CheckpointedFs({ ...fx.context, store: crashingBeforeRows(fx.store) });
     await expect(fs.move('from.txt', 'to.txt')).rejects.toThrow('simulated crash');
     await expect(fs.writeFile('stays.txt', 'new\n')).rejects.toThrow('simulated crash');
-    // The second write's file is put back by hand: as if the crash came before its rename.
+    // The second write's file is put back by hand, its temp file too: as if the crash came before its rename.
     writeFileSync(join(fx.root, 'stays.txt'), 'old\n');
+    writeFileSync(join(fx.root, '.stays.txt.0123456789ab.wp-tmp'), 'new\n');
+    writeFileSync(join(fx.root, '.stays.txt.ba9876543210.wp-tmp'), 'someone else’s\n');
     orphanIntents(fx.storePath);
     const report = await recoverWriteIntents(fx.store, fx.blobs);
     expect(report.completed).toHaveLength(1);
     expect(report.dropped).toHaveLength(1);
+    // Only the temp file holding the dropped write's own content goes.
+    expect(existsSync(join(fx.root, '.stays.txt.0123456789ab.wp-tmp'))).toBe(false);
+    expect(readFileSync(join(fx.root, '.stays.txt.ba9876543210.wp-tmp'), 'utf8')).toBe('someone else’s\n');
     const checkpoints = await fx.store.listCheckpoints(fx.sessionId);
     expect(checkpoints).toMatchObject([{ op: 'move', path: 'workspace:from.txt', toPath: 'workspace:to.txt', source: 'fs', beforeHash: hashContent(Buffer.from('moving\n')) }]);
   });

@@ -1,5 +1,6 @@
-import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { hashContent, WaypointError } from '../model/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import type { NewCheckpoint, Store } from '../store/store.js';
@@ -28,7 +29,8 @@ const PATCH_LIMIT = 2 * 1024 * 1024;
  * otherwise the change (or part of a move) happened and the checkpoints are recorded, so the
  * overwritten content stays referenced and listed as a change. A file that holds neither is
  * recorded too (a later rewind reports it as changed since), unless the intent's blobs were never
- * indexed, which means no file was touched. Intents that only pin blobs are dropped. Run by
+ * indexed, which means no file was touched. Intents that only pin blobs are dropped. Temp files
+ * the killed write left beside its target (holding its new content) are removed. Run by
  * `openWaypoint`, after journal recovery; idempotent.
  *
  * @example
@@ -45,6 +47,7 @@ export async function recoverWriteIntents(store: Store, blobs: BlobStore, option
     }
     const rows = await completion(store, blobs, intent);
     const added = await store.finishWriteIntent(intent.id, rows ?? []);
+    for (const file of intent.files) removeTempFiles(file);
     if (rows) report.completed.push({ intentId: intent.id, checkpointIds: added.map((checkpoint) => checkpoint.id) });
     else report.dropped.push(intent.id);
   }
@@ -94,6 +97,32 @@ async function patchOf(blobs: BlobStore, row: NewCheckpoint): Promise<string | n
     // The patch is a view; the blobs are the truth. A row without one is still complete.
     if (WaypointError.is(error)) return null;
     throw error;
+  }
+}
+
+/**
+ * Removes the temp files a killed atomic write of `file` left beside it: named as the workspace's
+ * atomic writes name them (`.<name>.<12 hex>.wp-tmp`) and holding exactly the write's new content,
+ * so nothing else (a person's file, another write's temp file) is ever removed.
+ */
+function removeTempFiles(file: WriteIntentFile): void {
+  if (file.afterHash === null) return;
+  const directory = dirname(file.entryPath);
+  const prefix = `.${basename(file.entryPath).slice(0, 180)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^[0-9a-f]{12}\.wp-tmp$/.test(name.slice(prefix.length))) continue;
+    const path = join(directory, name);
+    try {
+      if (lstatSync(path).isFile() && hashContent(readFileSync(path)) === file.afterHash) unlinkSync(path);
+    } catch {
+      // Gone already, or unreadable: leave it.
+    }
   }
 }
 
