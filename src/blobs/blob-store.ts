@@ -3,11 +3,15 @@ import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, t
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
 import { decodeDeltaBlob, decodeWhole, encodeDeltaBlob, encodeForGood, encodeWhole, type EncodedBlob } from './blob-codec.js';
 import { canStage, EMPTY_COMPRESS_REPORT, type CompressReport } from './deferred-compression.js';
+import { pinBlobs, type BlobPin } from './blob-pin.js';
 import { collectGarbage, type GcOptions, type GcReport } from './gc.js';
 import { hashContent } from '../model/index.js';
 
-/** What `BlobStore` needs from a store: its blob storage and the GC roots. */
-export type BlobStoreBackend = Pick<Store, 'blobs' | 'blobRoots'>;
+/**
+ * What `BlobStore` needs from a store: its blob storage and the GC roots; with write intents and
+ * `sweepBlobs` (every `Store` has them) pins and a GC that is safe beside writers.
+ */
+export type BlobStoreBackend = Pick<Store, 'blobs' | 'blobRoots'> & Partial<Pick<Store, 'sweepBlobs' | 'recordWriteIntent' | 'finishWriteIntent'>>;
 
 export interface PutBlobOptions {
   /**
@@ -68,7 +72,12 @@ export interface PendingBlobPut {
   readonly hashes: string[];
   /** How many blobs this write stores (the rest were already stored, or staged at once). */
   readonly newBlobs: number;
-  /** Waits until the bytes are durable, then indexes them; returns `hashes`. */
+  /**
+   * Waits until the bytes are durable, then indexes them; returns `hashes`. Blobs that were found
+   * stored already are checked again and stored anew if a GC swept them since: a caller that pins
+   * the hashes (`BlobStore.pin`) before `commit` (and whose delta bases are items of the batch)
+   * can rely on every hash being readable afterwards.
+   */
   commit(): Promise<string[]>;
   /** Gives up: nothing of this write becomes readable. */
   abort(): void;
@@ -163,10 +172,13 @@ export class BlobStore {
     });
 
     const batch = new Map<string, { content: Buffer; chainDepth: number }>();
+    // Found stored already: checked again at commit, in case a GC swept them meanwhile.
+    const reused = new Map<string, { content: Buffer; hash: string }>();
     const stored: StoredBlobInput[] = [];
     const baseContents = new Map<string, Buffer | null>();
     for (const [index, input] of inputs.entries()) {
       const hash = hashes[index]!;
+      if (present.has(hash)) reused.set(hash, { content: input.content, hash });
       if (present.has(hash) || batch.has(hash)) continue;
       // Deferred: the whole form stays raw for now (staged, deflated later by compress()).
       const stageable = deferred && input.content.length >= MIN_STAGED_BYTES;
@@ -211,6 +223,13 @@ export class BlobStore {
         if (settled) throw new InvalidArgumentError({ parameter: 'commit', value: null, reason: 'this blob write was already committed or aborted' });
         settled = true;
         await pending.commit();
+        if (reused.size > 0) {
+          // A blob found stored may have been swept since, by a GC that ran before the caller
+          // pinned it: store it again (once pinned, nothing sweeps it, so this check suffices).
+          const still = await this.store.blobs.has([...reused.keys()]);
+          const vanished = [...reused.values()].filter((item) => !still.has(item.hash));
+          if (vanished.length > 0) await this.putMany(vanished, { compression: 'eager' });
+        }
         return hashes;
       },
       abort: () => {
@@ -318,6 +337,15 @@ export class BlobStore {
     const record = await this.store.blobs.getRecord(hash);
     if (!record) throw new NotFoundError({ entity: 'blob', id: hash });
     return record;
+  }
+
+  /**
+   * Keeps `hashes` (and what deltas on them need: pass the bases too) from being swept until
+   * `release`: take it before storing blobs whose referencing row is written later, release it
+   * once that row committed. See `pinBlobs`.
+   */
+  async pin(hashes: readonly string[], options: { sessionId?: string | null } = {}): Promise<BlobPin> {
+    return pinBlobs(this.store, hashes, options);
   }
 
   /** Mark-and-sweep from `store.blobRoots()`, then `compress`; see `collectGarbage`. */

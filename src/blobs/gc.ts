@@ -34,17 +34,23 @@ export interface GcReport {
 
 /**
  * Mark-and-sweep over the blob storage, then a compress pass over blobs stored raw first (unless
- * `compress: false`). Roots are `store.blobRoots()`; marking follows delta
- * bases transitively, so a live blob never loses its chain. Records are listed *before* the roots
- * are read, so a blob stored and referenced during the collection is never swept. Still, run it
- * while no session is writing: a blob that was unreachable and becomes referenced again during the
- * run (the same content captured anew) can be swept.
+ * `compress: false`). Roots are `store.blobRoots()`; marking follows delta bases transitively, so a
+ * live blob never loses its chain. Records are listed *before* the roots are read, so a blob stored
+ * during the mark is not even a candidate.
+ *
+ * Safe beside writers in any process: the sweep (`store.sweepBlobs`) deletes a candidate only if,
+ * in the same write transaction, no record, no write in flight and no kept delta chain refers to
+ * it. Writers pin what they store before storing it (a write intent: `BlobStore.pin`, the tool and
+ * fs writes, the exec capture) and release it in the transaction that writes the referencing row,
+ * so a blob between being stored and being referenced is never swept, and content that was
+ * unreachable but is being captured anew is either spared or stored again. A backend without
+ * `sweepBlobs` falls back to a plain delete (not safe beside writers).
  *
  * @example
  * const report = await collectGarbage(store, { dryRun: true });
  * console.log(`${report.unreachable.length} blobs, ${report.freedBytes} bytes would be freed`);
  */
-export async function collectGarbage(store: Pick<Store, 'blobs' | 'blobRoots'>, options: GcOptions = {}): Promise<GcReport> {
+export async function collectGarbage(store: Pick<Store, 'blobs' | 'blobRoots'> & Partial<Pick<Store, 'sweepBlobs'>>, options: GcOptions = {}): Promise<GcReport> {
   const dryRun = options.dryRun ?? false;
   const records = new Map<string, BlobRecord>((await store.blobs.listRecords()).map((record) => [record.hash, record]));
   const roots = await store.blobRoots();
@@ -67,10 +73,20 @@ export async function collectGarbage(store: Pick<Store, 'blobs' | 'blobRoots'>, 
     else missingBases.push({ hash, baseHash });
   }
 
-  const unreachable = [...records.keys()].filter((hash) => !live.has(hash));
+  let unreachable = [...records.keys()].filter((hash) => !live.has(hash));
   let freedBytes = unreachable.reduce((sum, hash) => sum + records.get(hash)!.storedSize, 0);
-  if (!dryRun) freedBytes = (await store.blobs.deleteMany(unreachable)).freedBytes;
-  const report: GcReport = { dryRun, scanned: records.size, live: live.size, unreachable, freedBytes, missingBases, missingRoots };
+  let spared = 0;
+  if (!dryRun && store.sweepBlobs) {
+    const swept = await store.sweepBlobs(unreachable);
+    // Referenced again since the mark (a writer captured the same content anew): kept, and live.
+    spared = swept.spared.length;
+    const deleted = new Set(swept.deleted);
+    unreachable = unreachable.filter((hash) => deleted.has(hash));
+    freedBytes = swept.freedBytes;
+  } else if (!dryRun) {
+    freedBytes = (await store.blobs.deleteMany(unreachable)).freedBytes;
+  }
+  const report: GcReport = { dryRun, scanned: records.size, live: live.size + spared, unreachable, freedBytes, missingBases, missingRoots };
   const compress = options.compress ?? true;
   const storage = store.blobs;
   if (!dryRun && compress !== false && canStage(storage)) {

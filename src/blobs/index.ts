@@ -15,3 +15,4 @@ export {
 export { canStage, type CompressReport } from './deferred-compression.js';
 export { collectGarbage, type GcOptions, type GcReport } from './gc.js';
 export { encodeDelta, decodeDelta } from './delta-codec.js';
+export { pinBlobs, type BlobPin, type BlobPinBackend } from './blob-pin.js';

@@ -1,11 +1,14 @@
 import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
+import { hashContent, InvalidArgumentError, type Checkpoint } from '../model/index.js';
+import type { NewCheckpoint } from '../store/store.js';
 import { deletePath, FileWriteFailedError, movePath, writeFileAtomic, type ResolvedPath } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, checkFsCall, CheckpointedFsOptionsSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, DIRECTORY_MODE, resolveWriteTarget, type CapturedEntry } from './file-capture.js';
-import { storeChangeContents, type PendingChange } from './record-changes.js';
+import { beginStoreChangeContents, recordChanges, type PendingChange, type StoreChangesOptions } from './record-changes.js';
+
+type RecoveredFile = NonNullable<StoreChangesOptions['files']>[number];
 
 export interface CheckpointedFsOptions {
   /** Contents above this many bytes are not kept: the change is recorded `skipped` / `too_large`. Default 10 MiB. */
@@ -70,7 +73,7 @@ export class CheckpointedFs {
     return this.apply(target, change ? [change] : [], () => {
       const written = writeFileAtomic(target, bytes, options.mode === undefined ? {} : { mode: options.mode });
       if (change) change.afterMode = written.mode;
-    });
+    }, false, change?.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }]);
   }
 
   /** Deletes a file or symlink; a path already gone records nothing. Directories: use {@link rmdir}. */
@@ -82,7 +85,8 @@ export class CheckpointedFs {
     if (before.kind === 'dir') {
       throw new InvalidArgumentError({ code: 'PATH_IS_DIRECTORY', parameter: 'path', value: target.key, reason: 'is a directory; remove it with rmdir.' });
     }
-    const result = await this.apply(target, [this.contentChange(target.key, before, null)], () => deletePath(target));
+    const change = this.contentChange(target.key, before, null);
+    const result = await this.apply(target, [change], () => deletePath(target), false, change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }]);
     return { ...result, existed: true };
   }
 
@@ -157,10 +161,10 @@ export class CheckpointedFs {
       empty = false;
     }
     if (empty) {
-      const rows = target.tracked
-        ? await storeChangeContents(this.context, this.origin(), [{ op: 'rmdir', path: target.key, beforeHash: null, afterHash: null, beforeMode: before.mode }])
+      const checkpoints = target.tracked
+        ? await recordChanges(this.context, this.origin(), [{ op: 'rmdir', path: target.key, beforeHash: null, afterHash: null, beforeMode: before.mode }])
         : [];
-      return { path: target.key, checkpoints: rows.length ? await this.context.store.addCheckpoints(rows) : [], existed: true };
+      return { path: target.key, checkpoints, existed: true };
     }
     if (!options.recursive) {
       throw new FileWriteFailedError({ path: target.key, operation: 'delete', reason: 'ENOTEMPTY' });
@@ -177,12 +181,19 @@ export class CheckpointedFs {
     if (!moving.exists) throw new FileWriteFailedError({ path: `${source.key} -> ${destination.key}`, operation: 'move', reason: 'ENOENT' });
     const existing = captureEntry(destination, this.maxFileSize);
     const changes: PendingChange[] = [];
+    const files: RecoveredFile[] = [];
     if (existing.exists) {
       if (!options.overwrite) throw new FileWriteFailedError({ path: `${source.key} -> ${destination.key}`, operation: 'move', reason: 'EEXIST' });
       if (existing.kind === 'dir') {
         throw new InvalidArgumentError({ code: 'PATH_IS_DIRECTORY', parameter: 'to', value: destination.key, reason: 'is an existing directory; move into a path inside it.' });
       }
       if (destination.tracked) changes.push(this.contentChange(destination.key, existing, null));
+    }
+    // A file or link moved with its content known: recovery can tell by looking whether it moved.
+    if (moving.kind !== 'dir' && moving.content !== null && (!existing.exists || existing.content !== null)) {
+      const hash = hashContent(moving.content);
+      files.push({ path: source.key, entryPath: source.entryPath, beforeHash: hash, afterHash: null });
+      files.push({ path: destination.key, entryPath: destination.entryPath, beforeHash: existing.exists ? hashContent(existing.content!) : null, afterHash: hash });
     }
     if (source.tracked || destination.tracked) {
       const base = { op, path: source.key, toPath: destination.key, beforeMode: moving.mode, afterMode: moving.mode, patch: null };
@@ -191,7 +202,7 @@ export class CheckpointedFs {
       else changes.push({ ...base, before: moving.content, after: moving.content });
     }
     // Recorded against the source; an untracked source moving into a tracked root still records.
-    return this.apply(source.tracked ? source : destination, changes, () => movePath(source, destination, { overwrite: options.overwrite ?? false }), true);
+    return this.apply(source.tracked ? source : destination, changes, () => movePath(source, destination, { overwrite: options.overwrite ?? false }), true, files);
   }
 
   private contentChange(key: string, before: CapturedEntry, after: Buffer | null): PendingChange {
@@ -202,13 +213,28 @@ export class CheckpointedFs {
     return { op, path: key, before: existed ? before.content : null, after, beforeMode };
   }
 
-  /** Contents first (before anything changes), then the change, then the rows. */
-  private async apply(target: ResolvedPath, changes: PendingChange[], perform: () => void, alwaysRecord = false): Promise<FsChange> {
+  /**
+   * Contents first (pinned with the pending rows and `files` as a write intent, before anything
+   * changes), then the change, then the rows, which replace the intent in one transaction. A crash
+   * between the change and the rows is completed when the store is next opened.
+   */
+  private async apply(target: ResolvedPath, changes: PendingChange[], perform: () => void, alwaysRecord = false, files: RecoveredFile[] = []): Promise<FsChange> {
     const record = (target.tracked || alwaysRecord) && changes.length > 0;
-    const rows = record ? await storeChangeContents(this.context, this.origin(), changes) : [];
-    perform();
-    if (rows.length > 0) changes.forEach((change, index) => (rows[index]!.afterMode = change.afterMode ?? rows[index]!.afterMode));
-    return { path: target.key, checkpoints: rows.length > 0 ? await this.context.store.addCheckpoints(rows) : [] };
+    if (!record) {
+      perform();
+      return { path: target.key, checkpoints: [] };
+    }
+    const pending = await beginStoreChangeContents(this.context, this.origin(), changes, { files });
+    let rows: NewCheckpoint[];
+    try {
+      rows = await pending.commit();
+      perform();
+    } catch (error) {
+      pending.abort();
+      throw error;
+    }
+    changes.forEach((change, index) => (rows[index]!.afterMode = change.afterMode ?? rows[index]!.afterMode));
+    return { path: target.key, checkpoints: await pending.finish(rows) };
   }
 
   private origin() {

@@ -113,11 +113,17 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
   const rootsKey = rootsKeyOf(context.workspace);
   const storeWatch = StoreWatch.take(context.workspace, context.store.location);
   const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
-  const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null, storeWatch.inodes);
-  const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
-  let pinDelta = state?.pinDelta ?? null;
-  if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
-  return { context, options, before, external, state, rootsKey, pinDelta, storeWatch };
+  const sink = firstScanSink(context, options, state?.snapshot ?? null);
+  try {
+    const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null, storeWatch.inodes, sink);
+    const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
+    let pinDelta = state?.pinDelta ?? null;
+    if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
+    return { context, options, before, external, state, rootsKey, pinDelta, storeWatch };
+  } finally {
+    // The contents stored are pinned by the snapshot pins now (or were given up).
+    await sink.release();
+  }
 }
 
 /**
@@ -132,8 +138,18 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
  */
 export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   checkArgument(ExecHandleSchema, handle, 'handle');
-  const { context, options, before } = handle;
+  const { options, before } = handle;
   const sink = new ScanBlobSink(before.snapshot, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
+  try {
+    return await recordAfterScan(handle, sink);
+  } finally {
+    // Released once the checkpoints and snapshot pins naming the contents committed.
+    await sink.release();
+  }
+}
+
+async function recordAfterScan(handle: ExecHandle, sink: ScanBlobSink): Promise<ExecCaptureResult> {
+  const { context, options, before } = handle;
   const after = await scanAndStore(context, options, 'after', before.snapshot, before.cache, handle.storeWatch.inodes, sink);
   const complete = before.complete && after.complete;
   const diff = diffSnapshots(before.snapshot, after.snapshot);
@@ -209,8 +225,7 @@ async function scanAndStore(
   previous: Snapshot | null,
   cache: StatCacheState | null,
   excludeInodes: ReadonlyMap<number, number>,
-  // The first scan stores every tracked file: streamed raw as it is read, compressed later (GC / BlobStore.compress).
-  sink = new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, previous === null ? context.blobs.openDeferredBatch() : null),
+  sink: ScanBlobSink,
 ): Promise<ScanResult> {
   const progress = options.onProgress ? new ScanProgress(scan, options.onProgress) : null;
   let result: ScanResult;
@@ -230,6 +245,11 @@ async function scanAndStore(
   await sink.flush(context.blobs, context.workspace, result.snapshot, result.cache.scanStartedAtMs - result.cache.racyWindowMs);
   progress?.done(result.stats.files);
   return result;
+}
+
+/** The before-scan's sink: the first scan stores every tracked file, streamed raw as it is read (compressed later by GC / BlobStore.compress). */
+function firstScanSink(context: CaptureContext, options: ExecCaptureOptions, previous: Snapshot | null): ScanBlobSink {
+  return new ScanBlobSink(previous, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, previous === null ? context.blobs.openDeferredBatch() : null);
 }
 
 /** Throttled progress of one scan: silent unless the scan lasts (see `ExecCaptureOptions.onProgress`). */

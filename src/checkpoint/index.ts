@@ -56,6 +56,7 @@ export {
   type UncoveredPath,
 } from './exec-capture.js';
 export { unseenChanges } from './unseen-changes.js';
+export { recoverWriteIntents, type WriteRecoveryReport } from './write-recovery.js';
 export { EXEC_SCAN_ENTRY, type ExecScanState } from './exec-scan-state.js';
 export { listRecentCheckpoints, displayPath, DEFAULT_CHECKPOINT_LIST_LIMIT, type ListedCheckpoint } from './checkpoint-list.js';
 export { summarizeTurn, type TurnSummary, type TurnFileChange } from './turn-summary.js';

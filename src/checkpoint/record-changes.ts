@@ -1,6 +1,7 @@
 import { hashContent, type Checkpoint, type CheckpointOp, type CheckpointSource } from '../model/index.js';
-import type { BlobInput } from '../blobs/index.js';
+import { DEFERRED_BATCH_BYTES, type PendingBlobPut } from '../blobs/index.js';
 import type { NewCheckpoint } from '../store/store.js';
+import type { WriteIntentFile } from '../store/write-intent.js';
 import type { CaptureContext } from './capture-context.js';
 import { unifiedPatch } from './text-patch.js';
 
@@ -33,85 +34,149 @@ export interface ChangeOrigin {
 /**
  * Stores every before/after content in the blob store first (one batch, one sync; the after blob
  * delta-encoded against its before), then writes the checkpoint rows in one transaction — so a row
- * never names a blob that is not durable (invariant 2). Returns the rows in order.
+ * never names a blob that is not durable (invariant 2). The contents are pinned from before they
+ * are stored until the rows commit, so a GC in any process never sweeps them in between. Returns
+ * the rows in order.
  */
 export async function recordChanges(context: CaptureContext, origin: ChangeOrigin, changes: readonly PendingChange[]): Promise<Checkpoint[]> {
   if (changes.length === 0) return [];
-  return context.store.addCheckpoints(await storeChangeContents(context, origin, changes));
+  const pending = await beginStoreChangeContents(context, origin, changes);
+  let rows: NewCheckpoint[];
+  try {
+    rows = await pending.commit();
+  } catch (error) {
+    pending.abort();
+    throw error;
+  }
+  return pending.finish(rows);
 }
 
 /**
- * First half of {@link recordChanges}: stores the contents and returns the rows to add. Callers
- * that change files themselves store contents before touching the file (nothing lost, invariant 2)
- * and add the rows only after the change succeeded (a failed change records nothing).
+ * First half of {@link recordChanges}: stores the contents and returns the rows to add. The pin
+ * taken while storing is released when this returns, so the caller must add the rows at once;
+ * callers that change files in between use {@link beginStoreChangeContents} and `finish`.
  */
 export async function storeChangeContents(context: CaptureContext, origin: ChangeOrigin, changes: readonly PendingChange[]): Promise<NewCheckpoint[]> {
-  return (await beginStoreChangeContents(context, origin, changes)).commit();
+  const pending = await beginStoreChangeContents(context, origin, changes);
+  try {
+    return await pending.commit();
+  } finally {
+    pending.abort();
+  }
 }
 
 /** Contents written and being synced, and the rows that will name them (see {@link beginStoreChangeContents}). */
 export interface PendingChangeContents {
   /** Waits until the contents are durable and indexed, then returns the rows to add. */
   commit(): Promise<NewCheckpoint[]>;
-  /** Gives up: nothing becomes readable. */
+  /** Adds the rows (after `commit`) and releases the pin in one transaction. */
+  finish(rows: NewCheckpoint[]): Promise<Checkpoint[]>;
+  /** Gives up: nothing becomes readable, the pin is released (in the background). */
   abort(): void;
 }
 
+export interface StoreChangesOptions {
+  /**
+   * The files the caller is about to change (tool and fs writes): recorded with the pin, so that
+   * after a crash between the file change and `finish`, opening the store adds the rows when the
+   * files show the change happened (`recoverWriteIntents`). A hash left undefined is taken from the
+   * change whose `path` is the file's (its before or after content).
+   */
+  files?: Array<Pick<WriteIntentFile, 'path' | 'entryPath'> & Partial<Pick<WriteIntentFile, 'beforeHash' | 'afterHash'>>>;
+}
+
 /**
- * {@link storeChangeContents} in two phases: the contents are hashed, encoded and written and their
- * sync started, the rows (patches included) computed while it runs; `commit` waits for the sync and
- * indexes the blobs. A tool write overlaps this sync with its file's own fsync.
+ * {@link storeChangeContents} in two phases: the contents are hashed and pinned (a write intent,
+ * with the rows and `files` for crash recovery), then encoded and written and their sync started,
+ * the patches computed while it runs; `commit` waits for the sync and indexes the blobs; `finish`
+ * adds the rows and drops the intent in one transaction. A tool write overlaps the blob sync with
+ * its file's own fsync.
  */
-export async function beginStoreChangeContents(context: CaptureContext, origin: ChangeOrigin, changes: readonly PendingChange[]): Promise<PendingChangeContents> {
+export async function beginStoreChangeContents(
+  context: CaptureContext,
+  origin: ChangeOrigin,
+  changes: readonly PendingChange[],
+  options: StoreChangesOptions = {},
+): Promise<PendingChangeContents> {
   // One batch, one sync: each before first, then its after with the before as delta base (a base
-  // may be an earlier item of the same batch, or content already stored).
-  const inputs: BlobInput[] = [];
-  const slots: Array<{ before: number | null; after: number | null }> = [];
+  // may be an earlier item of the same batch, or content already stored). Hashed once, here: the
+  // pin must name them before anything is stored.
+  const inputs: Array<{ content: Buffer; hash: string; verified: true; baseHash?: string }> = [];
+  const pinned = new Set<string>();
+  const slots: Array<{ beforeHash: string | null; afterHash: string | null }> = [];
   for (const change of changes) {
-    const slot: { before: number | null; after: number | null } = { before: null, after: null };
+    const slot = { beforeHash: change.beforeHash ?? null, afterHash: change.afterHash ?? null };
     if (!change.skipReason) {
-      const baseHash = change.before ? hashContent(change.before) : (change.beforeHash ?? undefined);
-      if (change.before) slot.before = inputs.push({ content: change.before }) - 1;
-      if (change.after) slot.after = inputs.push(baseHash ? { content: change.after, baseHash } : { content: change.after }) - 1;
+      if (change.before) slot.beforeHash = hashContent(change.before);
+      if (change.after) slot.afterHash = hashContent(change.after);
+      const baseHash = slot.beforeHash ?? undefined;
+      if (change.before) inputs.push({ content: change.before, hash: slot.beforeHash!, verified: true });
+      if (change.after) inputs.push({ content: change.after, hash: slot.afterHash!, verified: true, ...(baseHash ? { baseHash } : {}) });
+      if (slot.beforeHash) pinned.add(slot.beforeHash);
+      if (slot.afterHash) pinned.add(slot.afterHash);
     }
     slots.push(slot);
   }
-  const pending = inputs.length > 0 ? await context.blobs.beginPutMany(inputs) : null;
-  const hashes = pending?.hashes ?? [];
-  let rows: NewCheckpoint[];
+  const rows: NewCheckpoint[] = changes.map((change, index) => {
+    const slot = slots[index]!;
+    const skipped = Boolean(change.skipReason);
+    return {
+      sessionId: context.sessionId,
+      turnId: context.turnId,
+      anchorMessageId: context.anchorMessageId,
+      op: change.op,
+      path: change.path,
+      toPath: change.toPath ?? null,
+      beforeHash: skipped ? (change.beforeHash ?? null) : slot.beforeHash,
+      afterHash: skipped ? (change.afterHash ?? null) : slot.afterHash,
+      beforeMode: change.beforeMode ?? null,
+      afterMode: change.afterMode ?? null,
+      patch: null,
+      source: origin.source,
+      toolName: origin.toolName ?? null,
+      toolCallId: origin.toolCallId ?? null,
+      status: skipped ? 'skipped' : 'recorded',
+      skipReason: change.skipReason ?? null,
+    };
+  });
+  const files: WriteIntentFile[] = (options.files ?? []).map((file) => {
+    const row = rows.find((candidate) => candidate.path === file.path);
+    return {
+      path: file.path,
+      entryPath: file.entryPath,
+      beforeHash: file.beforeHash !== undefined ? file.beforeHash : (row?.beforeHash ?? null),
+      afterHash: file.afterHash !== undefined ? file.afterHash : (row?.afterHash ?? null),
+    };
+  });
+  // The pin (and the recovery record) must be committed before the blobs are indexed and before
+  // any file changes. When every delta base is an item of this batch and the batch is small (not
+  // indexed at once by the raw-first path), it is committed while the blobs' fsync runs: blobs
+  // found stored and swept before it are stored again by `commit`. Otherwise it comes first.
+  let contentBytes = 0;
+  for (const input of inputs) contentBytes += input.content.length;
+  const externalBase = changes.some((change) => !change.skipReason && change.after && !change.before && change.beforeHash);
+  const pinFirst = externalBase || contentBytes >= DEFERRED_BATCH_BYTES;
+  const wanted = pinned.size > 0 || files.length > 0;
+  const record = () => context.store.recordWriteIntent({ sessionId: context.sessionId, hashes: [...pinned], checkpoints: files.length > 0 ? rows : [], files });
+  let intent = wanted && pinFirst ? await record() : null;
+  let released = false;
+  const release = () => {
+    if (released || intent === null) return;
+    released = true;
+    // Best effort: a pin left behind only keeps blobs until this process ends.
+    context.store.finishWriteIntent(intent.id).catch(() => undefined);
+  };
+  let pending: PendingBlobPut | null = null;
   try {
-    rows = changes.map((change, index) => {
-      const slot = slots[index]!;
-      const skipped = Boolean(change.skipReason);
-      const beforeHash = skipped ? (change.beforeHash ?? null) : slot.before !== null ? hashes[slot.before]! : (change.beforeHash ?? null);
-      const afterHash = skipped ? (change.afterHash ?? null) : slot.after !== null ? hashes[slot.after]! : (change.afterHash ?? null);
-      const patch =
-        change.patch !== undefined
-          ? change.patch
-          : skipped || !['create', 'modify', 'delete'].includes(change.op)
-            ? null
-            : unifiedPatch(change.path, change.before ?? null, change.after ?? null);
-      return {
-        sessionId: context.sessionId,
-        turnId: context.turnId,
-        anchorMessageId: context.anchorMessageId,
-        op: change.op,
-        path: change.path,
-        toPath: change.toPath ?? null,
-        beforeHash,
-        afterHash,
-        beforeMode: change.beforeMode ?? null,
-        afterMode: change.afterMode ?? null,
-        patch,
-        source: origin.source,
-        toolName: origin.toolName ?? null,
-        toolCallId: origin.toolCallId ?? null,
-        status: skipped ? 'skipped' : 'recorded',
-        skipReason: change.skipReason ?? null,
-      };
+    pending = inputs.length > 0 ? await context.blobs.beginPutMany(inputs) : null;
+    if (wanted && intent === null) intent = await record();
+    changes.forEach((change, index) => {
+      if (change.patch !== undefined) rows[index]!.patch = change.patch;
+      else if (!change.skipReason && ['create', 'modify', 'delete'].includes(change.op)) rows[index]!.patch = unifiedPatch(change.path, change.before ?? null, change.after ?? null);
     });
   } catch (error) {
     pending?.abort();
+    release();
     throw error;
   }
   return {
@@ -119,6 +184,14 @@ export async function beginStoreChangeContents(context: CaptureContext, origin: 
       await pending?.commit();
       return rows;
     },
-    abort: () => pending?.abort(),
+    finish: async (finalRows) => {
+      if (intent === null || released) return context.store.addCheckpoints(finalRows);
+      released = true;
+      return context.store.finishWriteIntent(intent.id, finalRows);
+    },
+    abort: () => {
+      pending?.abort();
+      release();
+    },
   };
 }

@@ -127,7 +127,10 @@ export async function deleteSessionWithSubagents(store: Store, sessionId: string
 /**
  * Seed 002's session GC: deletes the oldest sessions beyond `keepSessions` (with their entries,
  * turns, checkpoints and pins; messages a kept fork still needs stay), then sweeps blobs nothing
- * references any more. Run it while no session is writing (see `collectGarbage`).
+ * references any more. The sweep is safe beside writers in any process (see `collectGarbage`):
+ * what a write in flight pins, or a kept session refers to, is never swept. A session deleted
+ * here while another process still writes to it makes that writer's next record fail with
+ * `SESSION_NOT_FOUND`.
  *
  * Subagent transcript sessions are not sessions of their own here: they are not counted, and they
  * go with the session whose tool call ran them (subagents first, so none is ever left without its

@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { hashContent } from '../model/index.js';
-import type { BlobInput, BlobStore, DeferredBlobBatch } from '../blobs/index.js';
+import type { BlobInput, BlobPin, BlobStore, DeferredBlobBatch } from '../blobs/index.js';
 import type { Snapshot, Workspace } from '../workspace/index.js';
 
 /** Bytes handed to one `BlobStore.putMany` (one pack append, one fsync). */
@@ -19,12 +19,16 @@ const BATCH_ITEMS = 4096;
  * With a `stream` (the first scan of a workspace: no previous versions, so no deltas), each file
  * goes to storage raw as soon as it is read: nothing is held, nothing is read twice, and the
  * disk writes while the scan goes on; `flush` commits the stream.
+ *
+ * Everything stored is pinned (from before it is stored) until `release`: the caller releases
+ * once the rows and pins that name the contents committed, so no GC sweeps them in between.
  */
 export class ScanBlobSink {
   private readonly held: Array<{ path: string; hash: string; content: Buffer | null }> = [];
   private byPath: Map<string, Buffer | null> | null = null;
   private heldBytes = 0;
-  private streamed = 0;
+  private readonly streamedHashes: string[] = [];
+  private readonly pins: BlobPin[] = [];
 
   constructor(
     private readonly previous: Snapshot | null,
@@ -35,7 +39,7 @@ export class ScanBlobSink {
   readonly onContent = (path: string, content: Buffer, hash: string): void => {
     if (this.stream) {
       this.stream.add(content, hash);
-      this.streamed++;
+      this.streamedHashes.push(hash);
       return;
     }
     const keep = this.heldBytes + content.length <= this.memoryBudgetBytes;
@@ -50,7 +54,7 @@ export class ScanBlobSink {
   }
 
   get count(): number {
-    return this.held.length + this.streamed;
+    return this.held.length + this.streamedHashes.length;
   }
 
   /** Give up on what was streamed (the scan failed): none of it becomes readable. */
@@ -60,8 +64,11 @@ export class ScanBlobSink {
 
   /** Stores everything collected; fixes `snapshot` entries of files that changed since the scan read them. */
   async flush(blobs: BlobStore, workspace: Workspace, snapshot: Snapshot, racyBeforeMs: number): Promise<void> {
-    if (this.stream) await this.stream.commit();
-    let batch: BlobInput[] = [];
+    if (this.stream) {
+      this.pins.push(await blobs.pin(this.streamedHashes));
+      await this.stream.commit();
+    }
+    let batch: Array<Exclude<BlobInput, Buffer> & { hash: string }> = [];
     let batchBytes = 0;
     for (const item of this.held) {
       let content = item.content;
@@ -76,12 +83,29 @@ export class ScanBlobSink {
       batch.push(baseHash && baseHash !== hash ? { content, hash, baseHash } : { content, hash });
       batchBytes += content.length;
       if (batchBytes >= BATCH_BYTES || batch.length >= BATCH_ITEMS) {
-        await blobs.putMany(batch);
+        await this.store(blobs, batch);
         batch = [];
         batchBytes = 0;
       }
     }
-    if (batch.length > 0) await blobs.putMany(batch);
+    if (batch.length > 0) await this.store(blobs, batch);
+  }
+
+  /** Lets go of the pins taken while storing (idempotent). */
+  async release(): Promise<void> {
+    const pins = this.pins.splice(0);
+    await Promise.all(pins.map((pin) => pin.release()));
+  }
+
+  /** One batch, pinned with its delta bases before anything is stored. */
+  private async store(blobs: BlobStore, batch: Array<{ content: Buffer; hash: string; baseHash?: string }>): Promise<void> {
+    const hashes = new Set<string>();
+    for (const item of batch) {
+      hashes.add(item.hash);
+      if (item.baseHash) hashes.add(item.baseHash);
+    }
+    this.pins.push(await blobs.pin([...hashes]));
+    await blobs.putMany(batch);
   }
 
   /**

@@ -4,7 +4,7 @@ import { prepareFileWrite } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, ToolChangeSchema, ToolEditInputSchema, ToolWriteInputSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
-import { beginStoreChangeContents, storeChangeContents, type PendingChange, type PendingChangeContents } from './record-changes.js';
+import { beginStoreChangeContents, recordChanges, type PendingChange, type PendingChangeContents } from './record-changes.js';
 
 /** A successful Write/Edit tool result, as the tool saw it. */
 export interface ToolChange {
@@ -50,8 +50,7 @@ export async function recordToolChange(input: CaptureContext & ToolChange): Prom
   if (!target.tracked) return null;
   if (input.before !== null && input.after !== null && input.before.equals(input.after) && (input.beforeMode ?? input.mode) === input.mode) return null;
   const change = toolPendingChange(target.key, input.before, input.after, input.beforeMode ?? input.mode ?? null, input.mode ?? null, input.maxFileSize);
-  const rows = await storeChangeContents(input, { source: 'tool', toolName: input.toolName, toolCallId: input.toolCallId ?? null }, [change]);
-  const [checkpoint] = await input.store.addCheckpoints(rows);
+  const [checkpoint] = await recordChanges(input, { source: 'tool', toolName: input.toolName, toolCallId: input.toolCallId ?? null }, [change]);
   return checkpoint!;
 }
 
@@ -186,37 +185,37 @@ async function writeAndRecord(
 ): Promise<ToolWriteResult> {
   const unchanged = before !== null && before.content !== null && before.content.equals(content) && (mode === undefined || mode === before.mode);
   // The new content goes into a temp file beside the target and its fsync starts in the thread
-  // pool; meanwhile the contents are stored (their own sync also in the pool) and the patch is
-  // computed. The file is renamed into place only once both syncs are done and the blobs are
-  // indexed and the row naming them is written: the before content is kept before the file changes.
+  // pool; meanwhile the contents are pinned with the pending checkpoint (a write intent, so a crash
+  // from here on is recovered when the store is next opened), stored (their own sync also in the
+  // pool) and the patch is computed. The file is renamed into place only once both syncs are done
+  // and the blobs are indexed: the before content is kept before the file changes,
+  // and the row naming the blobs replaces the intent after that, in one transaction.
   const write = prepareFileWrite(target, content, mode === undefined ? {} : { mode });
+  let pending: PendingChangeContents | null = null;
   let rows: NewCheckpoint[] | null = null;
-  let checkpoint: Checkpoint | undefined;
   try {
     const fileSynced = write.sync();
-    let pending: PendingChangeContents | null = null;
     try {
       if (target.tracked && !unchanged) {
-        const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, null, tool.maxFileSize, before?.tooLarge ?? false);
-        pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change]);
+        const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, write.mode, tool.maxFileSize, before?.tooLarge ?? false);
+        const files = change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }];
+        pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change], { files });
       }
     } finally {
       // Settle the file's fsync before going on, whether storing succeeded or not.
       await fileSynced.catch(() => undefined);
     }
     rows = pending ? await pending.commit() : null;
-    // The row goes in before the rename: a store that cannot take it (a full disk) leaves the file
-    // as it was, never changed with no checkpoint naming its overwritten content.
-    if (rows !== null) {
-      rows[0]!.afterMode = write.mode;
-      [checkpoint] = await context.store.addCheckpoints(rows);
-    }
-    write.commit();
+    const written = write.commit();
+    if (rows) rows[0]!.afterMode = written.mode;
   } catch (error) {
     write.abort();
+    pending?.abort();
     throw error;
   }
-  return { path: target.key, created: before === null, checkpoint: checkpoint ?? null };
+  if (rows === null) return { path: target.key, created: before === null, checkpoint: null };
+  const [checkpoint] = await pending!.finish(rows);
+  return { path: target.key, created: before === null, checkpoint: checkpoint! };
 }
 
 function toolPendingChange(

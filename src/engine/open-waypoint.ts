@@ -1,4 +1,5 @@
 import { BlobStore } from '../blobs/index.js';
+import { recoverWriteIntents, type WriteRecoveryReport } from '../checkpoint/index.js';
 import { SessionHistory } from '../history/index.js';
 import { FileRewinder, TaskRegistry, recoverJournals, type RecoveryReport } from '../rewind/index.js';
 import { parseInput } from '../model/index.js';
@@ -22,14 +23,18 @@ export interface Waypoint {
   tasks: TaskRegistry;
   /** What opening recovered from an earlier crash (null when opened read-only). */
   recovery: RecoveryReport | null;
+  /** Tool and fs writes an earlier crash left in flight, completed or dropped (null when opened read-only). */
+  recoveredWrites: WriteRecoveryReport | null;
   close(): Promise<void>;
 }
 
 /**
  * Opens a store and makes it safe to use: unfinished file rewinds left by a crash are rolled back
- * before anything else runs, so every file is wholly before or wholly after and the store agrees.
- * Journals of a still-running process are left alone. Options of the wrong type are refused with
- * `INVALID_ARGUMENT`; a path where no store can be created with `STORE_PATH_UNUSABLE`.
+ * before anything else runs, so every file is wholly before or wholly after and the store agrees;
+ * tool and fs writes a crash interrupted after their file changed get their checkpoints
+ * (`recoverWriteIntents`). Journals and writes of a still-running process are left alone. Options
+ * of the wrong type are refused with `INVALID_ARGUMENT`; a path where no store can be created with
+ * `STORE_PATH_UNUSABLE`.
  *
  * @example
  * const waypoint = await openWaypoint({ path: '/tmp/w/waypoint.db' });
@@ -46,6 +51,8 @@ export async function openWaypoint(options: OpenWaypointOptions = {}): Promise<W
   try {
     const blobs = new BlobStore(store);
     const recovery = store.readOnly ? null : await recoverJournals(store, undefined, { blobs });
+    // A write killed between changing a file and recording it: recorded now, so what it overwrote stays referenced.
+    const recoveredWrites = store.readOnly ? null : await recoverWriteIntents(store, blobs);
     return {
       store,
       blobs,
@@ -53,6 +60,7 @@ export async function openWaypoint(options: OpenWaypointOptions = {}): Promise<W
       files: new FileRewinder({ store, blobs }),
       tasks: new TaskRegistry(),
       recovery,
+      recoveredWrites,
       close: () => store.close(),
     };
   } catch (error) {

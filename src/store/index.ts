@@ -33,5 +33,6 @@ export type {
   RecompressReport,
   NewEffect,
 } from './store.js';
+export type { NewWriteIntent, WriteIntent, WriteIntentFile, BlobSweepResult } from './write-intent.js';
 export { SqliteStore, SQLITE_SCHEMA_VERSION, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { WAYPOINT_APPLICATION_ID } from './sqlite/open-database.js';

@@ -25,6 +25,7 @@ import type {
   Turn,
   TurnStatus,
 } from '../model/index.js';
+import type { BlobSweepResult, NewWriteIntent, WriteIntent } from './write-intent.js';
 
 /**
  * What a backend can do, so callers branch on capabilities instead of backend names.
@@ -441,6 +442,27 @@ export interface Store {
    * replaces the owner's pins with `hashes` (an empty list releases them).
    */
   setBlobPins(owner: string, hashes: readonly string[]): Promise<void>;
-  /** Every blob hash the store's records refer to (checkpoints, journals, parts, pins): the GC roots. */
+  /** Every blob hash the store's records refer to (checkpoints, journals, parts, pins, write intents): the GC roots. */
   blobRoots(): Promise<Set<string>>;
+
+  // writes in flight (see write-intent.ts)
+  /**
+   * Record a write in flight, owned by this process, before storing its blobs: its `hashes` are GC
+   * roots until it is finished, and `sweepBlobs` sees it whenever it commits first. A crashed
+   * writer's intent stays until recovery (`recoverWriteIntents`) completes or drops it.
+   */
+  recordWriteIntent(intent: NewWriteIntent): Promise<WriteIntent>;
+  /**
+   * Finish a write in flight: add `checkpoints` (none: the write was given up) and remove the
+   * intent, in one transaction, so its blobs are referenced by the rows the moment the pins go.
+   */
+  finishWriteIntent(id: string, checkpoints?: NewCheckpoint[]): Promise<Checkpoint[]>;
+  listWriteIntents(): Promise<WriteIntent[]>;
+  /**
+   * Delete those of `candidates` (blobs a mark phase found unreachable) that are still unreachable,
+   * checked in the same write transaction as the deletion: nothing a record, a write intent (of a
+   * live process, or one that changes files and awaits recovery) or a kept blob's delta chain
+   * refers to by then is deleted. Expires intents of dead processes that change no files.
+   */
+  sweepBlobs(candidates: readonly string[]): Promise<BlobSweepResult>;
 }

@@ -39,7 +39,11 @@ export const gcCommand = defineCommand({
   name: 'gc',
   synopsis: ['gc [--dry-run] [--keep-sessions <n>]'],
   summary: 'sweep blobs nothing refers to any more (and, with --keep-sessions, delete old sessions first)',
-  description: ['Run it while no session is writing to the store.'],
+  description: [
+    'Safe while sessions write, in this or any other process: a blob is removed only if, when it is deleted,',
+    'no checkpoint, journal, message, pin or write in flight refers to it (writes pin what they store until',
+    'their records commit; pins of processes that died expire). Content being captured is never swept.',
+  ],
   flags: gcFlags,
   positionals: { min: 0, max: 0 },
   async run(context, args) {

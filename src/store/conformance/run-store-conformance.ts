@@ -5,6 +5,7 @@ import { messageCases } from './message-cases.js';
 import { treeCases } from './tree-cases.js';
 import { recordCases } from './record-cases.js';
 import { blobStorageCases } from './blob-storage-cases.js';
+import { writeIntentCases } from './write-intent-cases.js';
 
 export type ConformanceCase = (harness: () => StoreHarness) => Promise<void>;
 
@@ -21,6 +22,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     tree: treeCases,
     records: recordCases,
     'blob storage': blobStorageCases,
+    'writes in flight': writeIntentCases,
   };
   describe(`Store conformance: ${options.name}`, () => {
     let harness: StoreHarness;

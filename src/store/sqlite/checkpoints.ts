@@ -6,45 +6,48 @@ import type { SqliteContext } from './sqlite-context.js';
 
 export function addCheckpoints(context: SqliteContext, checkpoints: NewCheckpoint[]): Checkpoint[] {
   const now = Date.now();
-  return context.write('record checkpoints', () => {
-    const nextSeq = new Map<string, number>();
-    const insert = context.statement(
-      `INSERT INTO checkpoints (id, session_id, seq, turn_id, anchor_message_id, op, path, to_path, before_hash, after_hash,
-        before_mode, after_mode, source, tool_name, tool_call_id, status, skip_reason, created_at, patch)
-       VALUES (@id, @session_id, @seq, @turn_id, @anchor_message_id, @op, @path, @to_path, @before_hash, @after_hash,
-        @before_mode, @after_mode, @source, @tool_name, @tool_call_id, @status, @skip_reason, @created_at, @patch)`,
-    );
-    return checkpoints.map((checkpoint) => {
-      let seq = nextSeq.get(checkpoint.sessionId);
-      if (seq === undefined) {
-        requireSession(context, checkpoint.sessionId);
-        seq = (context.statement('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints WHERE session_id = ?').get(checkpoint.sessionId) as { next: number }).next;
-      }
-      nextSeq.set(checkpoint.sessionId, seq + 1);
-      const row: CheckpointRow = {
-        id: checkpoint.id ?? newId('checkpoint', now),
-        session_id: checkpoint.sessionId,
-        seq,
-        turn_id: checkpoint.turnId ?? null,
-        anchor_message_id: checkpoint.anchorMessageId ?? null,
-        op: checkpoint.op,
-        path: checkpoint.path,
-        to_path: checkpoint.toPath ?? null,
-        before_hash: checkpoint.beforeHash,
-        after_hash: checkpoint.afterHash,
-        before_mode: checkpoint.beforeMode ?? null,
-        after_mode: checkpoint.afterMode ?? null,
-        source: checkpoint.source,
-        tool_name: checkpoint.toolName ?? null,
-        tool_call_id: checkpoint.toolCallId ?? null,
-        status: checkpoint.status ?? 'recorded',
-        skip_reason: checkpoint.skipReason ?? null,
-        created_at: now,
-        patch: checkpoint.patch ?? null,
-      };
-      insert.run(row);
-      return toCheckpoint(row);
-    });
+  return context.write('record checkpoints', () => addCheckpointRows(context, checkpoints, now));
+}
+
+/** Inserts checkpoint rows inside the caller's write transaction. */
+export function addCheckpointRows(context: SqliteContext, checkpoints: NewCheckpoint[], now: number): Checkpoint[] {
+  const nextSeq = new Map<string, number>();
+  const insert = context.statement(
+    `INSERT INTO checkpoints (id, session_id, seq, turn_id, anchor_message_id, op, path, to_path, before_hash, after_hash,
+      before_mode, after_mode, source, tool_name, tool_call_id, status, skip_reason, created_at, patch)
+     VALUES (@id, @session_id, @seq, @turn_id, @anchor_message_id, @op, @path, @to_path, @before_hash, @after_hash,
+      @before_mode, @after_mode, @source, @tool_name, @tool_call_id, @status, @skip_reason, @created_at, @patch)`,
+  );
+  return checkpoints.map((checkpoint) => {
+    let seq = nextSeq.get(checkpoint.sessionId);
+    if (seq === undefined) {
+      requireSession(context, checkpoint.sessionId);
+      seq = (context.statement('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints WHERE session_id = ?').get(checkpoint.sessionId) as { next: number }).next;
+    }
+    nextSeq.set(checkpoint.sessionId, seq + 1);
+    const row: CheckpointRow = {
+      id: checkpoint.id ?? newId('checkpoint', now),
+      session_id: checkpoint.sessionId,
+      seq,
+      turn_id: checkpoint.turnId ?? null,
+      anchor_message_id: checkpoint.anchorMessageId ?? null,
+      op: checkpoint.op,
+      path: checkpoint.path,
+      to_path: checkpoint.toPath ?? null,
+      before_hash: checkpoint.beforeHash,
+      after_hash: checkpoint.afterHash,
+      before_mode: checkpoint.beforeMode ?? null,
+      after_mode: checkpoint.afterMode ?? null,
+      source: checkpoint.source,
+      tool_name: checkpoint.toolName ?? null,
+      tool_call_id: checkpoint.toolCallId ?? null,
+      status: checkpoint.status ?? 'recorded',
+      skip_reason: checkpoint.skipReason ?? null,
+      created_at: now,
+      patch: checkpoint.patch ?? null,
+    };
+    insert.run(row);
+    return toCheckpoint(row);
   });
 }
 

@@ -2,6 +2,7 @@ import { newId, type CommandFact, type Effect } from '../../model/index.js';
 import type { NewEffect } from '../store.js';
 import { toCommandFact, toEffect, type CommandFactRow, type EffectRow } from './rows.js';
 import { requireSession } from './sessions.js';
+import { writeIntentRoots } from './intent-roots.js';
 import type { SqliteContext } from './sqlite-context.js';
 
 /** Effects, command facts and blob pins: the small append-mostly ledgers. */
@@ -70,21 +71,21 @@ export function setBlobPins(context: SqliteContext, owner: string, hashes: reado
   });
 }
 
-/** Every hash a record refers to: checkpoint before/after, journal items, parts, pins. */
+/** Every hash a record refers to: checkpoint before/after, journal items, parts, pins (writes in flight: `writeIntentRoots`). */
+export const blobRootsQuery = `SELECT before_hash AS hash FROM checkpoints WHERE before_hash IS NOT NULL
+  UNION SELECT after_hash FROM checkpoints WHERE after_hash IS NOT NULL
+  UNION SELECT hash FROM message_blobs
+  UNION SELECT hash FROM blob_pins
+  UNION SELECT json_extract(item.value, '$.expectedHash') FROM journals, json_each(journals.items) AS item
+    WHERE json_extract(item.value, '$.expectedHash') IS NOT NULL
+  UNION SELECT json_extract(item.value, '$.targetHash') FROM journals, json_each(journals.items) AS item
+    WHERE json_extract(item.value, '$.targetHash') IS NOT NULL`;
+
+/** Every hash a record or a write in flight refers to: the GC roots. */
 export function blobRoots(context: SqliteContext): Set<string> {
   return context.read('collect blob roots', () => {
-    const rows = context
-      .statement(
-        `SELECT before_hash AS hash FROM checkpoints WHERE before_hash IS NOT NULL
-         UNION SELECT after_hash FROM checkpoints WHERE after_hash IS NOT NULL
-         UNION SELECT hash FROM message_blobs
-         UNION SELECT hash FROM blob_pins
-         UNION SELECT json_extract(item.value, '$.expectedHash') FROM journals, json_each(journals.items) AS item
-           WHERE json_extract(item.value, '$.expectedHash') IS NOT NULL
-         UNION SELECT json_extract(item.value, '$.targetHash') FROM journals, json_each(journals.items) AS item
-           WHERE json_extract(item.value, '$.targetHash') IS NOT NULL`,
-      )
-      .all() as Array<{ hash: string }>;
-    return new Set(rows.map((row) => row.hash));
+    const roots = writeIntentRoots(context);
+    for (const row of context.statement(blobRootsQuery).all() as Array<{ hash: string }>) roots.add(row.hash);
+    return roots;
   });
 }

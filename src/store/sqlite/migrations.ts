@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SCHEMA_V1_SQL } from './schema-v1.js';
+import { WRITE_INTENTS_SQL } from './write-intents.js';
 
 export interface Migration {
   version: number;
@@ -19,6 +20,13 @@ export function migrations(blobSchemaSql: string): Migration[] {
       up(db) {
         db.exec(SCHEMA_V1_SQL);
         db.exec(blobSchemaSql);
+      },
+    },
+    {
+      version: 2,
+      description: 'write intents: blobs pinned by writes in flight, pending checkpoints of tool and fs writes',
+      up(db) {
+        db.exec(WRITE_INTENTS_SQL);
       },
     },
   ];

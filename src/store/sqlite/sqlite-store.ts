@@ -35,6 +35,8 @@ import * as sessions from './sessions.js';
 import { SqliteContext } from './sqlite-context.js';
 import { guardBlobStorage } from './store-failure.js';
 import { sqliteFootprint } from './sqlite-footprint.js';
+import type { NewWriteIntent } from '../write-intent.js';
+import * as intents from './write-intents.js';
 
 /** Why the current process cannot write `path` (null when it can, or when it does not exist yet). */
 function unwritableReason(path: string): string | null {
@@ -74,7 +76,7 @@ export const SQLITE_SCHEMA_VERSION = migrations('').at(-1)!.version;
  */
 export class SqliteStore implements Store {
   readonly capabilities: StoreCapabilities = { backend: 'sqlite', multiProcess: true, blobFiles: true, blobStaging: true };
-  readonly blobs: BlobStorage;
+  readonly blobs: PackBlobStorage;
 
   private constructor(
     private readonly context: SqliteContext,
@@ -301,5 +303,22 @@ export class SqliteStore implements Store {
   async blobRoots() {
     this.context.assertOpen();
     return records.blobRoots(this.context);
+  }
+
+  async recordWriteIntent(intent: NewWriteIntent) {
+    return intents.recordWriteIntent(this.context, intent);
+  }
+
+  async finishWriteIntent(id: string, checkpoints: NewCheckpoint[] = []) {
+    return intents.finishWriteIntent(this.context, id, checkpoints);
+  }
+
+  async listWriteIntents() {
+    this.context.assertOpen();
+    return intents.listWriteIntents(this.context);
+  }
+
+  async sweepBlobs(candidates: readonly string[]) {
+    return intents.sweepBlobs(this.context, this.blobs, candidates);
   }
 }

@@ -272,6 +272,33 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
   }
 
   /**
+   * The deleting half of a safe sweep, run inside the caller's write transaction (which also read
+   * `roots` in it): deletes the candidates that are neither in `roots` nor a delta base, directly
+   * or down a chain, of a blob that stays. Packs are left for `compact` after the transaction.
+   */
+  deleteUnreferencedInTransaction(candidates: readonly string[], roots: ReadonlySet<string>): { deleted: string[]; spared: string[]; freedBytes: number } {
+    this.assertWritable('delete blobs');
+    const present = this.presentHashes([...new Set(candidates)]);
+    const doomed = new Set([...present].filter((hash) => !roots.has(hash)));
+    const keptBases = this.db.prepare(
+      `SELECT DISTINCT base_hash FROM blob_index
+       WHERE base_hash IN (SELECT value FROM json_each(@doomed)) AND hash NOT IN (SELECT value FROM json_each(@doomed))`,
+    ).pluck();
+    for (;;) {
+      const kept = keptBases.all({ doomed: JSON.stringify([...doomed]) }) as string[];
+      if (kept.length === 0) break;
+      for (const hash of kept) doomed.delete(hash);
+    }
+    const json = JSON.stringify([...doomed]);
+    const freed = this.db
+      .prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))')
+      .get(json) as { bytes: number };
+    this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').run(json);
+    const spared = [...new Set(candidates)].filter((hash) => present.has(hash) && !doomed.has(hash));
+    return { deleted: [...doomed], spared, freedBytes: freed.bytes };
+  }
+
+  /**
    * Rewrite packs whose live share is below `minLiveRatio`, remove packs without live blobs and
    * stray pack files, sweeping orphan bytes of crashed writers. `deleteMany` runs this itself.
    */

@@ -1,0 +1,139 @@
+import { lstatSync, readdirSync, readFileSync, readlinkSync, unlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { hashContent, WaypointError } from '../model/index.js';
+import type { BlobStore } from '../blobs/index.js';
+import type { NewCheckpoint, Store } from '../store/store.js';
+import type { WriteIntent, WriteIntentFile } from '../store/write-intent.js';
+import { SYMLINK_MODE } from './file-capture.js';
+import { unifiedPatch } from './text-patch.js';
+
+/** What {@link recoverWriteIntents} did with the writes a crash left in flight. */
+export interface WriteRecoveryReport {
+  /** Writes whose files had changed: their checkpoints are recorded now. */
+  completed: Array<{ intentId: string; checkpointIds: string[] }>;
+  /** Writes that never changed a file (or only pinned blobs): dropped, with their pins. */
+  dropped: string[];
+  /** Writes of a process that may still be running, left alone. */
+  skipped: Array<{ intentId: string; reason: string }>;
+}
+
+/** Patches are computed for files up to this size (as the capture does). */
+const PATCH_LIMIT = 2 * 1024 * 1024;
+
+/**
+ * Completes or drops the writes in flight (`Store.recordWriteIntent`) of processes that are gone.
+ * A tool or fs write records its intent — the pending checkpoints and what each file holds before
+ * and after — before it changes any file, and replaces it with the checkpoints afterwards. After a
+ * crash in between, the files tell what happened: all still as before, the intent is dropped;
+ * otherwise the change (or part of a move) happened and the checkpoints are recorded, so the
+ * overwritten content stays referenced and listed as a change. A file that holds neither is
+ * recorded too (a later rewind reports it as changed since), unless the intent's blobs were never
+ * indexed, which means no file was touched. Intents that only pin blobs are dropped. Temp files
+ * the killed write left beside its target (holding its new content) are removed. Run by
+ * `openWaypoint`, after journal recovery; idempotent.
+ *
+ * @example
+ * const report = await recoverWriteIntents(store, new BlobStore(store));
+ * for (const write of report.completed) console.log(`recorded ${write.checkpointIds.join(', ')}`);
+ */
+export async function recoverWriteIntents(store: Store, blobs: BlobStore, options: { includeLive?: boolean } = {}): Promise<WriteRecoveryReport> {
+  const report: WriteRecoveryReport = { completed: [], dropped: [], skipped: [] };
+  for (const intent of await store.listWriteIntents()) {
+    const live = liveOwner(intent);
+    if (live && !options.includeLive) {
+      report.skipped.push({ intentId: intent.id, reason: live });
+      continue;
+    }
+    const rows = await completion(store, blobs, intent);
+    const added = await store.finishWriteIntent(intent.id, rows ?? []);
+    for (const file of intent.files) removeTempFiles(file);
+    if (rows) report.completed.push({ intentId: intent.id, checkpointIds: added.map((checkpoint) => checkpoint.id) });
+    else report.dropped.push(intent.id);
+  }
+  return report;
+}
+
+/** The rows to record for a crashed write, or null when it changed nothing. */
+async function completion(store: Store, blobs: BlobStore, intent: WriteIntent): Promise<NewCheckpoint[] | null> {
+  if (intent.files.length === 0 || intent.checkpoints.length === 0) return null;
+  if (intent.sessionId !== null && (await store.findSession(intent.sessionId)) === null) return null;
+  const named = new Set<string>();
+  for (const row of intent.checkpoints) for (const hash of [row.beforeHash, row.afterHash]) if (hash) named.add(hash);
+  // Blobs are indexed before any file changes: if one is missing, the crash came first.
+  if ((await store.blobs.has([...named])).size < named.size) return null;
+  const states = intent.files.map((file) => ({ file, state: stateOf(file) }));
+  if (states.every(({ file, state }) => state.hash === file.beforeHash && state.readable)) return null;
+  const rows: NewCheckpoint[] = [];
+  for (const row of intent.checkpoints) {
+    const now = states.find(({ file }) => file.path === (row.toPath ?? row.path));
+    const filled: NewCheckpoint = { ...row };
+    if (filled.afterMode == null && now?.state.mode != null && now.state.hash === now.file.afterHash) filled.afterMode = now.state.mode;
+    if (filled.patch == null && filled.status !== 'skipped' && ['create', 'modify', 'delete'].includes(filled.op)) filled.patch = await patchOf(blobs, filled);
+    rows.push(filled);
+  }
+  return rows;
+}
+
+function stateOf(file: WriteIntentFile): { hash: string | null; mode: number | null; readable: boolean } {
+  try {
+    const stats = lstatSync(file.entryPath);
+    if (stats.isSymbolicLink()) return { hash: hashContent(Buffer.from(readlinkSync(file.entryPath))), mode: SYMLINK_MODE | (stats.mode & 0o7777), readable: true };
+    if (!stats.isFile()) return { hash: null, mode: null, readable: false };
+    return { hash: hashContent(readFileSync(file.entryPath)), mode: stats.mode & 0o7777, readable: true };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { hash: null, mode: null, readable: code === 'ENOENT' || code === 'ENOTDIR' };
+  }
+}
+
+async function patchOf(blobs: BlobStore, row: NewCheckpoint): Promise<string | null> {
+  try {
+    const before = row.beforeHash ? await blobs.get(row.beforeHash) : null;
+    const after = row.afterHash ? await blobs.get(row.afterHash) : null;
+    if ((before?.length ?? 0) > PATCH_LIMIT || (after?.length ?? 0) > PATCH_LIMIT) return null;
+    return unifiedPatch(row.path, before, after);
+  } catch (error) {
+    // The patch is a view; the blobs are the truth. A row without one is still complete.
+    if (WaypointError.is(error)) return null;
+    throw error;
+  }
+}
+
+/**
+ * Removes the temp files a killed atomic write of `file` left beside it: named as the workspace's
+ * atomic writes name them (`.<name>.<12 hex>.wp-tmp`) and holding exactly the write's new content,
+ * so nothing else (a person's file, another write's temp file) is ever removed.
+ */
+function removeTempFiles(file: WriteIntentFile): void {
+  if (file.afterHash === null) return;
+  const directory = dirname(file.entryPath);
+  const prefix = `.${basename(file.entryPath).slice(0, 180)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^[0-9a-f]{12}\.wp-tmp$/.test(name.slice(prefix.length))) continue;
+    const path = join(directory, name);
+    try {
+      if (lstatSync(path).isFile() && hashContent(readFileSync(path)) === file.afterHash) unlinkSync(path);
+    } catch {
+      // Gone already, or unreadable: leave it.
+    }
+  }
+}
+
+/** Why an intent's writer may still be running (null: it is gone). Any doubt counts as alive. */
+function liveOwner(intent: WriteIntent): string | null {
+  if (intent.host !== hostname()) return `written on another host (${intent.host}); it may still be writing`;
+  if (intent.pid === process.pid) return 'written by this process, which may still be writing';
+  try {
+    process.kill(intent.pid, 0);
+    return `process ${intent.pid}, which wrote it, is still running`;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? null : `process ${intent.pid}, which wrote it, may still be running`;
+  }
+}

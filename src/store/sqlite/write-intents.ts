@@ -1,0 +1,107 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Checkpoint } from '../../model/index.js';
+import type { NewCheckpoint } from '../store.js';
+import type { BlobSweepResult, NewWriteIntent, WriteIntent, WriteIntentFile } from '../write-intent.js';
+import type { PackBlobStorage } from './blobs/pack-blob-storage.js';
+import { addCheckpointRows } from './checkpoints.js';
+import { writeIntentRoots } from './intent-roots.js';
+import { blobRootsQuery } from './ledgers.js';
+import type { SqliteContext } from './sqlite-context.js';
+
+/**
+ * Writes in flight (`write_intents`, migration 2): pins for blobs stored before the row that names
+ * them, and the pending checkpoints of a tool or fs write, which recovery completes or drops after
+ * a crash by looking at the files. See `Store.recordWriteIntent`.
+ */
+
+interface WriteIntentRow {
+  id: string;
+  session_id: string | null;
+  pid: number;
+  host: string;
+  hashes: string;
+  checkpoints: string;
+  files: string;
+  created_at: number;
+}
+
+export const WRITE_INTENTS_SQL = `
+CREATE TABLE write_intents (
+  id TEXT PRIMARY KEY,
+  session_id TEXT,
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  hashes TEXT NOT NULL,
+  checkpoints TEXT NOT NULL DEFAULT '[]',
+  files TEXT NOT NULL DEFAULT '[]',
+  created_at INTEGER NOT NULL
+) STRICT;
+`;
+
+const HOST = hostname();
+
+export function recordWriteIntent(context: SqliteContext, intent: NewWriteIntent): WriteIntent {
+  const now = Date.now();
+  const row: WriteIntentRow = {
+    id: intent.id ?? `wri_${randomUUID()}`,
+    session_id: intent.sessionId ?? null,
+    pid: process.pid,
+    host: HOST,
+    hashes: JSON.stringify([...new Set(intent.hashes)]),
+    checkpoints: JSON.stringify(intent.checkpoints ?? []),
+    files: JSON.stringify(intent.files ?? []),
+    created_at: now,
+  };
+  context.write('record a write in flight', () => {
+    context
+      .statement(
+        `INSERT INTO write_intents (id, session_id, pid, host, hashes, checkpoints, files, created_at)
+         VALUES (@id, @session_id, @pid, @host, @hashes, @checkpoints, @files, @created_at)`,
+      )
+      .run(row);
+  });
+  return toWriteIntent(row);
+}
+
+export function finishWriteIntent(context: SqliteContext, id: string, checkpoints: NewCheckpoint[]): Checkpoint[] {
+  const now = Date.now();
+  return context.write(checkpoints.length > 0 ? 'record checkpoints' : 'finish a write in flight', () => {
+    const added = checkpoints.length > 0 ? addCheckpointRows(context, checkpoints, now) : [];
+    context.statement('DELETE FROM write_intents WHERE id = ?').run(id);
+    return added;
+  });
+}
+
+export function listWriteIntents(context: SqliteContext): WriteIntent[] {
+  return (context.statement('SELECT * FROM write_intents ORDER BY created_at, id').all() as WriteIntentRow[]).map(toWriteIntent);
+}
+
+/**
+ * The sweep's write transaction: intents of dead processes that change no files are expired, the
+ * roots are read again, and only candidates still unreachable are deleted (delta bases of blobs
+ * that stay are kept); then packs are compacted outside the transaction.
+ */
+export async function sweepBlobs(context: SqliteContext, storage: PackBlobStorage, candidates: readonly string[]): Promise<BlobSweepResult> {
+  if (candidates.length === 0) return { deleted: [], spared: [], freedBytes: 0 };
+  const result = context.write('sweep blobs', () => {
+    const roots = writeIntentRoots(context, { expire: true });
+    for (const row of context.statement(blobRootsQuery).all() as Array<{ hash: string }>) roots.add(row.hash);
+    return storage.deleteUnreferencedInTransaction(candidates, roots);
+  });
+  if (result.deleted.length > 0) await storage.compact();
+  return result;
+}
+
+function toWriteIntent(row: WriteIntentRow): WriteIntent {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    pid: row.pid,
+    host: row.host,
+    hashes: JSON.parse(row.hashes) as string[],
+    checkpoints: JSON.parse(row.checkpoints) as NewCheckpoint[],
+    files: JSON.parse(row.files) as WriteIntentFile[],
+    createdAt: row.created_at,
+  };
+}
