@@ -201,6 +201,14 @@ export class FileRewinder {
       if (fresh.preview.checkpointIds.length === 0) throw nothingToRewind(fresh.preview.blockers.join('; '), { sessionId: session.id });
       if (!fresh.preview.canApply) {
         const unsafe = fresh.preview.files.filter((file) => file.status !== 'safe' && file.resolution === null);
+        // No resolution brings back content that is not there: a missing snapshot is its own refusal.
+        const snapshots = unsafe.filter((file) => file.status === 'checkpoint_missing' || file.status === 'checkpoint_unreadable');
+        if (snapshots.length > 0 && snapshots.length === unsafe.length) {
+          const problems = new Map(fresh.simulation.problems.map((problem) => [problem.path, problem]));
+          throw new SnapshotMissingError({
+            snapshots: snapshots.map((file) => ({ checkpointId: problems.get(file.path)?.checkpointId ?? file.checkpointIds.at(-1) ?? '', path: file.path, hash: problems.get(file.path)?.hash ?? null, reason: file.reason ?? file.status })),
+          });
+        }
         throw new RewindConflictError({
           files: unsafe.length ? unsafe.map((file) => ({ path: file.path, status: file.status, reason: file.reason ?? file.status })) : fresh.preview.blockers.map((blocker) => ({ path: '(rewind)', status: 'blocked', reason: blocker })),
         });

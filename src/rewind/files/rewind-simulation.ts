@@ -82,12 +82,24 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     }
     return found;
   };
+  /** Which paths each checkpoint undone so far changed (two for a rename or move). */
+  const pathsOf = new Map<string, PathOutcome[]>();
   const block = (path: PathOutcome, status: FileRewindStatus, reason: string): void => {
     if (path.blocked) return;
     path.blocked = true;
     path.status = status;
     path.reason = reason;
     path.final = path.initial;
+    // A blocked path is left as it is: a resolution chosen for it resolves nothing, and the newer
+    // layers already undone in memory are not undone after all (the ledger must not say they were).
+    path.resolution = null;
+    for (const id of path.checkpointIds) {
+      const at = undone.indexOf(id);
+      if (at < 0) continue;
+      undone.splice(at, 1);
+      // The other half of a rename or move cannot be undone alone.
+      for (const other of pathsOf.get(id) ?? []) if (other !== path) block(other, 'external_modified', `changed together with ${path.path}, which cannot be rewound`);
+    }
   };
   const problem = (checkpoint: Checkpoint, path: string, status: FileRewindStatus, code: string, reason: string, hash: string | null): void => {
     problems.push({ checkpointId: checkpoint.id, path, status, code, reason, hash });
@@ -110,6 +122,7 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     }
     const keys = checkpoint.toPath !== null && (checkpoint.op === 'rename' || checkpoint.op === 'move') ? [checkpoint.path, checkpoint.toPath] : [checkpoint.path];
     const touched = keys.map(outcome);
+    pathsOf.set(checkpoint.id, touched);
     for (const path of touched) {
       if (path.checkpointIds.length === 0) path.expectedHash = checkpoint.op === 'rename' || checkpoint.op === 'move' ? (path.path === checkpoint.path ? null : checkpoint.afterHash) : checkpoint.afterHash;
       path.checkpointIds.push(checkpoint.id);
