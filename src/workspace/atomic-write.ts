@@ -117,8 +117,9 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
     fd = openSync(temp, 'wx', mode ?? 0o666);
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    if (mode !== undefined) fchmodSync(fd, mode);
+    // Owner first: a chown clears the setuid and setgid bits, so the mode is set after it.
     if (owner && process.getuid?.() === 0) fchownSync(fd, owner.uid, owner.gid);
+    if (mode !== undefined) fchmodSync(fd, mode);
     finalMode = mode ?? fstatSync(fd).mode & 0o7777;
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
