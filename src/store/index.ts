@@ -23,6 +23,8 @@ export type {
   NewJournal,
   JournalCommitWrites,
   JournalWriteOptions,
+  WorkspaceLockRequest,
+  WorkspaceLockHolder,
   StagingBlobStorage,
   StagedBlobBatch,
   PendingBlobWrite,
