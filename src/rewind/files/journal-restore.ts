@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { BlobStore } from '../../blobs/index.js';
 import { hashContent, type Journal, type JournalItem } from '../../model/index.js';
@@ -48,7 +48,9 @@ export async function restorePath(target: RestoreTarget, blobs: BlobStore, durab
     held.exists ? hash !== null && hashContent(held.content) === hash && (!modeOnly || mode === null || held.mode === mode) : hash === null;
   const current = readHeld(target.resolved);
   if (current === 'other') {
-    outcome.left!.push(target.path);
+    // A directory where the apply expected no file: a directory it never replaced, or one a
+    // rollback already created again. Anything else (a link, a directory over a file) is not its own.
+    if (!(target.expectedHash === null && isDirectory(target.resolved))) outcome.left!.push(target.path);
     return;
   }
   if (holds(current, target.expectedHash, target.expectedMode)) return;
@@ -99,7 +101,27 @@ export async function restoreJournalItems(journal: Journal, workspace: Workspace
     }
   }
   removeCreatedDirectories(journal, workspace, durable);
+  recreateReplacedDirectories(journal, workspace);
   return outcome;
+}
+
+/**
+ * Creates again the directories a journal's apply removed to put files in their place (metadata
+ * `replacedDirectories`, deepest first), where nothing is at their path now; the files that were
+ * in them came back with their own items.
+ */
+export function recreateReplacedDirectories(journal: Journal, workspace: Workspace): void {
+  const keys = journal.metadata.replacedDirectories;
+  if (!Array.isArray(keys)) return;
+  for (const key of [...keys].reverse()) {
+    if (typeof key !== 'string') continue;
+    try {
+      const resolved = workspace.resolveKey(key);
+      mkdirSync(resolved.realPath, { recursive: true });
+    } catch {
+      // a file is there now (someone else's), or the path is refused: left as it is
+    }
+  }
 }
 
 export function emptyOutcome(): RestoreOutcome {
@@ -147,6 +169,14 @@ async function recoverParked(resolved: ResolvedPath, item: JournalItem, blobs: B
     const hash = hashContent(content);
     if (hash === item.expectedHash || hash === item.targetHash) unlinkSync(parked); // kept in the blob store already
     else await preserveParked(blobs, item.path, parked, content, outcome);
+  }
+}
+
+function isDirectory(resolved: ResolvedPath): boolean {
+  try {
+    return lstatSync(resolved.entryPath).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,6 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, rmdirSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
 import { hashContent, newId, WaypointError, type Journal, type JournalItem } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
@@ -8,7 +8,7 @@ import { FileWriteFailedError, fsyncDirectories, moveIf, prepareFileWrite, repla
 import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError } from './errors/index.js';
 import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-rewind-types.js';
 import { recoverJournalsUnder } from './journal-recovery.js';
-import { emptyOutcome, pinPreserved, preserveParked, removeCreatedDirectories, restorePath, type RestoreOutcome } from './journal-restore.js';
+import { emptyOutcome, pinPreserved, preserveParked, recreateReplacedDirectories, removeCreatedDirectories, restorePath, type RestoreOutcome } from './journal-restore.js';
 import { RewindLedger } from './rewind-ledger.js';
 import type { PlannedStep } from './rewind-plan.js';
 import { describeMismatch } from './rewind-simulation.js';
@@ -130,6 +130,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   }));
   // Directories the writes will have to create: journaled, so a rollback removes them again.
   const createdDirectories = missingDirectories(steps);
+  // Directories that give way to a file: journaled, so a rollback creates them again.
+  const replacedDirectories = steps.flatMap((step) => step.replacesDirectories ?? []);
   // Marked in flight before it exists, so a recovery run by this process never takes it for a crash's.
   const journalId = newId('journal');
   journalsInFlight.add(journalId);
@@ -152,6 +154,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
           kind: input.kind,
           checkpointIds: input.checkpointIds,
           ...(createdDirectories.length > 0 ? { createdDirectories } : {}),
+          ...(replacedDirectories.length > 0 ? { replacedDirectories } : {}),
         },
       },
       { durable: false },
@@ -173,7 +176,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       // while the kept contents are indexed and the journal is synced on this thread.
       for (const step of steps) {
         // A move back renames the file itself; its content is written only if that fails.
-        if (!step.target.exists || step.moveFrom !== null) continue;
+        // A file that replaces a directory is prepared once the directory is gone (its mode and owner are not the file's).
+        if (!step.target.exists || step.moveFrom !== null || step.replacesDirectories) continue;
         try {
           // No directory is created before the journal is durable: a write into a missing one is
           // prepared later, in turn.
@@ -226,6 +230,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       const unrestored = await compensate(steps, touched, blobs, durable, input.hooks);
       for (const file of displaced) await preserveParked(blobs, file.path, file.parkedAt, file.content, unrestored);
       removeCreatedDirectories(journal, workspace, durable);
+      recreateReplacedDirectories(journal, workspace);
       await pinPreserved(store, journal, unrestored.preserved ?? []);
       if (unrestored.length > 0) throw new RewindUnrecoverableError({ journalId: journal.id, files: unrestored, cause: error });
       await store.setJournalState(journal.id, 'rolled_back', {}, { durable: false });
@@ -261,6 +266,10 @@ function executeStep(step: PlannedStep, durable: boolean, prepared: PreparedFile
     if (moved.moved) return;
     if (!wasTouched) touched.delete(step.path);
     touched.delete(source.path);
+  }
+  if (step.replacesDirectories) {
+    touched.add(step.path);
+    removeEmptyDirectories(step, directories);
   }
   const write = step.target.exists
     ? prepared ?? prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true })
@@ -342,3 +351,27 @@ function exists(path: string): boolean {
   }
 }
 
+/**
+ * Removes the directory a file is about to take the place of, and the directories inside it,
+ * deepest first: each must be empty by now (the steps before deleted their files, contents kept).
+ * A file that appeared inside meanwhile is a conflict, and stays.
+ */
+function removeEmptyDirectories(step: PlannedStep, directories: Set<string>): void {
+  const root = step.resolved.root;
+  for (const key of step.replacesDirectories ?? []) {
+    const path = join(root.realDir, key.slice(key.indexOf(':') + 1));
+    try {
+      rmdirSync(path);
+      // Its own entries need no fsync any more (it is gone); its removal needs its parent's.
+      directories.delete(path);
+      directories.add(dirname(path));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') {
+        throw new RewindConflictError({ files: [{ path: step.path, status: 'external_modified', reason: `something was put in ${key} while the rewind was being applied; it stays` }] });
+      }
+      throw error;
+    }
+  }
+}

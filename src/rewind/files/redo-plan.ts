@@ -1,8 +1,9 @@
-import type { Workspace } from '../../workspace/index.js';
-import { readDisk, type ContentState } from './disk-state.js';
+import type { ResolvedPath, Workspace } from '../../workspace/index.js';
+import { directoryInWayReason, scanDirectoryInWay } from './directory-in-way.js';
+import { ABSENT, readDisk, type ContentState } from './disk-state.js';
 import { RewindConflictError, SnapshotMissingError, type MissingSnapshot, type RewindConflictFile } from './errors/index.js';
 import type { AppliedFileRewind } from './file-rewind-types.js';
-import { pairMoves, type PlannedStep } from './rewind-plan.js';
+import { orderSteps, pairMoves, type PlannedStep } from './rewind-plan.js';
 import { describeMismatch } from './rewind-simulation.js';
 import type { SnapshotReader } from './snapshot-reader.js';
 
@@ -16,13 +17,16 @@ export async function planRedo(rewind: AppliedFileRewind, workspace: Workspace, 
   const steps: PlannedStep[] = [];
   const conflicts: RewindConflictFile[] = [];
   const missing: MissingSnapshot[] = [];
+  const inWay = new Map<PlannedStep, ResolvedPath>();
   for (const file of rewind.files) {
     const disk = readDisk(workspace, file.path);
-    if (!disk.ok) {
+    if (!disk.ok && !(disk.directory && disk.resolved)) {
       conflicts.push({ path: file.path, status: 'file_read_failed', reason: disk.reason });
       continue;
     }
-    const current = disk.state;
+    // A directory counts as no file; it gives way below if the redo empties it.
+    const current = disk.ok ? disk.state : ABSENT;
+    const resolved = disk.resolved!;
     const force = resolutions[file.path] === 'force';
     if ((current.hash !== file.toHash || current.exists !== (file.toHash !== null)) && !force) {
       conflicts.push({ path: file.path, status: 'external_modified', reason: describeMismatch(current.hash, file.toHash) });
@@ -38,10 +42,19 @@ export async function planRedo(rewind: AppliedFileRewind, workspace: Workspace, 
       target = { exists: true, hash: file.fromHash, content: read.content, mode: file.fromMode };
     }
     if (current.hash === target.hash && current.exists === target.exists && (target.mode === null || target.mode === current.mode)) continue;
-    steps.push({ path: file.path, resolved: disk.resolved, expected: current, target, moveFrom: null, resolution: force ? 'force' : null });
+    const step: PlannedStep = { path: file.path, resolved, expected: current, target, moveFrom: null, resolution: force ? 'force' : null };
+    if (!disk.ok && target.exists) inWay.set(step, resolved);
+    steps.push(step);
+  }
+  const deleted = new Set(steps.filter((step) => !step.target.exists).map((step) => step.path));
+  for (const [step, resolved] of inWay) {
+    const inside = scanDirectoryInWay(resolved);
+    const foreign = [...inside.other, ...inside.files.filter((key) => !deleted.has(key))];
+    if (foreign.length > 0) conflicts.push({ path: step.path, status: 'file_read_failed', reason: directoryInWayReason(foreign) });
+    else step.replacesDirectories = inside.directories;
   }
   if (missing.length > 0) throw new SnapshotMissingError({ snapshots: missing });
   if (conflicts.length > 0) throw new RewindConflictError({ files: conflicts, hint: 'Resolve each file with "force" to overwrite it (its current content is kept), or leave the rewind in place.' });
   pairMoves(steps);
-  return [...steps.filter((step) => step.moveFrom !== null), ...steps.filter((step) => step.moveFrom === null)];
+  return orderSteps(steps);
 }
