@@ -30,8 +30,8 @@ import type {
   TurnRollbackResult,
 } from './file-rewind-types.js';
 import { journaledApply, type ApplyHooks } from './journaled-apply.js';
-import { recoverJournalsUnder } from './journal-recovery.js';
-import { lockWorkspace, type WorkspaceLock } from './workspace-lock.js';
+import { applyInPass, inPasses, ReplanUnderLock, type Pass } from './locked-apply.js';
+import type { WorkspaceLock } from './workspace-lock.js';
 import { RewindLedger } from './rewind-ledger.js';
 import { planRedo } from './redo-plan.js';
 import { planSteps, type PlannedStep } from './rewind-plan.js';
@@ -86,13 +86,13 @@ export class FileRewinder {
   async restoreCheckpoint(checkpointId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const checkpoint = await this.store.getCheckpoint(parseInput(CheckpointIdInput, checkpointId, 'checkpointId'));
     const session = await this.store.getSession(checkpoint.sessionId);
-    return this.locked(session, 'rewind of a checkpoint', (lock) => this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [checkpoint], 'checkpoint', options, lock)));
+    return this.locked(session, (pass) => this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [checkpoint], 'checkpoint', options, pass)));
   }
 
   /** `/rewind latest`: the newest checkpoint of the session not already rewound. */
   async restoreLatest(sessionId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
-    return this.locked(session, 'rewind latest', async (lock) => {
+    return this.locked(session, async (pass) => {
       const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
       // The newest checkpoints first (an indexed range), more only while all of those are rewound.
       let latest: Checkpoint | undefined;
@@ -104,7 +104,7 @@ export class FileRewinder {
       }
       if (!latest) throw nothingToRewind(`every file change of session ${session.id} is already rewound; redo a rewind to bring changes back`, { sessionId });
       const chosen = latest;
-      return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [chosen], 'checkpoint', options, lock));
+      return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [chosen], 'checkpoint', options, pass));
     });
   }
 
@@ -113,11 +113,11 @@ export class FileRewinder {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const message = await requireUserMessage(this.store, session, parseInput(MessageIdInput, messageId, 'messageId'));
     const anchored = await this.store.listCheckpoints(session.id, { anchorMessageId: message.id });
-    return this.locked(session, 'rewind of a message', async (lock) => {
+    return this.locked(session, async (pass) => {
       const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
       const latest = anchored.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
       if (!latest) throw nothingToRewind(anchored.length ? `every file change of message ${message.id} is already rewound` : `message ${message.id} changed no files`, { sessionId, messageId });
-      return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options, lock));
+      return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options, pass));
     });
   }
 
@@ -129,12 +129,12 @@ export class FileRewinder {
   async cascade(sessionId: string, messageId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const message = await requireUserMessage(this.store, session, parseInput(MessageIdInput, messageId, 'messageId'));
-    return this.locked(session, 'cascade rewind', async (lock) => {
+    return this.locked(session, async (pass) => {
       const inRange = await checkpointsFromMessage(this.store, session, message);
       const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
       const pending = inRange.filter((checkpoint) => !rewound.has(checkpoint.id));
       if (pending.length === 0) throw nothingToRewind(inRange.length ? `every file change since message ${message.id} is already rewound` : `no files changed since message ${message.id}`, { sessionId, messageId });
-      return this.reported(session.id, 'rewind', 'cascade', () => this.direct(session, pending.reverse(), 'cascade', options, lock));
+      return this.reported(session.id, 'rewind', 'cascade', () => this.direct(session, pending.reverse(), 'cascade', options, pass));
     });
   }
 
@@ -147,7 +147,7 @@ export class FileRewinder {
   async rollbackTurn(turnId: string, options: ApplyOptions = {}): Promise<TurnRollbackResult> {
     const { sessionId, checkpoints } = await checkpointsOfTurn(this.store, parseInput(TurnIdInput, turnId, 'turnId'));
     const session = await this.store.getSession(sessionId);
-    return this.locked(session, 'turn rollback', (lock) => this.reported(session.id, 'rewind', 'turn', async () => {
+    return this.locked(session, (pass) => this.reported(session.id, 'rewind', 'turn', async () => {
       const workspace = this.workspaceOf(session);
       const newestFirst = [...checkpoints].reverse();
       const files = newestFirst.filter((checkpoint) => !isDirectoryOp(checkpoint));
@@ -163,7 +163,7 @@ export class FileRewinder {
         else undone.push(checkpoint.id);
       }
       const steps = planSteps(simulation.paths.values());
-      const applied = await this.journaled(session, workspace, steps, 'turn', 'rewind', null, orderLike(newestFirst, undone), options, lock);
+      const applied = await this.journaled(session, workspace, steps, 'turn', 'rewind', null, orderLike(newestFirst, undone), options, pass);
       for (const checkpoint of newestFirst.filter((entry) => entry.op === 'mkdir')) {
         const error = checkpoint.status === 'skipped' ? skippedError(checkpoint) : removeDirectory(workspace, checkpoint);
         if (error) errors.push(error);
@@ -189,7 +189,7 @@ export class FileRewinder {
   async apply(preview: FileRewindPreview, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const given = parseInput(PreviewSchema, preview, 'preview');
     const session = await this.store.getSession(given.sessionId);
-    return this.locked(session, 'rewind', (lock) => this.reported(session.id, 'rewind', 'preview', async () => {
+    return this.locked(session, (pass) => this.reported(session.id, 'rewind', 'preview', async () => {
       const target = given.target as FileRewindPreview['target'];
       const fresh = await this.computePreview({
         sessionId: given.sessionId,
@@ -223,7 +223,7 @@ export class FileRewinder {
         });
       }
       const workspace = this.workspaceOf(session);
-      return this.journaled(session, workspace, fresh.steps, 'preview', 'rewind', null, fresh.simulation.undone, options, lock);
+      return this.journaled(session, workspace, fresh.steps, 'preview', 'rewind', null, fresh.simulation.undone, options, pass);
     }));
   }
 
@@ -236,7 +236,7 @@ export class FileRewinder {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const id = parseInput(RewindIdInput, rewindId, 'rewindId');
     const { resolutions = {} } = parseInput(RedoOptionsInput, { ...(redoOptions.resolutions ? { resolutions: redoOptions.resolutions } : {}) }, 'options');
-    return this.locked(session, 'redo', async (lock) => {
+    return this.locked(session, async (pass) => {
       const rewind = (await RewindLedger.load(this.store, session.id)).find(id);
       if (!rewind) throw new RewindNotFoundError({ sessionId: session.id, rewindId: id });
       if (rewind.redone) {
@@ -245,7 +245,7 @@ export class FileRewinder {
       return this.reported(session.id, 'redo', 'redo', async () => {
         const workspace = this.workspaceOf(session);
         const steps = await planRedo(rewind, workspace, new SnapshotReader(this.blobs), resolutions);
-        return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions, lock);
+        return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions, pass);
       });
     });
   }
@@ -282,7 +282,7 @@ export class FileRewinder {
   }
 
   /** Direct restore of checkpoints (newest first): no conflict check, all snapshots read first. */
-  private async direct(session: Session, newestFirst: Checkpoint[], kind: FileRewindKind, options: ApplyOptions, lock: WorkspaceLock): Promise<FileRewindResult> {
+  private async direct(session: Session, newestFirst: Checkpoint[], kind: FileRewindKind, options: ApplyOptions, pass: Pass): Promise<FileRewindResult> {
     const workspace = this.workspaceOf(session);
     const simulation: Simulation = await simulateRewind({
       checkpoints: newestFirst, workspace, snapshots: new SnapshotReader(this.blobs), policy: 'direct', includeShellChanges: true, resolutions: {},
@@ -298,36 +298,29 @@ export class FileRewinder {
         hint: 'Move what is at those paths out of the way, then try again.',
       });
     }
-    return this.journaled(session, workspace, planSteps(simulation.paths.values()), kind, 'rewind', null, simulation.undone, options, lock);
+    return this.journaled(session, workspace, planSteps(simulation.paths.values()), kind, 'rewind', null, simulation.undone, options, pass);
   }
 
   private async journaled(
     session: Session, workspace: Workspace, steps: PlannedStep[], kind: FileRewindKind, action: 'rewind' | 'redo', undoes: string | null, checkpointIds: string[], options: ApplyOptions,
-    lock: WorkspaceLock,
+    pass: Pass,
   ): Promise<FileRewindResult> {
     if (options.onCommit !== undefined && typeof options.onCommit !== 'function') {
       throw new InvalidArgumentError({ parameter: 'onCommit', value: options.onCommit, reason: 'must be a function returning the writes to commit with the rewind' });
     }
-    const { journal, files } = await journaledApply({
-      store: this.store, blobs: this.blobs, workspace, sessionId: session.id, kind, action, undoes, checkpointIds, steps,
-      onCommit: options.onCommit, hooks: this.options.hooks, durable: this.options.durable ?? true, lock,
-    });
-    return { rewindId: journal.id, sessionId: session.id, kind, checkpointIds, files };
+    const apply = async (lock: WorkspaceLock) => {
+      const { journal, files } = await journaledApply({
+        store: this.store, blobs: this.blobs, workspace, sessionId: session.id, kind, action, undoes, checkpointIds, steps,
+        onCommit: options.onCommit, hooks: this.options.hooks, durable: this.options.durable ?? true, lock,
+      });
+      return { rewindId: journal.id, sessionId: session.id, kind, checkpointIds, files };
+    };
+    return applyInPass({ store: this.store, blobs: this.blobs, workspace, sessionId: session.id, purpose: `${action} of session ${session.id}`, pass }, apply);
   }
 
-  /**
-   * Runs `body` holding the lock of the session's workspace: rewinds, redos and forks that change
-   * files of one workspace run one at a time, across processes, and each plans only once the one
-   * before has finished (a crash's unfinished journal is rolled back first).
-   */
-  private async locked<Result>(session: Session, purpose: string, body: (lock: WorkspaceLock) => Promise<Result>): Promise<Result> {
-    const lock = await lockWorkspace(this.store, this.workspaceOf(session), { purpose: `${purpose} of session ${session.id}` });
-    try {
-      await recoverJournalsUnder(this.store, this.blobs, lock);
-      return await body(lock);
-    } finally {
-      await lock.release();
-    }
+  /** Runs an operation's body in passes (see `inPasses`): planned first without the workspace lock, applied under it. */
+  private locked<Result>(session: Session, body: (pass: Pass) => Promise<Result>): Promise<Result> {
+    return inPasses(this.store, session.id, body);
   }
 
   /** Runs an applying operation and emits its event: `file_only` after commit, `unavailable` on failure. */
@@ -336,6 +329,7 @@ export class FileRewinder {
     try {
       result = await body();
     } catch (error) {
+      if (error instanceof ReplanUnderLock) throw error; // not a failure: planned again under the lock
       if (!(error instanceof InvalidArgumentError) && !(error instanceof NotFoundError)) {
         const described = WaypointError.is(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: String(error) };
         this.events.emit('rewind-apply', { sessionId, strategy: 'unavailable', action, kind, rewindId: null, checkpointIds: [], files: [], error: described });

@@ -10,7 +10,7 @@ import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-re
 import { recoverJournalsUnder } from './journal-recovery.js';
 import { emptyOutcome, pinPreserved, preserveParked, recreateReplacedDirectories, removeCreatedDirectories, restorePath, type RestoreOutcome } from './journal-restore.js';
 import { RewindLedger } from './rewind-ledger.js';
-import type { PlannedStep } from './rewind-plan.js';
+import { orderSteps, type PlannedStep } from './rewind-plan.js';
 import { describeMismatch } from './rewind-simulation.js';
 import { journalsInFlight, lockWorkspace, type WorkspaceLock } from './workspace-lock.js';
 
@@ -99,7 +99,9 @@ async function revalidate(input: JournaledApplyInput): Promise<void> {
 }
 
 async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journal; files: RewoundFile[] }> {
-  const { store, blobs, workspace, steps } = input;
+  const { store, blobs, workspace } = input;
+  // Run (and journaled) in an order where a file in the way of a directory goes first; reported in the plan's.
+  const steps = orderSteps(input.steps);
   const durable = input.durable ?? true;
   const keep: BlobInput[] = [];
   // Both hashes were computed from these very bytes (read from disk, or read and verified from the
@@ -112,7 +114,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   // Written and syncing now; indexed before the journal's full sync, which makes the rows durable too.
   let kept: PendingBlobPut | null = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
 
-  const files: RewoundFile[] = steps.map((step) => ({
+  const files: RewoundFile[] = input.steps.map((step) => ({
     path: step.path,
     fromHash: step.expected.hash,
     toHash: step.target.hash,

@@ -3,7 +3,7 @@ import { directoryInWayReason, scanDirectoryInWay } from './directory-in-way.js'
 import { ABSENT, readDisk, type ContentState } from './disk-state.js';
 import { RewindConflictError, SnapshotMissingError, type MissingSnapshot, type RewindConflictFile } from './errors/index.js';
 import type { AppliedFileRewind } from './file-rewind-types.js';
-import { orderSteps, pairMoves, type PlannedStep } from './rewind-plan.js';
+import { pairMoves, type PlannedStep } from './rewind-plan.js';
 import { describeMismatch } from './rewind-simulation.js';
 import type { SnapshotReader } from './snapshot-reader.js';
 
@@ -56,5 +56,5 @@ export async function planRedo(rewind: AppliedFileRewind, workspace: Workspace, 
   if (missing.length > 0) throw new SnapshotMissingError({ snapshots: missing });
   if (conflicts.length > 0) throw new RewindConflictError({ files: conflicts, hint: 'Resolve each file with "force" to overwrite it (its current content is kept), or leave the rewind in place.' });
   pairMoves(steps);
-  return orderSteps(steps);
+  return [...steps.filter((step) => step.moveFrom !== null), ...steps.filter((step) => step.moveFrom === null)];
 }

@@ -41,11 +41,11 @@ export function planSteps(outcomes: Iterable<PathOutcome>): PlannedStep[] {
     });
   }
   pairMoves(steps);
-  return orderSteps(steps);
+  return [...steps.filter((step) => step.moveFrom !== null), ...steps.filter((step) => step.moveFrom === null)];
 }
 
 /**
- * The order steps run in: moves back first, then deletes, deepest paths first, then writes,
+ * The order an apply runs steps in (reports keep the plan's order): moves back first, then deletes, deepest paths first, then writes,
  * shallowest first — so a file that gives way to a directory is gone before a file is written
  * inside it, and a directory is emptied before a file takes its place.
  */
