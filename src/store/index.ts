@@ -25,6 +25,8 @@ export type {
   NewJournal,
   JournalCommitWrites,
   JournalWriteOptions,
+  WorkspaceLockRequest,
+  WorkspaceLockHolder,
   StagingBlobStorage,
   StagedBlobBatch,
   PendingBlobWrite,

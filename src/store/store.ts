@@ -207,6 +207,28 @@ export interface JournalCommitWrites {
   headMoves?: MoveHeadInput[];
 }
 
+/** A request for the workspace locks of one operation (see `Store.acquireWorkspaceLocks`). */
+export interface WorkspaceLockRequest {
+  /** A token naming this holding, unique per operation. */
+  owner: string;
+  /** The directories to lock (workspace roots, absolute real paths). */
+  paths: readonly string[];
+  pid: number;
+  host: string;
+  /** What the holder is doing, for the message a waiting person sees. */
+  purpose: string;
+}
+
+/** Who holds a workspace lock. */
+export interface WorkspaceLockHolder {
+  path: string;
+  owner: string;
+  pid: number;
+  host: string;
+  purpose: string;
+  acquiredAt: number;
+}
+
 export interface NewEffect {
   sessionId: string;
   turnId?: string | null;
@@ -427,6 +449,17 @@ export interface Store {
   setJournalState(id: string, state: Exclude<JournalState, 'pending'>, writes?: JournalCommitWrites, options?: JournalWriteOptions): Promise<Journal>;
   getJournal(id: string): Promise<Journal>;
   listJournals(options?: { state?: JournalState }): Promise<Journal[]>;
+
+  // workspace locks
+  /**
+   * Take the locks on `request.paths` for `request.owner`, all or none, in one transaction. A lock
+   * of another owner on one of the paths, or on a directory inside or above one of them, blocks,
+   * unless `isStale(holder)` says that holder is gone (it is then taken over). Returns the holder
+   * that blocks, or null when the locks are held. Rewinds of one workspace serialize on these.
+   */
+  acquireWorkspaceLocks(request: WorkspaceLockRequest, isStale: (holder: WorkspaceLockHolder) => boolean): Promise<WorkspaceLockHolder | null>;
+  /** Release every lock `owner` holds. */
+  releaseWorkspaceLocks(owner: string): Promise<void>;
 
   // effects
   appendEffect(effect: NewEffect): Promise<Effect>;

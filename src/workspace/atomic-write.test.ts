@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +44,22 @@ describe('writeFileAtomic', () => {
     writeFileAtomic(workspace.resolve('setgid'), 'x', { mode: 0o2775 });
     expect(mode(join(dir, 'setgid'))).toBe(0o2775);
     expect(readdirSync(dir).sort()).toEqual(['private', 'run.sh', 'setgid']);
+  });
+
+  // Running as root (as these tests do here) is the case where an owner is carried over: a chown
+  // after the chmod would clear the setuid and setgid bits again.
+  it.runIf(process.getuid?.() === 0)('as root, keeps the owner and the setuid/setgid bits of a file it replaces', () => {
+    const { dir, workspace } = setup();
+    const tool = join(dir, 'tool');
+    writeFileSync(tool, 'v1');
+    chownSync(tool, 1234, 2345);
+    chmodSync(tool, 0o6755);
+    writeFileAtomic(workspace.resolve('tool'), 'v2');
+    expect(statSync(tool)).toMatchObject({ uid: 1234, gid: 2345 });
+    expect(mode(tool)).toBe(0o6755);
+    writeFileAtomic(workspace.resolve('tool'), 'v3', { mode: 0o4755 });
+    expect(mode(tool)).toBe(0o4755);
+    expect(readFileSync(tool, 'utf8')).toBe('v3');
   });
 
   it('writes through a symlink inside the root, keeping the link', () => {

@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, fchownSync, fstatSync, fsync, fsyncSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fchownSync, fstatSync, fsync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { InvalidArgumentError } from '../model/errors/index.js';
@@ -11,7 +11,9 @@ import { refuseProtectedDirectory, type ResolvedPath } from './resolve-path.js';
 /** The suffix of the temp files atomic writes rename into place (`.<name>.<12 hex>.wp-tmp`). */
 export const TEMP_SUFFIX = '.wp-tmp';
 /** An atomic write's temp file: Waypoint's own, in flight or left by a crash; never user content (scans pass over it). */
-export const TEMP_FILE_PATTERN = /^\..+\.[0-9a-f]{12}\.wp-tmp$/;
+export const TEMP_FILE_PATTERN = /^\..+\.[0-9a-f]{12}\.wp-(tmp|old)$/;
+/** The suffix of the name a compare-and-replace parks a path's previous file under (see `replaceIf`). */
+export const BACKUP_SUFFIX = '.wp-old';
 
 export interface AtomicWriteOptions {
   /** Permission bits to give the file. Default: the existing file's, else `0o666` less the umask. */
@@ -69,6 +71,12 @@ export interface PreparedFileWrite {
    * (see {@link fsyncDirectories}) before relying on the rename surviving a power loss.
    */
   commit(options?: { syncDirectory?: boolean }): AtomicWriteResult;
+  /**
+   * Like `commit`, but only while nothing is at the target: the temp file is hard-linked to the
+   * target name (which fails when the name exists, with no window in between) and then removed.
+   * Returns null, the write still pending, when something is there.
+   */
+  commitIfAbsent(options?: { syncDirectory?: boolean }): AtomicWriteResult | null;
   /** Gives up: removes the temp file; the target is untouched. Harmless after `commit` or twice. */
   abort(): void;
 }
@@ -117,8 +125,9 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
     fd = openSync(temp, 'wx', mode ?? 0o666);
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    if (mode !== undefined) fchmodSync(fd, mode);
+    // Owner first: a chown clears the setuid and setgid bits, so the mode is set after it.
     if (owner && process.getuid?.() === 0) fchownSync(fd, owner.uid, owner.gid);
+    if (mode !== undefined) fchmodSync(fd, mode);
     finalMode = mode ?? fstatSync(fd).mode & 0o7777;
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
@@ -146,6 +155,36 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
     unlinkQuietly(temp);
     release();
   };
+  const finish = (commitOptions: { syncDirectory?: boolean }, ifAbsent: boolean): AtomicWriteResult | null => {
+    if (state !== 'written') {
+      throw new FileWriteFailedError({ path: target.key, operation: 'write', reason: `this prepared write was already ${state}` });
+    }
+    try {
+      if (syncError !== null) throw syncError;
+      // Not synced yet (never asked, or still running in the pool): fsync here, on this thread.
+      if (!synced) fsyncSync(openFd);
+      synced = true;
+      if (ifAbsent) {
+        if (!installIfAbsent(temp, destination)) return null;
+        unlinkQuietly(temp);
+      } else {
+        renameSync(temp, destination);
+      }
+      state = 'committed';
+      release();
+    } catch (error) {
+      abortNow();
+      throw fail(error);
+    }
+    if (durable && (commitOptions.syncDirectory ?? true)) {
+      try {
+        fsyncDirectory(directory);
+      } catch (error) {
+        throw fail(error);
+      }
+    }
+    return { size: bytes.length, mode: finalMode };
+  };
   return {
     target,
     directory,
@@ -168,34 +207,39 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
       return syncing;
     },
     commit(commitOptions = {}) {
-      if (state !== 'written') {
-        throw new FileWriteFailedError({ path: target.key, operation: 'write', reason: `this prepared write was already ${state}` });
-      }
-      try {
-        if (syncError !== null) throw syncError;
-        // Not synced yet (never asked, or still running in the pool): fsync here, on this thread.
-        if (!synced) fsyncSync(openFd);
-        synced = true;
-        renameSync(temp, destination);
-        state = 'committed';
-        release();
-      } catch (error) {
-        abortNow();
-        throw fail(error);
-      }
-      if (durable && (commitOptions.syncDirectory ?? true)) {
-        try {
-          fsyncDirectory(directory);
-        } catch (error) {
-          throw fail(error);
-        }
-      }
-      return { size: bytes.length, mode: finalMode };
+      return finish(commitOptions, false)!;
+    },
+    commitIfAbsent(commitOptions = {}) {
+      return finish(commitOptions, true);
     },
     abort() {
       if (state === 'written') abortNow();
     },
   };
+}
+
+/**
+ * Gives the file at `from` the name `to` only when nothing has that name: a hard link, which fails
+ * when the name exists, so a file someone puts there at the same instant is never replaced. `from`
+ * keeps its name too (the caller removes it). On a file system without hard links, falls back to
+ * a check and a rename. Returns false when something is at `to`.
+ */
+export function installIfAbsent(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch (error) {
+    if (hasErrorCode(error, 'EEXIST')) return false;
+    if (!hasErrorCode(error, 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'EXDEV', 'ENOSYS')) throw error;
+  }
+  try {
+    lstatSync(to);
+    return false;
+  } catch (error) {
+    if (!hasErrorCode(error, 'ENOENT')) throw error;
+  }
+  renameSync(from, to);
+  return true;
 }
 
 /**

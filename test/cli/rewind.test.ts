@@ -1,6 +1,9 @@
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyToolEdit, openCaptureContext } from '../../src/checkpoint/index.js';
+import { openWaypoint } from '../../src/engine/index.js';
+import { hashContent } from '../../src/model/index.js';
 import { createCliFixture, inspect, PARSER, snapshotTree, type CliFixture } from './cli-harness.js';
 
 const README_BEFORE = '# parser\n\nParses key=value lines.\n';
@@ -168,6 +171,32 @@ describe('waypoint rewind: every form of seed 001 (built CLI)', () => {
       expect(fixture.read('README.md')).toBe(README_AFTER + PERSON_LINE);
       expect(existsSync(join(fixture.project, 'test-results.txt'))).toBe(true);
     });
+  });
+
+  it('--resolve <path>=force with an older snapshot of that file unreadable: refused (SNAPSHOT_MISSING, exit 4), files and ledger unchanged', async () => {
+    // A third turn edits README.md again, so the file has two layers; then the oldest one's content is lost.
+    const waypoint = await openWaypoint({ path: fixture.storePath });
+    try {
+      const input = await waypoint.history.append(fixture.sessionId, { role: 'user', parts: [{ type: 'text', text: 'Say more in the README.' }] });
+      const record = await waypoint.store.createTurn({ sessionId: fixture.sessionId, userMessageId: input.id });
+      const capture = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: fixture.sessionId, turnId: record.id });
+      await applyToolEdit(capture, { path: 'README.md', oldString: 'are skipped.', newString: 'are skipped, and comments too.', toolCallId: 'call_5' });
+      await waypoint.store.blobs.deleteMany([hashContent(Buffer.from(README_BEFORE))]);
+    } finally {
+      await waypoint.close();
+    }
+    writeFileSync(join(fixture.project, 'README.md'), 'the person rewrote it\n');
+    const before = snapshotTree(fixture.dir);
+    const args = ['rewind', fixture.sessionId, 'cascade', 'code', fixture.second.inputId, '--resolve', 'README.md=force'];
+    const preview = fixture.cli(...args, '--preview', '--json').json().preview;
+    expect(preview.canApply).toBe(false);
+    expect(preview.files.find((file: { path: string }) => file.path === 'workspace:README.md')).toMatchObject({ status: expect.stringMatching(/^checkpoint_(missing|unreadable)$/), resolution: null });
+    const run = fixture.cli(...args, '--apply', '--json');
+    expect(run.code).toBe(4);
+    expect(run.json().error).toMatchObject({ code: 'SNAPSHOT_MISSING' });
+    expect(run.json().error.message).toContain('workspace:README.md');
+    expect(snapshotTree(fixture.dir)).toEqual(before);
+    expect(await inspect(fixture, (opened) => opened.files.listRewinds(fixture.sessionId))).toEqual([]);
   });
 
   describe('bad input gives the typed error and changes nothing', () => {

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { chmodSync, statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
 import { WaypointError } from '../../model/index.js';
@@ -22,6 +22,24 @@ describe('direct file rewind (seed 001: /rewind <checkpoint>, latest, code <mess
     rewinder.events.on('rewind-apply', (event) => events.push(event));
   });
   afterEach(() => h.cleanup());
+
+  // As root (these tests run as root here) the owner is carried over to the new file, and the order
+  // of chown and chmod decides whether the setuid bit survives.
+  it.runIf(process.getuid?.() === 0)('restores a setuid file as 4755 and redoes it as 4755, as root', async () => {
+    h.put('tool', 'v0\n');
+    chmodSync(h.path('tool'), 0o4755);
+    const turn = await h.turn();
+    await h.recordWrite(turn, 'tool', 'v1\n');
+    chmodSync(h.path('tool'), 0o755);
+    const result = await rewinder.cascade(h.session.id, turn.messageId);
+    expect(h.read('tool')).toBe('v0\n');
+    expect(statSync(h.path('tool')).mode & 0o7777).toBe(0o4755);
+    await rewinder.redo(h.session.id, result.rewindId!);
+    expect(h.read('tool')).toBe('v1\n');
+    expect(statSync(h.path('tool')).mode & 0o7777).toBe(0o755);
+    await rewinder.redo(h.session.id, (await rewinder.listRewinds(h.session.id)).at(-1)!.rewindId);
+    expect(statSync(h.path('tool')).mode & 0o7777).toBe(0o4755);
+  });
 
   it('restores a modified file without checking later edits, keeping the overwritten content and recording the rewind', async () => {
     h.put('a.txt', 'v0\n');

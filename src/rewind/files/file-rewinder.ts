@@ -6,7 +6,6 @@ import { ConflictError, EventBus, InvalidArgumentError, NotFoundError, WaypointE
 import type { Store } from '../../store/index.js';
 import { deletePath, type Workspace } from '../../workspace/index.js';
 import { checkpointsFromMessage, checkpointsOfTurn, requireUserMessage } from './checkpoint-selection.js';
-import { readDisk, type ContentState } from './disk-state.js';
 import { ApplyOptionsSchema, FileRewinderOptionsSchema } from '../rewind-entry-schemas.js';
 import { NothingToRewindError, RewindConflictError, RewindNotFoundError, SnapshotMissingError, type RewindConflictFile } from './errors/index.js';
 import {
@@ -32,8 +31,11 @@ import type {
   TurnRollbackResult,
 } from './file-rewind-types.js';
 import { journaledApply, type ApplyHooks } from './journaled-apply.js';
+import { applyInPass, inPasses, ReplanUnderLock, type Pass } from './locked-apply.js';
+import type { WorkspaceLock } from './workspace-lock.js';
 import { RewindLedger } from './rewind-ledger.js';
-import { pairMoves, planSteps, type PlannedStep } from './rewind-plan.js';
+import { planRedo } from './redo-plan.js';
+import { planSteps, type PlannedStep } from './rewind-plan.js';
 import { computePreview, type ComputedPreview } from './rewind-preview.js';
 import { describeMismatch, simulateRewind, type Simulation } from './rewind-simulation.js';
 import { SnapshotReader } from './snapshot-reader.js';
@@ -86,23 +88,26 @@ export class FileRewinder {
   async restoreCheckpoint(checkpointId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const checkpoint = await this.store.getCheckpoint(parseInput(CheckpointIdInput, checkpointId, 'checkpointId'));
     const session = await this.store.getSession(checkpoint.sessionId);
-    return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [checkpoint], 'checkpoint', options));
+    return this.locked(session, (pass) => this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [checkpoint], 'checkpoint', options, pass)));
   }
 
   /** `/rewind latest`: the newest checkpoint of the session not already rewound. */
   async restoreLatest(sessionId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
-    const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
-    // The newest checkpoints first (an indexed range), more only while all of those are rewound.
-    let latest: Checkpoint | undefined;
-    for (let last = 16; ; last *= 8) {
-      const newest = await this.store.listCheckpoints(session.id, { last });
-      if (newest.length === 0) throw noCheckpoints(session.id);
-      latest = newest.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
-      if (latest || newest.length < last) break;
-    }
-    if (!latest) throw nothingToRewind(`every file change of session ${session.id} is already rewound; redo a rewind to bring changes back`, { sessionId });
-    return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options));
+    return this.locked(session, async (pass) => {
+      const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
+      // The newest checkpoints first (an indexed range), more only while all of those are rewound.
+      let latest: Checkpoint | undefined;
+      for (let last = 16; ; last *= 8) {
+        const newest = await this.store.listCheckpoints(session.id, { last });
+        if (newest.length === 0) throw noCheckpoints(session.id);
+        latest = newest.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
+        if (latest || newest.length < last) break;
+      }
+      if (!latest) throw nothingToRewind(`every file change of session ${session.id} is already rewound; redo a rewind to bring changes back`, { sessionId });
+      const chosen = latest;
+      return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [chosen], 'checkpoint', options, pass));
+    });
   }
 
   /** `/rewind code <messageId>`: the latest checkpoint anchored at that user message. */
@@ -110,10 +115,12 @@ export class FileRewinder {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const message = await requireUserMessage(this.store, session, parseInput(MessageIdInput, messageId, 'messageId'));
     const anchored = await this.store.listCheckpoints(session.id, { anchorMessageId: message.id });
-    const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
-    const latest = anchored.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
-    if (!latest) throw nothingToRewind(anchored.length ? `every file change of message ${message.id} is already rewound` : `message ${message.id} changed no files`, { sessionId, messageId });
-    return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options));
+    return this.locked(session, async (pass) => {
+      const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
+      const latest = anchored.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
+      if (!latest) throw nothingToRewind(anchored.length ? `every file change of message ${message.id} is already rewound` : `message ${message.id} changed no files`, { sessionId, messageId });
+      return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options, pass));
+    });
   }
 
   /**
@@ -124,11 +131,13 @@ export class FileRewinder {
   async cascade(sessionId: string, messageId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const message = await requireUserMessage(this.store, session, parseInput(MessageIdInput, messageId, 'messageId'));
-    const inRange = await checkpointsFromMessage(this.store, session, message);
-    const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
-    const pending = inRange.filter((checkpoint) => !rewound.has(checkpoint.id));
-    if (pending.length === 0) throw nothingToRewind(inRange.length ? `every file change since message ${message.id} is already rewound` : `no files changed since message ${message.id}`, { sessionId, messageId });
-    return this.reported(session.id, 'rewind', 'cascade', () => this.direct(session, pending.reverse(), 'cascade', options));
+    return this.locked(session, async (pass) => {
+      const inRange = await checkpointsFromMessage(this.store, session, message);
+      const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
+      const pending = inRange.filter((checkpoint) => !rewound.has(checkpoint.id));
+      if (pending.length === 0) throw nothingToRewind(inRange.length ? `every file change since message ${message.id} is already rewound` : `no files changed since message ${message.id}`, { sessionId, messageId });
+      return this.reported(session.id, 'rewind', 'cascade', () => this.direct(session, pending.reverse(), 'cascade', options, pass));
+    });
   }
 
   /**
@@ -140,7 +149,7 @@ export class FileRewinder {
   async rollbackTurn(turnId: string, options: ApplyOptions = {}): Promise<TurnRollbackResult> {
     const { sessionId, checkpoints } = await checkpointsOfTurn(this.store, parseInput(TurnIdInput, turnId, 'turnId'));
     const session = await this.store.getSession(sessionId);
-    return this.reported(session.id, 'rewind', 'turn', async () => {
+    return this.locked(session, (pass) => this.reported(session.id, 'rewind', 'turn', async () => {
       const workspace = this.workspaceOf(session);
       const newestFirst = [...checkpoints].reverse();
       const files = newestFirst.filter((checkpoint) => !isDirectoryOp(checkpoint));
@@ -156,13 +165,13 @@ export class FileRewinder {
         else undone.push(checkpoint.id);
       }
       const steps = planSteps(simulation.paths.values());
-      const applied = await this.journaled(session, workspace, steps, 'turn', 'rewind', null, orderLike(newestFirst, undone), options);
+      const applied = await this.journaled(session, workspace, steps, 'turn', 'rewind', null, orderLike(newestFirst, undone), options, pass);
       for (const checkpoint of newestFirst.filter((entry) => entry.op === 'mkdir')) {
         const error = checkpoint.status === 'skipped' ? skippedError(checkpoint) : removeDirectory(workspace, checkpoint);
         if (error) errors.push(error);
       }
       return { ...applied, ok: errors.length === 0, errors };
-    });
+    }));
   }
 
   /**
@@ -182,7 +191,7 @@ export class FileRewinder {
   async apply(preview: FileRewindPreview, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const given = parseInput(PreviewSchema, preview, 'preview');
     const session = await this.store.getSession(given.sessionId);
-    return this.reported(session.id, 'rewind', 'preview', async () => {
+    return this.locked(session, (pass) => this.reported(session.id, 'rewind', 'preview', async () => {
       const target = given.target as FileRewindPreview['target'];
       const fresh = await this.computePreview({
         sessionId: given.sessionId,
@@ -203,13 +212,21 @@ export class FileRewinder {
       if (fresh.preview.checkpointIds.length === 0) throw nothingToRewind(fresh.preview.blockers.join('; '), { sessionId: session.id });
       if (!fresh.preview.canApply) {
         const unsafe = fresh.preview.files.filter((file) => file.status !== 'safe' && file.resolution === null);
+        // No resolution brings back content that is not there: a missing snapshot is its own refusal.
+        const snapshots = unsafe.filter((file) => file.status === 'checkpoint_missing' || file.status === 'checkpoint_unreadable');
+        if (snapshots.length > 0 && snapshots.length === unsafe.length) {
+          const problems = new Map(fresh.simulation.problems.map((problem) => [problem.path, problem]));
+          throw new SnapshotMissingError({
+            snapshots: snapshots.map((file) => ({ checkpointId: problems.get(file.path)?.checkpointId ?? file.checkpointIds.at(-1) ?? '', path: file.path, hash: problems.get(file.path)?.hash ?? null, reason: file.reason ?? file.status })),
+          });
+        }
         throw new RewindConflictError({
           files: unsafe.length ? unsafe.map((file) => ({ path: file.path, status: file.status, reason: file.reason ?? file.status })) : fresh.preview.blockers.map((blocker) => ({ path: '(rewind)', status: 'blocked', reason: blocker })),
         });
       }
       const workspace = this.workspaceOf(session);
-      return this.journaled(session, workspace, fresh.steps, 'preview', 'rewind', null, fresh.simulation.undone, options);
-    });
+      return this.journaled(session, workspace, fresh.steps, 'preview', 'rewind', null, fresh.simulation.undone, options, pass);
+    }));
   }
 
   /**
@@ -222,47 +239,17 @@ export class FileRewinder {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const id = parseInput(RewindIdInput, rewindId, 'rewindId');
     const { resolutions = {} } = parseInput(RedoOptionsInput, { ...(redoOptions.resolutions ? { resolutions: redoOptions.resolutions } : {}) }, 'options');
-    const rewind = (await RewindLedger.load(this.store, session.id)).find(id);
-    if (!rewind) throw new RewindNotFoundError({ sessionId: session.id, rewindId: id });
-    if (rewind.redone) {
-      throw new ConflictError({ code: 'REWIND_ALREADY_REDONE', message: `Rewind ${id} was already redone; redo that redo instead (see listRewinds). Nothing was changed.`, details: { sessionId, rewindId: id } });
-    }
-    return this.reported(session.id, 'redo', 'redo', async () => {
-      const workspace = this.workspaceOf(session);
-      const snapshots = new SnapshotReader(this.blobs);
-      await snapshots.prefetch(rewind.files.map((file) => file.fromHash).filter((hash): hash is string => hash !== null));
-      const steps: PlannedStep[] = [];
-      const conflicts: RewindConflictFile[] = [];
-      const missing = [];
-      for (const file of rewind.files) {
-        const disk = readDisk(workspace, file.path);
-        if (!disk.ok) {
-          conflicts.push({ path: file.path, status: 'file_read_failed', reason: disk.reason });
-          continue;
-        }
-        const current = disk.state;
-        const force = resolutions[file.path] === 'force';
-        if ((current.hash !== file.toHash || current.exists !== (file.toHash !== null)) && !force) {
-          conflicts.push({ path: file.path, status: 'external_modified', reason: describeMismatch(current.hash, file.toHash) });
-          continue;
-        }
-        let target: ContentState = { exists: false, hash: null, content: null, mode: null };
-        if (file.fromHash !== null) {
-          const read = await snapshots.read(file.fromHash);
-          if (!read.ok) {
-            missing.push({ checkpointId: rewind.rewindId, path: file.path, hash: file.fromHash, reason: read.reason, corrupt: read.status === 'checkpoint_unreadable' });
-            continue;
-          }
-          target = { exists: true, hash: file.fromHash, content: read.content, mode: file.fromMode };
-        }
-        if (current.hash === target.hash && current.exists === target.exists && (target.mode === null || target.mode === current.mode)) continue;
-        steps.push({ path: file.path, resolved: disk.resolved, expected: current, target, moveFrom: null, resolution: force ? 'force' : null });
+    return this.locked(session, async (pass) => {
+      const rewind = (await RewindLedger.load(this.store, session.id)).find(id);
+      if (!rewind) throw new RewindNotFoundError({ sessionId: session.id, rewindId: id });
+      if (rewind.redone) {
+        throw new ConflictError({ code: 'REWIND_ALREADY_REDONE', message: `Rewind ${id} was already redone; redo that redo instead (see listRewinds). Nothing was changed.`, details: { sessionId, rewindId: id } });
       }
-      if (missing.length > 0) throw new SnapshotMissingError({ snapshots: missing });
-      if (conflicts.length > 0) throw new RewindConflictError({ files: conflicts, hint: 'Resolve each file with "force" to overwrite it (its current content is kept), or leave the rewind in place.' });
-      pairMoves(steps);
-      const ordered = [...steps.filter((step) => step.moveFrom !== null), ...steps.filter((step) => step.moveFrom === null)];
-      return this.journaled(session, workspace, ordered, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions);
+      return this.reported(session.id, 'redo', 'redo', async () => {
+        const workspace = this.workspaceOf(session);
+        const steps = await planRedo(rewind, workspace, new SnapshotReader(this.blobs), resolutions);
+        return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions, pass);
+      });
     });
   }
 
@@ -298,7 +285,7 @@ export class FileRewinder {
   }
 
   /** Direct restore of checkpoints (newest first): no conflict check, all snapshots read first. */
-  private async direct(session: Session, newestFirst: Checkpoint[], kind: FileRewindKind, options: ApplyOptions): Promise<FileRewindResult> {
+  private async direct(session: Session, newestFirst: Checkpoint[], kind: FileRewindKind, options: ApplyOptions, pass: Pass): Promise<FileRewindResult> {
     const workspace = this.workspaceOf(session);
     const simulation: Simulation = await simulateRewind({
       checkpoints: newestFirst, workspace, snapshots: new SnapshotReader(this.blobs), policy: 'direct', includeShellChanges: true, resolutions: {},
@@ -314,20 +301,29 @@ export class FileRewinder {
         hint: 'Move what is at those paths out of the way, then try again.',
       });
     }
-    return this.journaled(session, workspace, planSteps(simulation.paths.values()), kind, 'rewind', null, simulation.undone, options);
+    return this.journaled(session, workspace, planSteps(simulation.paths.values()), kind, 'rewind', null, simulation.undone, options, pass);
   }
 
   private async journaled(
     session: Session, workspace: Workspace, steps: PlannedStep[], kind: FileRewindKind, action: 'rewind' | 'redo', undoes: string | null, checkpointIds: string[], options: ApplyOptions,
+    pass: Pass,
   ): Promise<FileRewindResult> {
     if (options.onCommit !== undefined && typeof options.onCommit !== 'function') {
       throw new InvalidArgumentError({ parameter: 'onCommit', value: options.onCommit, reason: 'must be a function returning the writes to commit with the rewind' });
     }
-    const { journal, files } = await journaledApply({
-      store: this.store, blobs: this.blobs, workspace, sessionId: session.id, kind, action, undoes, checkpointIds, steps,
-      onCommit: options.onCommit, hooks: this.options.hooks, durable: this.options.durable ?? true,
-    });
-    return { rewindId: journal.id, sessionId: session.id, kind, checkpointIds, files };
+    const apply = async (lock: WorkspaceLock) => {
+      const { journal, files } = await journaledApply({
+        store: this.store, blobs: this.blobs, workspace, sessionId: session.id, kind, action, undoes, checkpointIds, steps,
+        onCommit: options.onCommit, hooks: this.options.hooks, durable: this.options.durable ?? true, lock,
+      });
+      return { rewindId: journal.id, sessionId: session.id, kind, checkpointIds, files };
+    };
+    return applyInPass({ store: this.store, blobs: this.blobs, workspace, sessionId: session.id, purpose: `${action} of session ${session.id}`, pass }, apply);
+  }
+
+  /** Runs an operation's body in passes (see `inPasses`): planned first without the workspace lock, applied under it. */
+  private locked<Result>(session: Session, body: (pass: Pass) => Promise<Result>): Promise<Result> {
+    return inPasses(this.store, session.id, body);
   }
 
   /** Runs an applying operation and emits its event: `file_only` after commit, `unavailable` on failure. */
@@ -336,6 +332,7 @@ export class FileRewinder {
     try {
       result = await body();
     } catch (error) {
+      if (error instanceof ReplanUnderLock) throw error; // not a failure: planned again under the lock
       if (!(error instanceof InvalidArgumentError) && !(error instanceof NotFoundError)) {
         const described = WaypointError.is(error) ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: String(error) };
         this.events.emit('rewind-apply', { sessionId, strategy: 'unavailable', action, kind, rewindId: null, checkpointIds: [], files: [], error: described });

@@ -2,6 +2,7 @@ export { FileRewinder, type FileRewinderOptions } from './file-rewinder.js';
 export { recoverJournals, journalWorkspace, type RecoveryReport, type RecoverOptions, type ResolveJournalWorkspace } from './journal-recovery.js';
 export { FILE_REWIND_ENTRY, FILE_REWIND_JOURNAL, type ApplyHooks, type PreservedContent } from './journaled-apply.js';
 export { reverseMerge } from './reverse-merge.js';
+export { lockWorkspace, type WorkspaceLock, type LockOptions } from './workspace-lock.js';
 export { FileRewindPreviewRequest } from './file-rewind-schemas.js';
 export type {
   AppliedFileRewind,
@@ -27,6 +28,7 @@ export {
   RewindNotFoundError,
   RewindUnrecoverableError,
   SnapshotMissingError,
+  WorkspaceBusyError,
   type MissingSnapshot,
   type RewindConflictFile,
   type UnrestoredFile,

@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
-import { BlobStore } from '../../blobs/index.js';
 import { hashContent, WaypointError } from '../../model/index.js';
 import type { FileRewindApplyEvent } from './file-rewind-types.js';
 import { FileRewinder } from './file-rewinder.js';
@@ -117,22 +116,23 @@ describe('journaled apply: compensation and crash recovery', () => {
     const rewinder = new FileRewinder({
       store: h.store,
       hooks: {
-        afterStep: (path) => { if (path === 'workspace:b.txt') throw new Error('disk full (simulated by a hook)'); },
-        // Putting a.txt back cannot work while a directory sits in its way with content inside.
-        beforeCompensation: () => { unlinkSync(h.path('a.txt')); mkdirSync(h.path('a.txt')); writeFileSync(h.path('a.txt/blocker'), 'x'); },
+        // b.txt (the newest change) is written first, then a.txt, then the apply fails.
+        afterStep: (path) => { if (path === 'workspace:a.txt') throw new Error('disk full (simulated by a hook)'); },
+        // Putting b.txt back fails too (root ignores permissions, so a hook stands for the failing write).
+        beforeRestore: (path) => { if (path === 'workspace:b.txt') throw new Error('disk full again (simulated by a hook)'); },
       },
     });
     const preview = await rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId });
     const error = await expectCode(rewinder.apply(preview), 'REWIND_UNRECOVERABLE');
-    expect(error.message).toContain('workspace:a.txt');
+    expect(error.message).toContain('workspace:b.txt');
     const [journal] = await h.store.listJournals();
     expect(journal!.state).toBe('pending');
 
-    rmSync(h.path('a.txt'), { recursive: true });
+    expect(h.files()).toEqual({ 'a.txt': 'a1\n', 'b.txt': 'b0\n' });
     const store = await h.reopen();
     const report = await recoverJournals(store);
-    // Compensation already put b.txt back; recovery finishes a.txt.
-    expect(report.recovered).toEqual([{ journalId: journal!.id, restored: ['workspace:a.txt'], preserved: [] }]);
+    // Compensation already put a.txt back; recovery finishes b.txt.
+    expect(report.recovered).toEqual([{ journalId: journal!.id, restored: ['workspace:b.txt'], left: [], preserved: [] }]);
     expect(h.files()).toEqual({ 'a.txt': 'a1\n', 'b.txt': 'b1\n' });
     expect((await store.getJournal(journal!.id)).state).toBe('rolled_back');
     expect(await recoverJournals(store)).toEqual({ recovered: [], skipped: [], failed: [] });
@@ -167,7 +167,7 @@ describe('journaled apply: compensation and crash recovery', () => {
     expect(await recoverJournals(store)).toEqual({ recovered: [], skipped: [], failed: [] });
   });
 
-  it('keeps a content that is neither before nor after (a power loss lost the final commit, then an edit) before rolling back', async () => {
+  it('leaves a content that is neither before nor after (a power loss lost the final commit, then an edit): the person\'s save wins', async () => {
     h.put('a.txt', 'a0\n');
     const a0 = await h.blobs.put(Buffer.from('a0\n'));
     const target = await h.blobs.put(Buffer.from('target\n'));
@@ -180,10 +180,10 @@ describe('journaled apply: compensation and crash recovery', () => {
     const store = await h.reopen();
     const report = await recoverJournals(store);
     const edited = hashContent(Buffer.from('edited after the rewind\n'));
-    expect(report.recovered).toEqual([{ journalId: journal.id, restored: ['workspace:a.txt'], preserved: [{ path: 'workspace:a.txt', hash: edited }] }]);
-    expect(h.read('a.txt')).toBe('a0\n');
-    expect((await new BlobStore(store).get(edited)).toString()).toBe('edited after the rewind\n');
-    expect((await store.blobRoots()).has(edited)).toBe(true);
+    expect(report.recovered).toEqual([{ journalId: journal.id, restored: [], left: ['workspace:a.txt'], preserved: [] }]);
+    expect(h.read('a.txt')).toBe('edited after the rewind\n');
+    expect(hashContent(Buffer.from(h.read('a.txt')!))).toBe(edited);
+    expect((await store.getJournal(journal.id)).state).toBe('rolled_back');
   });
 
   it('skips a journal whose writer is still running', async () => {

@@ -1,21 +1,22 @@
-import { hostname } from 'node:os';
 import { BlobStore } from '../../blobs/index.js';
 import type { Journal } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import { Workspace, type RootKind } from '../../workspace/index.js';
-import type { UnrestoredFile } from './errors/index.js';
-import { journalsInFlight, pinPreserved, restoreJournalItems, type PreservedContent } from './journaled-apply.js';
+import { RewindUnrecoverableError, type UnrestoredFile } from './errors/index.js';
+import { pinPreserved, restoreJournalItems, type PreservedContent } from './journal-restore.js';
+import { journalsInFlight, liveWriter, lockWorkspace, pathsOverlap, type WorkspaceLock } from './workspace-lock.js';
 
 /** Builds the workspace a journal's paths belong to. */
 export type ResolveJournalWorkspace = (journal: Journal) => Workspace | Promise<Workspace>;
 
 export interface RecoveryReport {
   /**
-   * Journals rolled back, with the paths that had to be put back, and contents found there that
-   * were neither the journal's expected nor its target ones, stored (and pinned) before being overwritten.
+   * Journals rolled back, with the paths that had to be put back, the paths left as they were
+   * because someone saved them after the apply (their content is kept, not the one before), and
+   * contents found set aside beside a path that could not go back, stored (and pinned).
    */
-  recovered: Array<{ journalId: string; restored: string[]; preserved: PreservedContent[] }>;
-  /** Journals left pending because a live process may still be applying them. */
+  recovered: Array<{ journalId: string; restored: string[]; left: string[]; preserved: PreservedContent[] }>;
+  /** Journals left pending because a live process may still be applying them, or holds their workspace. */
   skipped: Array<{ journalId: string; reason: string }>;
   /** Journals whose files could not all be put back; they stay pending for the next attempt. */
   failed: Array<{ journalId: string; files: UnrestoredFile[] }>;
@@ -29,12 +30,14 @@ export interface RecoverOptions {
 
 /**
  * Rolls back every unfinished (pending) journal: each path it names is put back to its expected,
- * pre-write content when it differs, then the journal is marked `rolled_back`. Paths a journal does
- * not name are never touched. Idempotent: a crash during recovery is repaired by running it again.
+ * pre-write content when it still holds what the journal's apply wrote; a path someone saved
+ * since keeps their content. Then the journal is marked `rolled_back`. Paths a journal does not
+ * name are never touched. Idempotent: a crash during recovery is repaired by running it again.
  * Call it whenever a store is opened, before any rewind runs (DESIGN.md invariant 3).
  *
  * A journal written by a process that is still running (same host, live pid) is skipped, so opening
- * a store beside a running agent never undoes its in-flight rewind.
+ * a store beside a running agent never undoes its in-flight rewind; so is one whose workspace
+ * another process has locked right now (that process recovers it itself under the lock).
  *
  * @example
  * const store = await SqliteStore.open({ path });
@@ -57,16 +60,56 @@ export async function recoverJournals(store: Store, resolveWorkspace: ResolveJou
       report.failed.push({ journalId: journal.id, files: [{ path: journal.root, expectedHash: null, reason: `its workspace cannot be opened: ${(error as Error).message}` }] });
       continue;
     }
-    const unrestored = await restoreJournalItems(journal, workspace, blobs);
-    await pinPreserved(store, journal, unrestored.preserved ?? []);
-    if (unrestored.length > 0) {
-      report.failed.push({ journalId: journal.id, files: [...unrestored] });
+    const lock = await lockWorkspace(store, workspace, { purpose: `recovery of journal ${journal.id}`, waitMs: 0 });
+    if (lock === null) {
+      report.skipped.push({ journalId: journal.id, reason: 'another process is changing files of its workspace now (it recovers the journal itself)' });
       continue;
     }
-    await store.setJournalState(journal.id, 'rolled_back');
-    report.recovered.push({ journalId: journal.id, restored: unrestored.restored ?? [], preserved: unrestored.preserved ?? [] });
+    try {
+      // Under the lock, the journal may have been recovered by the process that held it before.
+      if ((await store.getJournal(journal.id)).state !== 'pending') continue;
+      await recoverOne(store, blobs, journal, workspace, report);
+    } finally {
+      await lock.release();
+    }
   }
   return report;
+}
+
+/**
+ * Rolls back the pending journals of dead writers whose workspace overlaps `lock`'s directories.
+ * A rewind runs it right after taking the workspace lock, before it plans: a crash's half-applied
+ * files are put back first, so nothing is planned on top of them and later undone.
+ */
+export async function recoverJournalsUnder(store: Store, blobs: BlobStore, lock: WorkspaceLock): Promise<RecoveryReport> {
+  const report: RecoveryReport = { recovered: [], skipped: [], failed: [] };
+  for (const journal of await store.listJournals({ state: 'pending' })) {
+    if (liveOwner(journal)) continue;
+    let workspace: Workspace;
+    try {
+      workspace = journalWorkspace(journal);
+    } catch {
+      continue;
+    }
+    if (!pathsOverlap(workspace.roots.map((root) => root.realDir), lock.paths)) continue;
+    await recoverOne(store, blobs, journal, workspace, report);
+  }
+  if (report.failed.length > 0) {
+    const [first] = report.failed;
+    throw new RewindUnrecoverableError({ journalId: first!.journalId, files: first!.files });
+  }
+  return report;
+}
+
+async function recoverOne(store: Store, blobs: BlobStore, journal: Journal, workspace: Workspace, report: RecoveryReport): Promise<void> {
+  const unrestored = await restoreJournalItems(journal, workspace, blobs);
+  await pinPreserved(store, journal, unrestored.preserved ?? []);
+  if (unrestored.length > 0) {
+    report.failed.push({ journalId: journal.id, files: [...unrestored] });
+    return;
+  }
+  await store.setJournalState(journal.id, 'rolled_back');
+  report.recovered.push({ journalId: journal.id, restored: unrestored.restored ?? [], left: unrestored.left ?? [], preserved: unrestored.preserved ?? [] });
 }
 
 /**
@@ -87,14 +130,5 @@ export function journalWorkspace(journal: Journal): Workspace {
 }
 
 function liveOwner(journal: Journal): string | null {
-  const { pid, host } = journal.metadata;
-  if (typeof pid !== 'number') return null;
-  if (typeof host === 'string' && host !== hostname()) return `written on another host (${host}); it may still be applying`;
-  if (pid === process.pid) return journalsInFlight.has(journal.id) ? 'being applied by this process' : null;
-  try {
-    process.kill(pid, 0);
-    return `process ${pid}, which wrote it, is still running`;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? `process ${pid}, which wrote it, is still running` : null;
-  }
+  return liveWriter(journal.metadata.pid, journal.metadata.host, () => journalsInFlight.has(journal.id));
 }

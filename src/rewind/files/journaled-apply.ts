@@ -1,29 +1,34 @@
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, rmdirSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { basename, dirname, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
-import { newId, WaypointError, type Journal, type JournalItem } from '../../model/index.js';
+import { hashContent, newId, WaypointError, type Journal, type JournalItem } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
-import { deletePath, FileWriteFailedError, fsyncDirectories, movePath, prepareFileWrite, writeFileAtomic, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
-import { readDisk, type ContentState } from './disk-state.js';
-import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError, type UnrestoredFile } from './errors/index.js';
+import { FileWriteFailedError, fsyncDirectories, moveIf, prepareFileWrite, replaceIf, type DisplacedFile, type HeldFile, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
+import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError } from './errors/index.js';
 import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-rewind-types.js';
-import type { PlannedStep } from './rewind-plan.js';
+import { recoverJournalsUnder } from './journal-recovery.js';
+import { emptyOutcome, pinPreserved, preserveParked, recreateReplacedDirectories, removeCreatedDirectories, restorePath, type RestoreOutcome } from './journal-restore.js';
+import { RewindLedger } from './rewind-ledger.js';
+import { orderSteps, type PlannedStep } from './rewind-plan.js';
 import { describeMismatch } from './rewind-simulation.js';
+import { journalsInFlight, lockWorkspace, type WorkspaceLock } from './workspace-lock.js';
+
+export { journalsInFlight } from './workspace-lock.js';
+export { restoreJournalItems, pinPreserved, type RestoreOutcome, type PreservedContent } from './journal-restore.js';
 
 /** The journal kind file rewinds write. */
 export const FILE_REWIND_JOURNAL = 'file-rewind';
 /** The entry type that records an applied file rewind. */
 export const FILE_REWIND_ENTRY = 'file-rewind';
 
-/** Journals this process is applying right now; recovery never touches them. */
-export const journalsInFlight = new Set<string>();
-
 /** Test hooks: real file-system changes made between steps, to provoke real failures. */
 export interface ApplyHooks {
   afterStep?: (path: string, index: number) => void;
   /** Runs between a failure and compensation. */
   beforeCompensation?: () => void;
+  /** Runs before compensation puts one path back; throwing stands for a write that fails. */
+  beforeRestore?: (path: string) => void;
 }
 
 export interface JournaledApplyInput {
@@ -40,25 +45,63 @@ export interface JournaledApplyInput {
   hooks?: ApplyHooks | undefined;
   /** fsync every file and directory (default true). Benchmarks measure the cost with it off. */
   durable?: boolean;
+  /**
+   * The workspace lock the caller holds since before it planned the steps. Without one, the apply
+   * takes it itself and re-validates the plan under it (a change undone meanwhile is a conflict).
+   */
+  lock?: WorkspaceLock | undefined;
 }
 
 /**
  * Applies planned file writes all-or-nothing (invariant 3): every content that will be overwritten
  * goes into the blob store (invariant 2), a journal naming each path's expected and target hash is
- * made durable, files are changed one by one (each re-checked against its expected hash right
- * before), then the journal is committed together with the `file-rewind` entry and the caller's
- * `onCommit` writes. On any failure every path is put back to its expected content, the journal is
- * marked rolled back, and a typed error is raised; if putting back fails too,
- * {@link RewindUnrecoverableError} names the files and the journal stays pending for recovery.
+ * made durable, files are changed one by one — each compared against its expected content and
+ * replaced in one step (`replaceIf`), so a person's save at that instant is never overwritten —
+ * then the journal is committed together with the `file-rewind` entry and the caller's `onCommit`
+ * writes. On any failure, the paths this apply changed and that still hold what it wrote are put
+ * back (a path someone saved since keeps their content), the journal is marked rolled back, and a
+ * typed error is raised; if putting back fails, {@link RewindUnrecoverableError} names the files and
+ * the journal stays pending for recovery. The whole apply runs under the workspace lock.
  *
  * The I/O is pipelined (ARCHITECTURE.md, "File rewind"): the journal is recorded, the new contents
  * are written to temp files whose fsyncs run in the thread pool while one full sync makes the
- * journal (and the kept contents) durable; only then is any file renamed into place; the
- * directories are fsynced together after the renames, and the final commit needs no full sync of
- * its own (a power loss that loses it leaves the journal pending, and recovery rolls back).
+ * journal (and the kept contents) durable; only then is any file replaced; the directories are
+ * fsynced together after the replacements, and the final commit needs no full sync of its own (a
+ * power loss that loses it leaves the journal pending, and recovery rolls back).
  */
 export async function journaledApply(input: JournaledApplyInput): Promise<{ journal: Journal; files: RewoundFile[] }> {
-  const { store, blobs, workspace, steps } = input;
+  if (input.lock) return applyLocked(input);
+  const lock = await lockWorkspace(input.store, input.workspace, { purpose: `${input.action} of session ${input.sessionId}` });
+  try {
+    await recoverJournalsUnder(input.store, input.blobs, lock);
+    await revalidate(input);
+    return await applyLocked(input);
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * A plan made before the lock was taken still holds: none of its changes was undone (or, for a
+ * redo, its rewind redone) by another operation since. Files are re-checked step by step anyway.
+ */
+async function revalidate(input: JournaledApplyInput): Promise<void> {
+  const ledger = await RewindLedger.load(input.store, input.sessionId);
+  const stale = input.action === 'rewind'
+    ? input.checkpointIds.some((id) => ledger.rewoundCheckpoints().has(id))
+    : input.undoes !== null && ledger.find(input.undoes)?.redone === true;
+  if (stale) {
+    throw new RewindConflictError({
+      files: [{ path: '(checkpoints)', status: 'external_modified', reason: 'another rewind or redo of this session changed the same changes while this one was being prepared' }],
+      hint: 'Preview again to see the current state.',
+    });
+  }
+}
+
+async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journal; files: RewoundFile[] }> {
+  const { store, blobs, workspace } = input;
+  // Run (and journaled) in an order where a file in the way of a directory goes first; reported in the plan's.
+  const steps = orderSteps(input.steps);
   const durable = input.durable ?? true;
   const keep: BlobInput[] = [];
   // Both hashes were computed from these very bytes (read from disk, or read and verified from the
@@ -71,7 +114,7 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
   // Written and syncing now; indexed before the journal's full sync, which makes the rows durable too.
   let kept: PendingBlobPut | null = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
 
-  const files: RewoundFile[] = steps.map((step) => ({
+  const files: RewoundFile[] = input.steps.map((step) => ({
     path: step.path,
     fromHash: step.expected.hash,
     toHash: step.target.hash,
@@ -89,6 +132,8 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
   }));
   // Directories the writes will have to create: journaled, so a rollback removes them again.
   const createdDirectories = missingDirectories(steps);
+  // Directories that give way to a file: journaled, so a rollback creates them again.
+  const replacedDirectories = steps.flatMap((step) => step.replacesDirectories ?? []);
   // Marked in flight before it exists, so a recovery run by this process never takes it for a crash's.
   const journalId = newId('journal');
   journalsInFlight.add(journalId);
@@ -111,6 +156,7 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
           kind: input.kind,
           checkpointIds: input.checkpointIds,
           ...(createdDirectories.length > 0 ? { createdDirectories } : {}),
+          ...(replacedDirectories.length > 0 ? { replacedDirectories } : {}),
         },
       },
       { durable: false },
@@ -121,13 +167,19 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
     throw error;
   }
   const prepared = new Map<PlannedStep, PreparedFileWrite>();
+  /** Paths this apply has begun to change: the only ones compensation may put back. */
+  const touched = new Set<string>();
+  /** Files taken off a path that someone saved again before they could go back: stored below. */
+  const displaced: Array<DisplacedFile & { path: string }> = [];
   try {
     let failedPath: string | null = null;
     try {
       // New contents into temp files beside their targets; their fsyncs run in the thread pool
       // while the kept contents are indexed and the journal is synced on this thread.
       for (const step of steps) {
-        if (!step.target.exists || step.moveFrom !== null) continue;
+        // A move back renames the file itself; its content is written only if that fails.
+        // A file that replaces a directory is prepared once the directory is gone (its mode and owner are not the file's).
+        if (!step.target.exists || step.moveFrom !== null || step.replacesDirectories) continue;
         try {
           // No directory is created before the journal is durable: a write into a missing one is
           // prepared later, in turn.
@@ -151,11 +203,11 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
       const directories = new Set<string>();
       for (const [index, step] of steps.entries()) {
         failedPath = step.path;
-        executeStep(workspace, step, durable, prepared.get(step) ?? null, directories);
+        executeStep(step, durable, prepared.get(step) ?? null, directories, touched, displaced, step.moveFrom === null ? undefined : steps.find((other) => other.path === step.moveFrom));
         input.hooks?.afterStep?.(step.path, index);
       }
       failedPath = null;
-      // Every rename and unlink durable before the commit that says the files are at their targets.
+      // Every replacement durable before the commit that says the files are at their targets.
       if (durable) await fsyncDirectories(directories);
       const extra = input.onCommit?.() ?? {};
       const data: FileRewindEntryData = {
@@ -177,7 +229,10 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
       kept?.abort();
       for (const write of prepared.values()) write.abort();
       input.hooks?.beforeCompensation?.();
-      const unrestored = await restoreJournalItems(journal, workspace, blobs, durable);
+      const unrestored = await compensate(steps, touched, blobs, durable, input.hooks);
+      for (const file of displaced) await preserveParked(blobs, file.path, file.parkedAt, file.content, unrestored);
+      removeCreatedDirectories(journal, workspace, durable);
+      recreateReplacedDirectories(journal, workspace);
       await pinPreserved(store, journal, unrestored.preserved ?? []);
       if (unrestored.length > 0) throw new RewindUnrecoverableError({ journalId: journal.id, files: unrestored, cause: error });
       await store.setJournalState(journal.id, 'rolled_back', {}, { durable: false });
@@ -193,117 +248,83 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
   }
 }
 
-function same(state: ContentState, hash: string | null): boolean {
-  return state.exists === (hash !== null) && state.hash === hash;
+/**
+ * One step: the path is compared against its expected content and replaced in one step
+ * (`replaceIf`): a write renames nothing over a file someone saved an instant before, a delete
+ * removes only the expected file. Its directory goes into `directories`, to be fsynced with the
+ * others. A file that moved back is simply written at its old path (its content is known), and the
+ * step of the path it came from deletes it there.
+ */
+function executeStep(step: PlannedStep, durable: boolean, prepared: PreparedFileWrite | null, directories: Set<string>, touched: Set<string>, displaced: Array<DisplacedFile & { path: string }>, source: PlannedStep | undefined): void {
+  const wasTouched = touched.has(step.path);
+  if (source !== undefined && prepared === null) {
+    // A move back: the file itself is renamed back when it still holds what the agent moved;
+    // otherwise its content is written here and the step of its current path deletes it there.
+    touched.add(step.path);
+    touched.add(source.path);
+    const moved = moveIf(source.resolved, step.resolved, (held) => holds(held, step.target.hash) && (step.target.mode === null || (held.exists && held.mode === step.target.mode)));
+    for (const directory of moved.directories) directories.add(directory);
+    if (!moved.moved && moved.displaced) displaced.push({ path: source.path, ...moved.displaced });
+    if (moved.moved) return;
+    if (!wasTouched) touched.delete(step.path);
+    touched.delete(source.path);
+  }
+  if (step.replacesDirectories) {
+    touched.add(step.path);
+    removeEmptyDirectories(step, directories);
+  }
+  const write = step.target.exists
+    ? prepared ?? prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true })
+    : null;
+  touched.add(step.path);
+  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash), write);
+  directories.add(outcome.directory);
+  if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
+  if (outcome.replaced) return;
+  write?.abort();
+  if (outcome.reason === 'not_a_file') {
+    touched.delete(step.path);
+    throw new RewindConflictError({ files: [{ path: step.path, status: 'file_read_failed', reason: 'it is now a directory or a symbolic link; only regular files are rewound' }] });
+  }
+  const current = outcome.current;
+  const currentHash = current.exists ? hashContent(current.content) : null;
+  const modeDone = !step.target.exists || step.target.mode === null || (current.exists && current.mode === step.target.mode);
+  // Already there (a redo that finds the file as asked): nothing to change, nothing to put back.
+  if (outcome.reason === 'refused' && currentHash === step.target.hash && current.exists === step.target.exists && modeDone) {
+    if (!wasTouched) touched.delete(step.path);
+    return;
+  }
+  if (outcome.reason === 'refused' && !wasTouched) touched.delete(step.path);
+  throw new RewindConflictError({
+    files: [{ path: step.path, status: 'external_modified', reason: `${describeMismatch(outcome.reason === 'raced' ? null : currentHash, step.expected.hash)} while the rewind was being applied` }],
+  });
+}
+
+function holds(held: HeldFile, hash: string | null): boolean {
+  return held.exists ? hash !== null && hashContent(held.content) === hash : hash === null;
 }
 
 /**
- * One step, re-checked against its expected content just before. A prepared write is renamed into
- * place and a delete unlinks, both leaving their directory in `directories` to be fsynced with the
- * others; a move back (rare) syncs as it goes.
+ * Puts back, newest first, the paths this apply began to change, each only while it still holds
+ * what the apply wrote (`restorePath`): steps that never ran, and files someone saved since, are
+ * left as they are.
  */
-function executeStep(workspace: Workspace, step: PlannedStep, durable: boolean, prepared: PreparedFileWrite | null, directories: Set<string>): void {
-  const disk = readDisk(workspace, step.path);
-  if (!disk.ok) throw new RewindConflictError({ files: [{ path: step.path, status: 'file_read_failed', reason: disk.reason }] });
-  const current = disk.state;
-  const modeDone = !step.target.exists || step.target.mode === null || current.mode === step.target.mode;
-  if (same(current, step.target.hash) && modeDone) return; // already there (moved back by an earlier step)
-  if (!same(current, step.expected.hash)) {
-    throw new RewindConflictError({
-      files: [{ path: step.path, status: 'external_modified', reason: `${describeMismatch(current.hash, step.expected.hash)} while the rewind was being applied` }],
-    });
-  }
-  if (step.moveFrom !== null) {
-    const source = readDisk(workspace, step.moveFrom);
-    if (source.ok && same(source.state, step.target.hash)) {
-      try {
-        movePath(source.resolved, step.resolved, { durable });
-        if (modeOf(step) !== null && source.state.mode !== modeOf(step)) writeFileAtomic(step.resolved, step.target.content!, { mode: modeOf(step)!, durable });
-        return;
-      } catch {
-        // Seed 002: when moving back fails, write the source content and let the target's own step delete it.
-      }
-    }
-  }
-  if (!step.target.exists) {
-    deletePath(step.resolved, { durable: false });
-    directories.add(dirname(step.resolved.entryPath));
-  } else if (prepared !== null) {
-    prepared.commit({ syncDirectory: false });
-    directories.add(prepared.directory);
-  } else {
-    writeFileAtomic(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable });
-  }
-}
-
-function modeOf(step: PlannedStep): number | null {
-  return step.target.mode;
-}
-
-/** What {@link restoreJournalItems} could not put back, with what it did put back and what it kept. */
-export type RestoreOutcome = UnrestoredFile[] & {
-  restored?: string[];
-  /** Contents found at a path that were neither its expected nor its target content, stored before being overwritten. */
-  preserved?: PreservedContent[];
-};
-
-/** A content a rollback overwrote that no record named: stored in the blob store first (invariant 2). */
-export interface PreservedContent {
-  path: string;
-  hash: string;
-}
-
-/**
- * Puts every path of a journal back to its expected (pre-rewind) content, newest item first, when
- * it differs. Paths the journal does not name are never touched. A content that is neither the
- * expected nor the target one (changed by someone after the apply, e.g. after a power loss lost the
- * journal's final commit) is stored in the blob store before it is overwritten, and reported in
- * `preserved`. Returns the paths that could not be put back.
- */
-export async function restoreJournalItems(
-  journal: Journal,
-  workspace: Workspace,
-  blobs: BlobStore,
-  durable = true,
-): Promise<RestoreOutcome> {
-  const unrestored: RestoreOutcome = [];
-  const restored: string[] = [];
-  const preserved: PreservedContent[] = [];
-  unrestored.restored = restored;
-  unrestored.preserved = preserved;
-  for (const original of [...journal.items].reverse()) {
-    const item: JournalItem = { ...original, path: asWorkspaceKey(workspace, original.path) };
+async function compensate(steps: readonly PlannedStep[], touched: ReadonlySet<string>, blobs: BlobStore, durable: boolean, hooks: ApplyHooks | undefined): Promise<RestoreOutcome> {
+  const outcome = emptyOutcome();
+  for (const step of [...steps].reverse()) {
+    if (!touched.has(step.path)) continue;
     try {
-      const disk = readDisk(workspace, item.path);
-      if (!disk.ok) {
-        if (disk.resolved === null) throw new Error(disk.reason);
-        // A directory or link appeared at the path: remove it only when the journal expects nothing there.
-        if (item.expectedHash !== null) throw new Error(disk.reason);
-        deletePath(disk.resolved, { durable });
-        restored.push(item.path);
-        continue;
-      }
-      removeTempFiles(workspace, item.path, disk.resolved.realPath, durable);
-      if (same(disk.state, item.expectedHash)) continue;
-      if (disk.state.exists && !same(disk.state, item.targetHash)) {
-        preserved.push({ path: item.path, hash: await blobs.put(disk.state.content!) });
-      }
-      restored.push(item.path);
-      if (item.expectedHash === null) {
-        deletePath(disk.resolved, { durable });
-      } else {
-        const content = await blobs.get(item.expectedHash);
-        const mode = typeof item.expectedMode === 'number' ? item.expectedMode : undefined;
-        writeFileAtomic(disk.resolved, content, { ...(mode === undefined ? {} : { mode }), durable });
-      }
+      hooks?.beforeRestore?.(step.path);
+      await restorePath({
+        path: step.path, resolved: step.resolved, expectedHash: step.expected.hash, expectedMode: step.expected.mode, targetHash: step.target.hash, targetMode: step.target.mode,
+        expectedContent: step.expected.content,
+      }, blobs, durable, outcome);
     } catch (error) {
-      unrestored.push({ path: item.path, expectedHash: item.expectedHash, reason: error instanceof Error ? error.message : String(error) });
+      outcome.push({ path: step.path, expectedHash: step.expected.hash, reason: error instanceof Error ? error.message : String(error) });
     }
   }
-  removeCreatedDirectories(journal, workspace, durable);
-  return unrestored;
+  return outcome;
 }
-
 /**
  * The directories above the steps' targets that do not exist yet (deepest first), as workspace
  * keys of their real paths: the apply creates them, a rollback removes them.
@@ -333,53 +354,26 @@ function exists(path: string): boolean {
 }
 
 /**
- * Removes the directories a journal's apply created (metadata `createdDirectories`, deepest first)
- * when they are empty again; one that holds anything now (someone else's file) is left alone.
+ * Removes the directory a file is about to take the place of, and the directories inside it,
+ * deepest first: each must be empty by now (the steps before deleted their files, contents kept).
+ * A file that appeared inside meanwhile is a conflict, and stays.
  */
-function removeCreatedDirectories(journal: Journal, workspace: Workspace, durable: boolean): void {
-  const keys = journal.metadata.createdDirectories;
-  if (!Array.isArray(keys)) return;
-  for (const key of keys) {
-    if (typeof key !== 'string') continue;
+function removeEmptyDirectories(step: PlannedStep, directories: Set<string>): void {
+  const root = step.resolved.root;
+  for (const key of step.replacesDirectories ?? []) {
+    const path = join(root.realDir, key.slice(key.indexOf(':') + 1));
     try {
-      const resolved = workspace.resolveKey(key);
-      if (!lstatSync(resolved.entryPath).isDirectory() || readdirSync(resolved.entryPath).length > 0) continue;
-      deletePath(resolved, { durable });
-    } catch {
-      // gone already, refused by confinement, or filled meanwhile: nothing to remove
+      rmdirSync(path);
+      // Its own entries need no fsync any more (it is gone); its removal needs its parent's.
+      directories.delete(path);
+      directories.add(dirname(path));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') {
+        throw new RewindConflictError({ files: [{ path: step.path, status: 'external_modified', reason: `something was put in ${key} while the rewind was being applied; it stays` }] });
+      }
+      throw error;
     }
   }
-}
-
-/**
- * Keeps preserved contents out of GC's reach: pinned by the journal's session (released when the
- * session is deleted), or by the journal itself when it has no session.
- */
-export async function pinPreserved(store: Store, journal: Journal, preserved: readonly PreservedContent[]): Promise<void> {
-  if (preserved.length === 0) return;
-  const owner = journal.sessionId ? `session:${journal.sessionId}:rewind-preserved:${journal.id}` : `journal:${journal.id}:preserved`;
-  await store.setBlobPins(owner, preserved.map((entry) => entry.hash));
-}
-
-/**
- * Removes the temp files an atomic write to `path` leaves when its process dies between creating
- * and renaming them (`.<name>.<12 hex>.wp-tmp`, see `writeFileAtomic`), so recovery leaves no stray
- * files. Each goes through the workspace, so nothing outside the roots is touched.
- */
-function removeTempFiles(workspace: Workspace, path: string, realPath: string, durable: boolean): void {
-  const name = basename(realPath).slice(0, 180);
-  const pattern = new RegExp(`^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.[0-9a-f]{12}\\.wp-tmp$`);
-  let siblings: string[];
-  try {
-    siblings = readdirSync(dirname(realPath));
-  } catch {
-    return; // the directory is gone: no temp files either
-  }
-  const prefix = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : `${path.slice(0, path.indexOf(':') + 1)}`;
-  for (const sibling of siblings) if (pattern.test(sibling)) deletePath(workspace.resolveKey(`${prefix}${sibling}`), { durable });
-}
-
-/** Journal paths are workspace keys (`root:relative`); a bare relative path is taken in the primary root. */
-function asWorkspaceKey(workspace: Workspace, path: string): string {
-  return workspace.roots.some((root) => path.startsWith(`${root.name}:`)) ? path : `${workspace.primaryRoot.name}:${path}`;
 }

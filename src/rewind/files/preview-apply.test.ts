@@ -83,6 +83,32 @@ describe('preview then apply', () => {
     expect(events.at(-1)).toMatchObject({ strategy: 'unavailable', error: { code: 'REWIND_CONFLICT' } });
   });
 
+  it('a resolution resolves a conflict, never a missing snapshot: canApply false, apply refuses and changes nothing', async () => {
+    h.put('f.txt', `f0 ${randomBytes(8).toString('hex')}\n`);
+    const original = h.read('f.txt')!;
+    const turn = await h.turn();
+    await h.recordWrite(turn, 'f.txt', 'f1\n');
+    await h.recordWrite(turn, 'f.txt', 'f2\n');
+    h.put('f.txt', 'person\n');
+    h.corruptBlob(Buffer.from(original));
+    const forced = { 'workspace:f.txt': 'force' as const };
+    const preview = await rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId, resolutions: forced });
+    expect(preview.files).toEqual([expect.objectContaining({ path: 'workspace:f.txt', status: 'checkpoint_unreadable', resolution: null, action: 'none' })]);
+    expect(preview.canApply).toBe(false);
+    expect(preview.blockers).toHaveLength(1);
+    const entriesBefore = await h.store.listEntries(h.session.id);
+    const error = await expectCode(rewinder.apply(preview), 'SNAPSHOT_MISSING');
+    expect(error.message).toContain('workspace:f.txt');
+    expect(h.files()).toEqual({ 'f.txt': 'person\n' });
+    expect(await h.store.listEntries(h.session.id)).toEqual(entriesBefore);
+    expect(await rewinder.listRewinds(h.session.id)).toEqual([]);
+    expect(await h.store.listJournals()).toEqual([]);
+    // A turn rollback does not record the newer layer as undone either when the file cannot be written.
+    const rollback = await rewinder.rollbackTurn(turn.turnId);
+    expect(rollback).toMatchObject({ ok: false, files: [], checkpointIds: [] });
+    expect(h.files()).toEqual({ 'f.txt': 'person\n' });
+  });
+
   it('offers merge only when it applies cleanly, shows the result, and keeps the person\'s later edits', async () => {
     h.put('code.ts', lines(30));
     h.put('near.ts', lines(10));

@@ -29,6 +29,11 @@ export class RewindLedger {
     return new RewindLedger(current);
   }
 
+  /** The sequence number of the newest entry read: it changes exactly when a rewind or redo is recorded. */
+  get seq(): number {
+    return this.state.lastSeq;
+  }
+
   /** Every applied rewind and redo, oldest first (copies: changing them changes nothing here). */
   get rewinds(): AppliedFileRewind[] {
     const redone = redoneOf(this.state);

@@ -12,6 +12,11 @@ export interface PlannedStep {
   /** Take the file from this path with one rename (its content is the target's). */
   moveFrom: string | null;
   resolution: ConflictResolution | null;
+  /**
+   * A directory is at the path now: these directories (it and those inside it, deepest first)
+   * are removed, empty by then, just before the file is written. Null when nothing is in the way.
+   */
+  replacesDirectories?: string[] | null;
 }
 
 /** Whether a path's simulated end state differs from what is on disk. */
@@ -30,10 +35,26 @@ export function planSteps(outcomes: Iterable<PathOutcome>): PlannedStep[] {
   const steps: PlannedStep[] = [];
   for (const outcome of outcomes) {
     if (outcome.blocked || outcome.resolved === null || !needsWrite(outcome)) continue;
-    steps.push({ path: outcome.path, resolved: outcome.resolved, expected: outcome.initial, target: outcome.final, moveFrom: null, resolution: outcome.resolution });
+    steps.push({
+      path: outcome.path, resolved: outcome.resolved, expected: outcome.initial, target: outcome.final, moveFrom: null, resolution: outcome.resolution,
+      replacesDirectories: outcome.directoryInWay && outcome.final.exists ? outcome.directoryInWay.directories : null,
+    });
   }
   pairMoves(steps);
   return [...steps.filter((step) => step.moveFrom !== null), ...steps.filter((step) => step.moveFrom === null)];
+}
+
+/**
+ * The order an apply runs steps in (reports keep the plan's order): moves back first, then deletes, deepest paths first, then writes,
+ * shallowest first — so a file that gives way to a directory is gone before a file is written
+ * inside it, and a directory is emptied before a file takes its place.
+ */
+export function orderSteps(steps: readonly PlannedStep[]): PlannedStep[] {
+  const depth = (step: PlannedStep) => step.path.split('/').length;
+  const moves = steps.filter((step) => step.moveFrom !== null);
+  const deletes = steps.filter((step) => step.moveFrom === null && !step.target.exists).sort((a, b) => depth(b) - depth(a));
+  const writes = steps.filter((step) => step.moveFrom === null && step.target.exists).sort((a, b) => depth(a) - depth(b));
+  return [...moves, ...deletes, ...writes];
 }
 
 /** Marks `A ← B` when A appears with exactly the content B loses. */

@@ -2,6 +2,7 @@ import { hashContent, type Checkpoint } from '../../model/index.js';
 import type { ResolvedPath, Workspace } from '../../workspace/index.js';
 import { ABSENT, readDisk, type ContentState } from './disk-state.js';
 import type { ConflictResolution, FileRewindStatus, ShellChange } from './file-rewind-types.js';
+import { directoryInWayReason, scanDirectoryInWay } from './directory-in-way.js';
 import { reverseMerge } from './reverse-merge.js';
 import { short, type SnapshotReader } from './snapshot-reader.js';
 
@@ -37,6 +38,8 @@ export interface PathOutcome {
   /** The newest checkpoint's after hash for this path. */
   expectedHash: string | null;
   checkpointIds: string[];
+  /** A directory is at the path (it counts as no file); when the rewind writes a file here, the directories to remove first, deepest first. */
+  directoryInWay: { directories: string[] } | null;
 }
 
 /** A checkpoint the simulation could not undo. */
@@ -75,19 +78,31 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
       const initial = disk.ok ? disk.state : ABSENT;
       found = {
         path, resolved: disk.resolved, initial, final: initial, status: 'safe', reason: null, resolution: null,
-        blocked: false, expectedHash: null, checkpointIds: [],
+        blocked: false, expectedHash: null, checkpointIds: [], directoryInWay: !disk.ok && disk.directory ? { directories: [] } : null,
       };
-      if (!disk.ok) block(found, 'file_read_failed', disk.reason);
+      if (!disk.ok && !disk.directory) block(found, 'file_read_failed', disk.reason);
       paths.set(path, found);
     }
     return found;
   };
+  /** Which paths each checkpoint undone so far changed (two for a rename or move). */
+  const pathsOf = new Map<string, PathOutcome[]>();
   const block = (path: PathOutcome, status: FileRewindStatus, reason: string): void => {
     if (path.blocked) return;
     path.blocked = true;
     path.status = status;
     path.reason = reason;
     path.final = path.initial;
+    // A blocked path is left as it is: a resolution chosen for it resolves nothing, and the newer
+    // layers already undone in memory are not undone after all (the ledger must not say they were).
+    path.resolution = null;
+    for (const id of path.checkpointIds) {
+      const at = undone.indexOf(id);
+      if (at < 0) continue;
+      undone.splice(at, 1);
+      // The other half of a rename or move cannot be undone alone.
+      for (const other of pathsOf.get(id) ?? []) if (other !== path) block(other, 'external_modified', `changed together with ${path.path}, which cannot be rewound`);
+    }
   };
   const problem = (checkpoint: Checkpoint, path: string, status: FileRewindStatus, code: string, reason: string, hash: string | null): void => {
     problems.push({ checkpointId: checkpoint.id, path, status, code, reason, hash });
@@ -110,9 +125,13 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     }
     const keys = checkpoint.toPath !== null && (checkpoint.op === 'rename' || checkpoint.op === 'move') ? [checkpoint.path, checkpoint.toPath] : [checkpoint.path];
     const touched = keys.map(outcome);
+    pathsOf.set(checkpoint.id, touched);
     for (const path of touched) {
       if (path.checkpointIds.length === 0) path.expectedHash = checkpoint.op === 'rename' || checkpoint.op === 'move' ? (path.path === checkpoint.path ? null : checkpoint.afterHash) : checkpoint.afterHash;
       path.checkpointIds.push(checkpoint.id);
+      // A directory can give way only where the agent's last change left no file: one that took
+      // the place of a file the agent left is someone else's.
+      if (path.directoryInWay && path.expectedHash !== null) block(path, 'file_read_failed', 'it is now a directory; only regular files are rewound');
     }
     const blocked = touched.find((path) => path.blocked);
     if (blocked) {
@@ -186,7 +205,25 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     }
     undone.push(checkpoint.id);
   }
+  settleDirectoriesInWay();
   return { paths, shellChanges, problems, undone };
+
+  /**
+   * A directory where the rewind puts a file back can give way only if the rewind deletes every
+   * file in it (their contents are kept like any other); anything else in it blocks the path.
+   */
+  function settleDirectoriesInWay(): void {
+    for (const path of paths.values()) {
+      if (path.directoryInWay === null || path.blocked || !path.final.exists || path.resolved === null) continue;
+      const inside = scanDirectoryInWay(path.resolved);
+      const foreign = [...inside.other, ...inside.files.filter((key) => {
+        const child = paths.get(key);
+        return !child || child.blocked || child.final.exists;
+      })];
+      if (foreign.length > 0) block(path, 'file_read_failed', directoryInWayReason(foreign));
+      else path.directoryInWay = { directories: inside.directories };
+    }
+  }
 
   /** Applies `force` to mismatched paths in check mode; blocks them otherwise. */
   async function resolveMismatches(mismatched: PathOutcome[], mergeRefusal: string | null): Promise<boolean> {

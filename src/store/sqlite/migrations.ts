@@ -29,5 +29,28 @@ export function migrations(blobSchemaSql: string): Migration[] {
         db.exec(WRITE_INTENTS_SQL);
       },
     },
+    {
+      version: 3,
+      description: 'workspace locks: file rewinds of one workspace serialize across processes',
+      up(db) {
+        db.exec(WORKSPACE_LOCKS_SQL);
+      },
+    },
   ];
 }
+
+/**
+ * One row per locked directory (a workspace root's real path). `pid` and `host` let a later
+ * process tell a holder that died (SIGKILL …) from a live one and take its lock over.
+ */
+const WORKSPACE_LOCKS_SQL = `
+CREATE TABLE IF NOT EXISTS workspace_locks (
+  path TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  acquired_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS workspace_locks_owner ON workspace_locks(owner);
+`;

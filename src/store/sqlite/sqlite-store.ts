@@ -10,6 +10,8 @@ import type {
   HistoryOptions,
   JournalCommitWrites,
   JournalWriteOptions,
+  WorkspaceLockHolder,
+  WorkspaceLockRequest,
   ListCheckpointsOptions,
   ListSessionsOptions,
   MoveHeadInput,
@@ -30,6 +32,7 @@ import { migrations } from './migrations.js';
 import { openDatabase, prepareStoreDirectory } from './open-database.js';
 import { readPath } from './read-path.js';
 import * as records from './records.js';
+import { acquireWorkspaceLocks, releaseWorkspaceLocks } from './workspace-locks.js';
 import { toMessage, toSession } from './rows.js';
 import * as sessions from './sessions.js';
 import { SqliteContext } from './sqlite-context.js';
@@ -276,6 +279,14 @@ export class SqliteStore implements Store {
   async listJournals(options: { state?: JournalState } = {}) {
     this.context.assertOpen();
     return records.listJournals(this.context, options.state);
+  }
+
+  async acquireWorkspaceLocks(request: WorkspaceLockRequest, isStale: (holder: WorkspaceLockHolder) => boolean) {
+    return acquireWorkspaceLocks(this.context, request, isStale);
+  }
+
+  async releaseWorkspaceLocks(owner: string) {
+    releaseWorkspaceLocks(this.context, owner);
   }
 
   async appendEffect(effect: NewEffect) {

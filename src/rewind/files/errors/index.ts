@@ -4,3 +4,4 @@ export { NothingToRewindError } from './nothing-to-rewind-error.js';
 export { RewindApplyFailedError } from './rewind-apply-failed-error.js';
 export { RewindUnrecoverableError, type UnrestoredFile } from './rewind-unrecoverable-error.js';
 export { RewindNotFoundError } from './rewind-not-found-error.js';
+export { WorkspaceBusyError } from './workspace-busy-error.js';

@@ -1,0 +1,179 @@
+import { lstatSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import { BACKUP_SUFFIX, fsyncDirectory, installIfAbsent, prepareDirectory, type PreparedFileWrite } from './atomic-write.js';
+import { errorReason, hasErrorCode } from './error-reason.js';
+import { FileWriteFailedError } from './file-write-failed-error.js';
+import type { ResolvedPath } from './resolve-path.js';
+
+/** What a path held when {@link replaceIf} took it: nothing, or a regular file's bytes and mode. */
+export type HeldFile = { exists: false } | { exists: true; content: Buffer; mode: number };
+
+/** A file taken off a path that could not be put back, because someone wrote the path again meanwhile. */
+export interface DisplacedFile {
+  content: Buffer;
+  /** Where it still is (a hidden name beside the path): store the content, then remove this file. */
+  parkedAt: string;
+}
+
+export type ReplaceOutcome =
+  | { replaced: true; previous: HeldFile; displaced: null; directory: string }
+  /** `accept` refused what was there; the path holds it again (or a newer file, see `displaced`). */
+  | { replaced: false; reason: 'refused'; current: HeldFile; displaced: DisplacedFile | null; directory: string }
+  /** Accepted, but a file appeared at the path before the new one was in place: that file stays. */
+  | { replaced: false; reason: 'raced'; current: HeldFile; displaced: null; directory: string }
+  /** A directory or symbolic link is at the path: nothing was done. */
+  | { replaced: false; reason: 'not_a_file'; current: null; displaced: null; directory: string };
+
+/**
+ * Compare-and-replace of one file, safe against other writers that save by rename (as editors
+ * and `writeFileAtomic` do): the file at `target` is first renamed to a hidden name beside it
+ * (`.<name>.<12 hex>.wp-old`), which takes exactly what was there at that instant; `accept` then
+ * judges those bytes. Accepted: `next` is linked into the empty name (a link never replaces a
+ * file someone put there meanwhile), or for `next === null` the path stays empty; the taken file
+ * is removed — so accept only content the caller has kept. Refused: the taken file is linked back;
+ * if someone wrote the path again in between, theirs stays and the taken one is returned as
+ * `displaced`, still on disk, for the caller to store. Nothing is ever overwritten that was not
+ * accepted. A crash in between leaves the taken file under its hidden name, for recovery to put back.
+ *
+ * The directory is fsynced only when `durable` (default false: the caller fsyncs `directory`).
+ */
+export function replaceIf(target: ResolvedPath, accept: (held: HeldFile) => boolean, next: PreparedFileWrite | null, options: { durable?: boolean } = {}): ReplaceOutcome {
+  const directory = prepareDirectory(target, dirname(target.entryPath), false, next ? 'write' : 'delete');
+  const path = join(directory, basename(target.entryPath));
+  const fail = (error: unknown): FileWriteFailedError =>
+    error instanceof FileWriteFailedError ? error : new FileWriteFailedError({ path: target.key, operation: next ? 'write' : 'delete', reason: errorReason(error), cause: error });
+  const kind = kindAt(path);
+  if (kind === 'other') return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
+
+  const parked = join(directory, `.${basename(path).slice(0, 180)}.${randomBytes(6).toString('hex')}${BACKUP_SUFFIX}`);
+  let held: HeldFile = { exists: false };
+  let taken = false;
+  try {
+    renameSync(path, parked);
+    taken = true;
+  } catch (error) {
+    if (!hasErrorCode(error, 'ENOENT')) throw fail(error);
+  }
+  let outcome: ReplaceOutcome;
+  try {
+    if (taken) {
+      const stats = lstatSync(parked);
+      if (!stats.isFile()) {
+        // A directory or link was renamed onto the path in the instant after it was looked at.
+        renameSync(parked, path);
+        return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
+      }
+      held = { exists: true, content: readFileSync(parked), mode: stats.mode & 0o7777 };
+    }
+    if (!accept(held)) {
+      const displaced = taken && held.exists ? putBack(parked, path, held) : null;
+      outcome = { replaced: false, reason: 'refused', current: held, displaced, directory };
+    } else if (next !== null && next.commitIfAbsent({ syncDirectory: false }) === null) {
+      next.abort();
+      if (taken) unlinkSync(parked);
+      outcome = { replaced: false, reason: 'raced', current: held, displaced: null, directory };
+    } else {
+      if (taken) unlinkSync(parked);
+      outcome = { replaced: true, previous: held, displaced: null, directory };
+    }
+  } catch (error) {
+    // Whatever went wrong, what was taken goes back (unless someone wrote the path since).
+    if (taken && kindAt(parked) === 'file') {
+      try {
+        if (kindAt(path) === 'absent') installIfAbsent(parked, path);
+        if (kindAt(path) !== 'absent' && sameFile(parked, path)) unlinkSync(parked);
+      } catch {
+        // left under its hidden name: recovery puts it back
+      }
+    }
+    throw fail(error);
+  }
+  if (options.durable) fsyncDirectory(directory);
+  return outcome;
+}
+
+function putBack(parked: string, path: string, held: HeldFile & { exists: true }): DisplacedFile | null {
+  if (installIfAbsent(parked, path)) {
+    if (kindAt(parked) === 'file') unlinkSync(parked);
+    return null;
+  }
+  return { content: held.content, parkedAt: parked };
+}
+
+function kindAt(path: string): 'absent' | 'file' | 'other' {
+  try {
+    return lstatSync(path).isFile() ? 'file' : 'other';
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return 'absent';
+    throw error;
+  }
+}
+
+function sameFile(a: string, b: string): boolean {
+  const first = lstatSync(a);
+  const second = lstatSync(b);
+  return first.ino === second.ino && first.dev === second.dev;
+}
+
+/** What {@link moveIf} did. */
+export type MoveIfOutcome =
+  | { moved: true; directories: string[] }
+  /** Nothing moved: `from` held something `accept` refused (put back), `to` was taken, or the move needs a copy. */
+  | { moved: false; reason: 'refused' | 'raced' | 'not_a_file' | 'cross_device'; directories: string[]; displaced?: DisplacedFile };
+
+/**
+ * Moves the file at `from` to the empty name `to` only if `accept` takes its bytes, with the same
+ * guarantees as {@link replaceIf}: the file is taken off `from` by a rename, judged, then linked at
+ * `to` (never over a file someone put there) and its hidden name removed; refused, it goes back.
+ * Across file systems nothing is moved (`cross_device`): the caller copies instead.
+ * `to`'s missing parent directories are created. Directories are not fsynced (the caller does).
+ */
+export function moveIf(from: ResolvedPath, to: ResolvedPath, accept: (held: HeldFile) => boolean): MoveIfOutcome {
+  const fromDirectory = prepareDirectory(from, dirname(from.entryPath), false, 'move');
+  const toDirectory = prepareDirectory(to, dirname(to.entryPath), true, 'move');
+  const directories = [fromDirectory, toDirectory];
+  const source = join(fromDirectory, basename(from.entryPath));
+  const destination = join(toDirectory, basename(to.entryPath));
+  if (kindAt(source) !== 'file') return { moved: false, reason: 'not_a_file', directories };
+  const parked = join(fromDirectory, `.${basename(source).slice(0, 180)}.${randomBytes(6).toString('hex')}${BACKUP_SUFFIX}`);
+  try {
+    renameSync(source, parked);
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return { moved: false, reason: 'refused', directories };
+    throw new FileWriteFailedError({ path: `${from.key} -> ${to.key}`, operation: 'move', reason: errorReason(error), cause: error });
+  }
+  const stats = lstatSync(parked);
+  const held: HeldFile = stats.isFile() ? { exists: true, content: readFileSync(parked), mode: stats.mode & 0o7777 } : { exists: false };
+  let installed = false;
+  let reason: 'refused' | 'raced' | 'cross_device' = 'refused';
+  try {
+    if (held.exists && accept(held)) {
+      installed = installIfAbsent(parked, destination);
+      reason = 'raced';
+    }
+  } catch (error) {
+    if (!hasErrorCode(error, 'EXDEV')) {
+      putBackQuietly(parked, source);
+      throw new FileWriteFailedError({ path: `${from.key} -> ${to.key}`, operation: 'move', reason: errorReason(error), cause: error });
+    }
+    reason = 'cross_device';
+  }
+  if (installed) {
+    if (kindAt(parked) === 'file') unlinkSync(parked);
+    return { moved: true, directories };
+  }
+  const stillParked = !putBackQuietly(parked, source);
+  return { moved: false, reason, directories, ...(stillParked && held.exists ? { displaced: { content: held.content, parkedAt: parked } } : {}) };
+}
+
+/** Puts a parked file back at its name if that is still free; else it stays parked, for recovery. */
+function putBackQuietly(parked: string, path: string): boolean {
+  try {
+    if (!installIfAbsent(parked, path)) return false;
+    if (kindAt(parked) === 'file') unlinkSync(parked);
+    return true;
+  } catch {
+    return false; // stays under its hidden name: recovery puts it back
+  }
+}
