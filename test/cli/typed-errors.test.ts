@@ -39,7 +39,7 @@ describe('the CLI on errors that used to escape untyped', () => {
       [['diff', fx.checkpointIds[0]!], 'BLOB_CORRUPT'],
       [['rewind', fx.sessionId, 'latest'], 'SNAPSHOT_MISSING'],
       [['rewind', fx.sessionId, fx.checkpointIds[0]!], 'SNAPSHOT_MISSING'],
-      [['rewind', fx.sessionId, 'code', fx.first.inputId, '--apply'], 'REWIND_CONFLICT'],
+      [['rewind', fx.sessionId, 'code', fx.first.inputId, '--apply'], 'SNAPSHOT_MISSING'],
       [['fork', fx.sessionId, '--isolated', join(fx.dir, 'isolated')], 'FORK_STATE_UNAVAILABLE'],
     ];
     for (const [args, code] of commands) {

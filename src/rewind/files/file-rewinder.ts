@@ -217,7 +217,7 @@ export class FileRewinder {
         if (snapshots.length > 0 && snapshots.length === unsafe.length) {
           const problems = new Map(fresh.simulation.problems.map((problem) => [problem.path, problem]));
           throw new SnapshotMissingError({
-            snapshots: snapshots.map((file) => ({ checkpointId: problems.get(file.path)?.checkpointId ?? file.checkpointIds.at(-1) ?? '', path: file.path, hash: problems.get(file.path)?.hash ?? null, reason: file.reason ?? file.status })),
+            snapshots: snapshots.map((file) => ({ checkpointId: problems.get(file.path)?.checkpointId ?? file.checkpointIds.at(-1) ?? '', path: file.path, hash: problems.get(file.path)?.hash ?? null, reason: file.reason ?? file.status, corrupt: file.status === 'checkpoint_unreadable' })),
           });
         }
         throw new RewindConflictError({
