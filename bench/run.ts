@@ -29,7 +29,7 @@ for (const file of files) {
   }
 }
 
-console.log('\n' + table(results));
+console.log(`\n${table(results)}`);
 const resultsDir = join(here, 'results');
 mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BenchContext, type BenchResult, type BenchSuite } from '../harness.js';
+import type { BenchContext, BenchResult, BenchSuite } from '../harness.js';
 import { backdate, generateWorkspace } from '../workspace-generator.js';
 import { BlobStore } from '../../src/blobs/index.js';
 import { SqliteStore } from '../../src/store/index.js';

@@ -1,6 +1,6 @@
 // What a worker's operations share: the opened engine, the seeded random source, the log, and
 // `logged`, which wraps one operation in its start and end records.
-import { SessionForker, WaypointError, type Session, type Waypoint } from './engine.js';
+import { type SessionForker, WaypointError, type Session, type Waypoint } from './engine.js';
 import { PLACEHOLDER_TITLE, type Random, type SoakLayout } from './soak-env.js';
 import type { Intent, SoakLog } from './soak-log.js';
 

@@ -123,7 +123,7 @@ describe('BlobStore', () => {
     let previous = await blobs.put(Buffer.from('line\n'.repeat(2000)));
     const depths: number[] = [];
     for (let edit = 0; edit < 8; edit++) {
-      previous = await blobs.put(Buffer.from(`edit ${edit}\n` + 'line\n'.repeat(2000)), { baseHash: previous });
+      previous = await blobs.put(Buffer.from(`edit ${edit}\n${'line\n'.repeat(2000)}`), { baseHash: previous });
       depths.push((await blobs.stat(previous)).chainDepth);
     }
     expect(depths).toEqual([1, 2, 3, 0, 1, 2, 3, 0]);

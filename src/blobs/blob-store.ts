@@ -158,7 +158,9 @@ export class BlobStore {
     let deferred = false;
     if (canStage(storage) && options.compression !== 'eager') {
       let newBytes = 0;
-      if (options.compression !== 'deferred') inputs.forEach((input, index) => (newBytes += present.has(hashes[index]!) ? 0 : input.content.length));
+      if (options.compression !== 'deferred') inputs.forEach((input, index) => {
+          newBytes += present.has(hashes[index]!) ? 0 : input.content.length;
+        });
       deferred = options.compression === 'deferred' || newBytes >= DEFERRED_BATCH_BYTES;
     }
     const staged: StoredBlobInput[] = [];

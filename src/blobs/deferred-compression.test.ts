@@ -67,7 +67,7 @@ describe('BlobStore raw first, compress later', () => {
       fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 4000 }), { maxLength: 6 }), async (arrays) => {
         const batch = arrays.map((array) => Buffer.from(array));
         const hashes = await blobs.putMany(batch, { compression: 'deferred' });
-        batch.forEach((content, index) => expect(hashes[index]).toBe(hashContent(content)));
+        for (const [index, content] of batch.entries()) expect(hashes[index]).toBe(hashContent(content));
         for (const content of batch) expect((await blobs.get(hashContent(content))).equals(content)).toBe(true);
         contents.push(...batch);
       }),

@@ -3,7 +3,7 @@ import { BlobStore } from './blob-store.js';
 import { packBackend } from './fixtures/pack-backend.js';
 import { removeTempDirs } from '../store/sqlite/blobs/fixtures/blob-test-database.js';
 
-const text = (label: string) => Buffer.from(`${label}\n` + 'a line of a file that changes a little\n'.repeat(400));
+const text = (label: string) => Buffer.from(`${label}\n${'a line of a file that changes a little\n'.repeat(400)}`);
 
 afterAll(removeTempDirs);
 

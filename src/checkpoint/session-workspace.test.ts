@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WaypointError } from '../model/index.js';
+import type { WaypointError } from '../model/index.js';
 import { sessionWorkspace } from './session-workspace.js';
 
 describe('sessionWorkspace', () => {

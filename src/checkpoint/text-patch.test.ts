@@ -18,7 +18,7 @@ describe('text patches', () => {
   });
 
   it('a complete rewrite of a large file falls back to a whole-file patch that still applies', () => {
-    const before = Array.from({ length: 2000 }, (_, index) => `old ${index}`).join('\n') + '\n';
+    const before = `${Array.from({ length: 2000 }, (_, index) => `old ${index}`).join('\n')}\n`;
     const after = Array.from({ length: 300 }, (_, index) => `new ${index}`).join('\n');
     const patch = unifiedPatch('f.txt', Buffer.from(before), Buffer.from(after))!;
     expect(patch).toContain('@@ -1,2000 +1,300 @@');

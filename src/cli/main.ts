@@ -21,7 +21,7 @@ import { commandHelp, fullHelp } from './help.js';
 import { streamOutput, type Output } from './output.js';
 
 /** Every command, in the order the reference lists them (each typed by its own flags, hence `any` here). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: each command is typed by its own flags; the table holds them all.
 export const COMMANDS: ReadonlyArray<Command<any>> = [
   chatCommand,
   sessionsCommand,

@@ -124,7 +124,7 @@ export function renderFamilyTree(root: FamilyNode, options: { mark?: string } = 
   const walk = (node: FamilyNode, prefix: string, last: boolean, top: boolean): void => {
     lines.push(top ? describe(node) : `${prefix}${last ? '└─ ' : '├─ '}${describe(node)}`);
     const childPrefix = top ? '' : `${prefix}${last ? '   ' : '│  '}`;
-    node.children.forEach((child, index) => walk(child, childPrefix, index === node.children.length - 1, false));
+    for (const [index, child] of node.children.entries()) walk(child, childPrefix, index === node.children.length - 1, false);
   };
   walk(root, '', true, true);
   return lines.join('\n');

@@ -39,7 +39,7 @@ import type { RuntimeCore, RuntimeSettings } from './runtime-core.js';
 import type { RuntimeEvents } from './runtime-events.js';
 import type { ApproveEffect } from './tool-executor.js';
 import { defaultTools } from './tools/index.js';
-import type { RuntimeTool } from './tools/tool.js';
+import type { AnyRuntimeTool } from './tools/tool.js';
 import { subagentLink } from './subagent-loop.js';
 import { runTurnLoop, type TurnResult } from './turn-loop.js';
 import { compactSession, needsCompaction, type AutoCompactOptions, type CompactionResult } from './compaction.js';
@@ -56,7 +56,7 @@ export interface RuntimeOptions {
   model: string | LanguageModelV3;
   system?: string;
   /** The tools the model may call (default: read, write, edit, bash, glob, grep, subagent). */
-  tools?: RuntimeTool<any>[];
+  tools?: AnyRuntimeTool[];
   /** Decides external tool calls that need approval (forks, repeats); without it they are not run. */
   approveEffect?: ApproveEffect;
   effectPolicy?: EffectPolicyOptions;

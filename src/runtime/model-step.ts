@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { JsonValue, PartContent, WaypointError } from '../model/index.js';
 import type { LanguageModelV3 } from './models/language-model-v3.js';
 import { toModelError } from './models/model-call-error.js';
-import type { RuntimeTool } from './tools/tool.js';
+import type { AnyRuntimeTool } from './tools/tool.js';
 
 /** A tool call the model proposed in one step. */
 export interface ProposedCall {
@@ -27,7 +27,7 @@ export interface StepOptions {
   model: LanguageModelV3;
   system: string;
   messages: ModelMessage[];
-  tools: readonly RuntimeTool<any>[];
+  tools: readonly AnyRuntimeTool[];
   signal: AbortSignal;
   maxRetries: number;
   /** Called for every text/reasoning delta, in order, after it was added to `parts`; awaited (backpressure). */
@@ -35,7 +35,7 @@ export interface StepOptions {
 }
 
 /** The SDK tool set: schemas only. Tools run in the runtime, one checkpointed call at a time. */
-export function sdkTools(tools: readonly RuntimeTool<any>[]): ToolSet {
+export function sdkTools(tools: readonly AnyRuntimeTool[]): ToolSet {
   return Object.fromEntries(tools.map((entry) => [entry.name, tool({ description: entry.description, inputSchema: jsonSchema(z.toJSONSchema(entry.inputSchema, { io: 'input' }) as never) })]));
 }
 

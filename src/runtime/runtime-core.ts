@@ -10,7 +10,7 @@ import type { LanguageModelV3 } from './models/language-model-v3.js';
 import type { RuntimeEvents, TurnScope } from './runtime-events.js';
 import type { ApproveEffect } from './tool-executor.js';
 import type { ToolContext } from './tools/tool.js';
-import type { RuntimeTool } from './tools/tool.js';
+import type { AnyRuntimeTool } from './tools/tool.js';
 
 export interface RuntimeSettings {
   maxSteps: number;
@@ -26,7 +26,7 @@ export interface RuntimeCore {
   waypoint: Waypoint;
   model: LanguageModelV3;
   system: string;
-  tools: ReadonlyMap<string, RuntimeTool<any>>;
+  tools: ReadonlyMap<string, AnyRuntimeTool>;
   events: EventBus<RuntimeEvents>;
   background: BackgroundTasks;
   /** One capture at a time per session (tools, background task scans). */

@@ -7,7 +7,7 @@ import { toolContext, type RuntimeCore, type TurnState } from './runtime-core.js
 import type { TurnScope } from './runtime-events.js';
 import { StreamingWriter } from './streaming-writer.js';
 import { executeToolCall } from './tool-executor.js';
-import type { RuntimeTool, SubagentRun } from './tools/tool.js';
+import type { AnyRuntimeTool, SubagentRun } from './tools/tool.js';
 
 const SUBAGENT_SYSTEM = [
   'You are a sub-agent working for another agent. Do the task you are given with the tools, then answer with a short report of what you found or changed: it is all the other agent will see.',
@@ -58,7 +58,7 @@ export async function runSubagent(
   const scope: TurnScope = { sessionId: parent.id, turnId: state.turnId, subagent: { toolCallId: input.parentToolCallId, sessionId: child.id } };
   const childScope = { sessionId: child.id, turnId: childTurnId };
   core.events.emit('subagent-start', { ...scope, toolCallId: input.parentToolCallId, childSessionId: child.id, prompt: input.prompt, description: input.description ?? null });
-  const tools = new Map([...core.tools].filter(([name]) => name !== 'subagent')) as ReadonlyMap<string, RuntimeTool<any>>;
+  const tools = new Map([...core.tools].filter(([name]) => name !== 'subagent')) as ReadonlyMap<string, AnyRuntimeTool>;
   let messages = 1;
   let answer = '';
   let status: SubagentRun['status'] = 'step-limit';

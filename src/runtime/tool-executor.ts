@@ -4,7 +4,7 @@ import type { EffectsLedger } from '../history/index.js';
 import { WaypointError, type Effect, type JsonValue, type Session } from '../model/index.js';
 import type { ProposedCall } from './model-step.js';
 import { runScanned } from './tools/scanned-tool.js';
-import type { RuntimeTool, ToolContext, ToolOutput, ToolResult } from './tools/tool.js';
+import type { AnyRuntimeTool, ToolContext, ToolOutput, ToolResult } from './tools/tool.js';
 
 /** What to do with an external tool call that needs a decision. */
 export type EffectDecision = 'run' | 'dry-run' | 'deny';
@@ -24,7 +24,7 @@ export interface EffectApprovalRequest {
 export type ApproveEffect = (request: EffectApprovalRequest) => Promise<EffectDecision> | EffectDecision;
 
 export interface ExecuteOptions {
-  tools: ReadonlyMap<string, RuntimeTool<any>>;
+  tools: ReadonlyMap<string, AnyRuntimeTool>;
   ledger: EffectsLedger;
   approveEffect?: ApproveEffect | undefined;
   effectPolicy?: EffectPolicyOptions | undefined;
@@ -57,7 +57,7 @@ export async function executeToolCall(call: ProposedCall, context: ToolContext, 
   return run(tool, parsed.data, context);
 }
 
-async function run(tool: RuntimeTool<any>, input: unknown, context: ToolContext): Promise<ToolResult> {
+async function run(tool: AnyRuntimeTool, input: unknown, context: ToolContext): Promise<ToolResult> {
   try {
     // A file-changing tool runs under the session's capture lock, so a background task's end scan never sees it half done.
     if (tool.effect === 'workspace' && !tool.runsTools) {
@@ -69,12 +69,12 @@ async function run(tool: RuntimeTool<any>, input: unknown, context: ToolContext)
   }
 }
 
-function failed(tool: RuntimeTool<any>, thrown: unknown, context: ToolContext): ToolResult {
+function failed(tool: AnyRuntimeTool, thrown: unknown, context: ToolContext): ToolResult {
   if (context.signal.aborted) return error(`Interrupted: the turn was stopped while ${tool.name} ran. ${messageOf(thrown)}`);
   return error(thrown instanceof WaypointError ? `${thrown.message} (${thrown.code})` : `${tool.name} failed: ${messageOf(thrown)}`);
 }
 
-async function runExternal(tool: RuntimeTool<any>, input: unknown, call: ProposedCall, context: ToolContext, options: ExecuteOptions): Promise<ToolResult> {
+async function runExternal(tool: AnyRuntimeTool, input: unknown, call: ProposedCall, context: ToolContext, options: ExecuteOptions): Promise<ToolResult> {
   const session = context.session;
   const key = idempotencyKey(tool.name, call.input);
   const ask = async (reason: EffectApprovalRequest['reason'], previous: Effect | null, fallback: EffectDecision): Promise<EffectDecision> =>

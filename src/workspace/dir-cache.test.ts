@@ -42,7 +42,12 @@ describe('scanWorkspace directory cache', () => {
     const first = scanWorkspace(workspace);
     expect(first.stats.directoriesRead).toBe(3); // root, src, src/deep; build is ignored
     let lstats = 0;
-    const io = { lstat: (path: string) => (lstats++, nodeScanIo.lstat(path)) };
+    const io = {
+      lstat: (path: string) => {
+        lstats++;
+        return nodeScanIo.lstat(path);
+      },
+    };
     const again = scanWorkspace(workspace, { cache: first.cache, io });
     expect(again.stats).toMatchObject({ directoriesRead: 0, directories: 3, cacheHits: 3, hashed: 0 });
     expect(lstats).toBe(3 + 3); // three directories, three files

@@ -75,7 +75,7 @@ describe('blob gc beside writers in other processes', () => {
         }
       }
       expect(lost, `seed ${seed}: ${lost.length} of ${expected.length} checkpoints lost content`).toEqual([]);
-      const swept = results.slice(writers.length).map((result) => /^gc (\d+) (\d+)/m.exec(result.stdout)!.slice(1).join(' runs, ') + ' swept');
+      const swept = results.slice(writers.length).map((result) => `${/^gc (\d+) (\d+)/m.exec(result.stdout)!.slice(1).join(' runs, ')} swept`);
       console.log(`gc beside writers (seed ${seed}): ${expected.length} checkpoints intact; collectors: ${swept.join('; ')}`);
     } finally {
       await waypoint.close();

@@ -15,6 +15,7 @@ export interface CliRun {
   stdout: string;
   stderr: string;
   /** stdout parsed as JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read ad-hoc fields of the CLI's JSON output.
   json<T = any>(): T;
 }
 

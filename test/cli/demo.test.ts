@@ -67,7 +67,7 @@ describe('waypoint demo', () => {
     expect(turn2).toContain('  -> bash $ node test/parser.test.js');
     expect(turn2).toContain('ok - empty lines are skipped');
     expect(turn2).toContain('[exit code 0]  [1 checkpoint]');
-    expect(turn2).toMatch(/modify CHANGELOG\.md\s+\+4 -0  \(by a shell command\)/);
+    expect(turn2).toMatch(/modify CHANGELOG\.md\s+\+4 -0 {2}\(by a shell command\)/);
     expect(turn2).toMatch(/create test\/parser\.test\.js\s+\+5 -0/);
     expect(turn2).toMatch(/modify README\.md\s+\+1 -1/);
     const afterTurn2 = after.get('turn-2')!.project;

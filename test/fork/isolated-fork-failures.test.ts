@@ -94,7 +94,7 @@ describe('isolated fork failures', () => {
     try {
       for (const [at, text] of marks) {
         const buffer = Buffer.alloc(text.length + 2);
-        const read = readSync(check, buffer, 0, buffer.length, at - 1 < 0 ? 0 : at - 1);
+        const read = readSync(check, buffer, 0, buffer.length, Math.max(at - 1 , 0));
         const expected = at === 0 ? Buffer.concat([Buffer.from(text), Buffer.alloc(2)]) : Buffer.concat([Buffer.alloc(1), Buffer.from(text), Buffer.alloc(1)]);
         expect(buffer.subarray(0, read)).toEqual(expected.subarray(0, read));
       }

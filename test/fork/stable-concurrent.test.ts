@@ -42,7 +42,7 @@ describe('stable fork while the parent runs its next turn', () => {
     const parent = await fx.store.history(fx.sessionId, { parts: 'none' });
     expect(parent.slice(0, 2).map((message) => message.id)).toEqual([one.inputId, one.replyId]);
     expect(parent.length).toBeGreaterThan(8);
-    parent.forEach((message, index) => expect(message.parentId).toBe(index === 0 ? null : parent[index - 1]!.id));
+    for (const [index, message] of parent.entries()) expect(message.parentId).toBe(index === 0 ? null : parent[index - 1]!.id);
     expect(parent.some((message) => message.kind === 'fork_note')).toBe(false);
   }, 60_000);
 });

@@ -57,7 +57,7 @@ describe('conversation invariants under random turns, rewinds, redos and compact
               expect(after.slice(0, before.length)).toEqual(before);
             }
             const path = await store.history(sessionId, { parts: 'none' });
-            path.forEach((message, index) => expect(message.parentId).toBe(index === 0 ? null : path[index - 1]!.id));
+            for (const [index, message] of path.entries()) expect(message.parentId).toBe(index === 0 ? null : path[index - 1]!.id);
           }
           const all = new Set((await store.listTreeMessages(treeId)).map((message) => message.id));
           for (const id of created) expect(all.has(id)).toBe(true);

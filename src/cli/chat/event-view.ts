@@ -99,5 +99,7 @@ export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
       if (!event.subagent) io.print(style.dim(`    ↳ subagent ${event.status}${event.text ? `: ${oneLine(event.text, 80)}` : ''}`));
     }),
   ];
-  return () => unsubscribe.forEach((off) => off());
+  return () => {
+    for (const off of unsubscribe) off();
+  };
 }

@@ -67,7 +67,7 @@ export class LineChatIO implements ChatIO {
       this.print(`  ${request.empty ?? 'Nothing to choose.'}`);
       return null;
     }
-    request.items.forEach((item, index) => this.print(`  ${index + 1}) ${item.label}${item.detail ? `  ${item.detail}` : ''}`));
+    for (const [index, item] of request.items.entries()) this.print(`  ${index + 1}) ${item.label}${item.detail ? `  ${item.detail}` : ''}`);
     this.print(`Choose 1-${request.items.length} (empty line to cancel):`);
     const answer = await this.nextLine();
     const choice = answer === null ? Number.NaN : Number.parseInt(answer.trim(), 10);

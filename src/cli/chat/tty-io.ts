@@ -104,7 +104,10 @@ export class TtyChatIO implements ChatIO {
 
   stream(text: string): void {
     if (text === '') return;
-    if (this.picker) return this.print(text.replace(/\n$/, ''));
+    if (this.picker) {
+      this.print(text.replace(/\n$/, ''));
+      return;
+    }
     this.clearPrompt();
     this.write(text.replace(/\n/g, '\r\n'));
     this.midLine = !text.endsWith('\n');
@@ -262,9 +265,13 @@ export class TtyChatIO implements ChatIO {
     if (key.ctrl) {
       switch (key.name) {
         case 'c':
-          return this.interrupt();
+          this.interrupt();
+          return;
         case 'd':
-          if (this.buffer.text === '') return this.finishInput();
+          if (this.buffer.text === '') {
+            this.finishInput();
+            return;
+          }
           this.buffer.deleteForward();
           break;
         case 'a':
@@ -291,12 +298,14 @@ export class TtyChatIO implements ChatIO {
         default:
           return;
       }
-      return this.drawPrompt();
+      this.drawPrompt();
+      return;
     }
     switch (key.name) {
       case 'return':
       case 'enter':
-        return this.submit();
+        this.submit();
+        return;
       case 'backspace':
         this.buffer.backspace();
         break;
@@ -316,9 +325,11 @@ export class TtyChatIO implements ChatIO {
         this.buffer.end();
         break;
       case 'up':
-        return this.recallSent(1);
+        this.recallSent(1);
+        return;
       case 'down':
-        return this.recallSent(-1);
+        this.recallSent(-1);
+        return;
       case 'escape':
       case 'tab':
         return;
@@ -378,7 +389,10 @@ export class TtyChatIO implements ChatIO {
 
   /** Erases the input line as drawn: the prompt, or the working line. */
   private clearPrompt(): void {
-    if (this.prompt === null) return this.clearWorking();
+    if (this.prompt === null) {
+      this.clearWorking();
+      return;
+    }
     // The line never fills the terminal's width, but after the terminal narrowed it may wrap onto more rows.
     const rows = Math.max(1, Math.ceil(this.drawnWidth / this.columns));
     this.write(rows > 1 ? `\x1b[${rows - 1}A\r\x1b[J` : '\r\x1b[2K');
@@ -387,7 +401,10 @@ export class TtyChatIO implements ChatIO {
 
   /** Draws the input line: the prompt when idle, else the working line when there is one to show. */
   private drawPrompt(): void {
-    if (this.prompt === null) return this.drawWorking();
+    if (this.prompt === null) {
+      this.drawWorking();
+      return;
+    }
     this.clearPrompt();
     const line = inputLine(this.prompt, this.buffer, this.columns, this.style);
     this.write(`${line.text}${line.back > 0 ? `\x1b[${line.back}D` : ''}`);

@@ -58,7 +58,7 @@ export function forkRequest(sessionId: string, input: { point?: string; message?
   if (input.message !== undefined) return { from: 'message', messageId: input.message, ...common };
   if (input.stable !== undefined) return { from: 'stable', messageId: input.stable, ...common };
   if (input.side !== undefined) return { from: 'side-chat', question: input.side, ...common };
-  if (input.point !== undefined && input.point.startsWith('msg_')) {
+  if (input.point?.startsWith('msg_')) {
     throw new UsageError(`"${input.point}" is a message; fork at it with --message ${input.point} (or --stable ${input.point} at a completed reply)`, { command: 'fork' });
   }
   return { from: 'checkpoint', ...(input.point === undefined ? {} : { checkpointId: input.point }), ...common };

@@ -27,7 +27,9 @@ export function oneLine(text: string, max = 72): string {
 /** Columns padded to the widest cell, in display columns (CJK and emoji are two wide); the last column is not padded. */
 export function table(rows: readonly (readonly string[])[], gap = '  '): string[] {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell))));
+  for (const row of rows) {
+    for (const [index, cell] of row.entries()) widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell));
+  }
   return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : padEndWidth(cell, widths[index]!))).join(gap).trimEnd());
 }
 

@@ -1,5 +1,5 @@
 import { parseInput, SessionIdArgument } from '../rewind-entry-schemas.js';
-import { ConflictError, EventBus, type Entry, type Session } from '../../model/index.js';
+import { ConflictError, type EventBus, type Entry, type Session } from '../../model/index.js';
 import type { Store } from '../../store/store.js';
 import type { ConversationEvents } from './conversation-events.js';
 

@@ -88,8 +88,14 @@ describe('conversation rewind', () => {
   it('stops the background tasks of the cut turns first; one that will not stop fails the rewind whole', async () => {
     const tasks = new TaskRegistry();
     const stopped: string[] = [];
-    tasks.register({ id: 'keep', sessionId, turnId: ids.t1!, branchGeneration: 0, stop: async () => (stopped.push('keep'), true) });
-    tasks.register({ id: 'bg2', sessionId, turnId: ids.t2!, branchGeneration: 0, stop: async () => (stopped.push('bg2'), true) });
+    tasks.register({ id: 'keep', sessionId, turnId: ids.t1!, branchGeneration: 0, stop: async () => {
+      stopped.push('keep');
+      return true;
+    } });
+    tasks.register({ id: 'bg2', sessionId, turnId: ids.t2!, branchGeneration: 0, stop: async () => {
+      stopped.push('bg2');
+      return true;
+    } });
     tasks.register({ id: 'stuck', sessionId, turnId: ids.t3!, branchGeneration: 0, stop: async () => false });
     const error = await expectCode(rewindConversation(store, { sessionId, messageId: ids.u2!, tasks }), 'TASK_STOP_FAILED');
     expect(error.message).toContain('stuck');

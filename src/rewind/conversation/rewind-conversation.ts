@@ -1,5 +1,5 @@
 import { parseInput, RewindConversationOptionsSchema } from '../rewind-entry-schemas.js';
-import { EventBus, type Message, type MessageWithParts, type Session } from '../../model/index.js';
+import type { EventBus, Message, MessageWithParts, Session } from '../../model/index.js';
 import { inputText } from '../../history/index.js';
 import type { MoveHeadInput, Store } from '../../store/store.js';
 import type { ConversationEvents } from './conversation-events.js';

@@ -13,7 +13,7 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<Wayp
 }
 
 const lines = (count: number, change: Record<number, string> = {}) =>
-  Array.from({ length: count }, (_, index) => change[index] ?? `line ${index}`).join('\n') + '\n';
+  `${Array.from({ length: count }, (_, index) => change[index] ?? `line ${index}`).join('\n')}\n`;
 
 describe('preview then apply', () => {
   let h: RewindHarness;

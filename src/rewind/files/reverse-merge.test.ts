@@ -11,11 +11,11 @@ describe('reverseMerge', () => {
     const current = [...after];
     current[20] = 'edited by the person';
     current.push('appended by the person');
-    const merged = reverseMerge(Buffer.from(current.join('\n') + '\n'), Buffer.from(before.join('\n') + '\n'), Buffer.from(after.join('\n') + '\n'));
+    const merged = reverseMerge(Buffer.from(`${current.join('\n')}\n`), Buffer.from(`${before.join('\n')}\n`), Buffer.from(`${after.join('\n')}\n`));
     const expected = [...before];
     expected[20] = 'edited by the person';
     expected.push('appended by the person');
-    expect(merged?.toString()).toBe(expected.join('\n') + '\n');
+    expect(merged?.toString()).toBe(`${expected.join('\n')}\n`);
   });
 
   it('refuses (null) when the person edited a line the change touched', () => {

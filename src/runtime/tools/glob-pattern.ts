@@ -26,7 +26,10 @@ export function globToRegExp(pattern: string): RegExp {
     } else if (char === '?') out += '[^/]';
     else if (char === '[') {
       inClass = true;
-      out += source[index + 1] === '!' ? (index++, '[^') : '[';
+      if (source[index + 1] === '!') {
+        index++;
+        out += '[^';
+      } else out += '[';
     } else if (char === '{') {
       braces++;
       out += '(?:';

@@ -4,7 +4,7 @@ import { globTool } from './glob-tool.js';
 import { grepTool } from './grep-tool.js';
 import { readTool } from './read-tool.js';
 import { subagentTool } from './subagent-tool.js';
-import type { RuntimeTool } from './tool.js';
+import type { AnyRuntimeTool } from './tool.js';
 import { writeTool } from './write-tool.js';
 
 export { defineTool, text, errorText, truncateOutput, type RuntimeTool, type ToolCapture, type ToolContext, type ToolOutput, type ToolResult, type BackgroundStart, type SubagentRun } from './tool.js';
@@ -18,6 +18,6 @@ export { shellInvocation, StoreNotProtectedError, type ShellInvocation } from '.
  * @example
  * const runtime = createRuntime({ waypoint, model, tools: [...defaultTools(), myTool] });
  */
-export function defaultTools(): RuntimeTool<any>[] {
-  return [readTool, writeTool, editTool, bashTool, globTool, grepTool, subagentTool] as RuntimeTool<any>[];
+export function defaultTools(): AnyRuntimeTool[] {
+  return [readTool, writeTool, editTool, bashTool, globTool, grepTool, subagentTool] as AnyRuntimeTool[];
 }

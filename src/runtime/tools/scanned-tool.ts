@@ -1,6 +1,6 @@
 import type { Checkpoint } from '../../model/index.js';
 import { captureToolCall, uncoveredNote } from '../tool-call-capture.js';
-import type { RuntimeTool, ToolContext, ToolResult } from './tool.js';
+import type { AnyRuntimeTool, ToolContext, ToolResult } from './tool.js';
 
 /**
  * Runs a `workspace` tool that does not record its own changes (`capture: 'scan'`, the default)
@@ -10,7 +10,7 @@ import type { RuntimeTool, ToolContext, ToolResult } from './tool.js';
  * what could not be kept is appended to the result the model sees — a thrown error's too, since a
  * tool that failed half way may still have changed files. The caller holds the capture lock.
  */
-export async function runScanned(tool: RuntimeTool<any>, input: unknown, context: ToolContext, onThrow: (thrown: unknown) => ToolResult): Promise<ToolResult> {
+export async function runScanned(tool: AnyRuntimeTool, input: unknown, context: ToolContext, onThrow: (thrown: unknown) => ToolResult): Promise<ToolResult> {
   const reported = new Set<string>();
   const inner: ToolContext = Object.create(context, {
     recordCheckpoints: {

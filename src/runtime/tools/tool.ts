@@ -86,6 +86,14 @@ export type ToolCapture = 'scan' | 'self';
  *   execute: async (input, context) => text(await runPrettier(context.workspace.primaryRoot.dir)),
  * })
  */
+/**
+ * A tool of any input type, for collections of tools (the runtime's tool list and map). `execute`
+ * takes its input as a parameter, so `RuntimeTool<{ path: string }>` is not a `RuntimeTool<unknown>`;
+ * each tool's own schema checks its input before `execute` runs.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: parameter variance (see above); inputs are checked by each tool's schema.
+export type AnyRuntimeTool = RuntimeTool<any>;
+
 export interface RuntimeTool<Input = unknown> {
   name: string;
   description: string;
@@ -98,7 +106,7 @@ export interface RuntimeTool<Input = unknown> {
   runsTools?: boolean;
   /** For a `workspace` tool: `scan` (default) or `self`; see {@link ToolCapture}. Ignored for other effects. */
   capture?: ToolCapture;
-  inputSchema: z.ZodType<Input, any>;
+  inputSchema: z.ZodType<Input, unknown>;
   /** Thrown errors become `error-text` results the model sees (a `WaypointError`'s message says what to do). */
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }

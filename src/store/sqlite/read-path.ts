@@ -134,7 +134,7 @@ type JsonRow = [
 function chunkSql(full: boolean, byList: boolean, roles: boolean): string {
   const source = byList ? 'json_each(?) j JOIN messages m ON m.seq = j.value' : 'messages m';
   const parts = full ? ' JOIN message_parts mp ON mp.seq = m.seq' : '';
-  const where = byList ? (roles ? ' WHERE ' : '') : ' WHERE m.seq BETWEEN ? AND ?' + (roles ? ' AND ' : '');
+  const where = byList ? (roles ? ' WHERE ' : '') : ` WHERE m.seq BETWEEN ? AND ?${roles ? ' AND ' : ''}`;
   const role = roles ? 'm.role IN (SELECT value FROM json_each(?))' : '';
   return `SELECT ${full ? ROW_JSON : ROW_JSON_WITHOUT_PARTS} FROM ${source}${parts}${where}${role}`;
 }

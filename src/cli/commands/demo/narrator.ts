@@ -44,7 +44,9 @@ export class Narrator {
         for (const line of summaryLines(event.status, event.summary, event.error)) this.print(`  ${line}`);
       }),
     ];
-    return () => offs.forEach((off) => off());
+    return () => {
+      for (const off of offs) off();
+    };
   }
 
   private part(type: 'text' | 'reasoning', delta: string): void {

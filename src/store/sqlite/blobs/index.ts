@@ -1,4 +1,4 @@
 export { BLOB_SCHEMA_SQL } from './blob-schema.js';
 export { PackBlobStorage, type PackBlobStorageOptions, type PackPutOptions } from './pack-blob-storage.js';
-export { type CompactOptions, type CompactResult } from './pack-compactor.js';
-export { type PackStagedBatch } from './pack-staged-batch.js';
+export type { CompactOptions, CompactResult } from './pack-compactor.js';
+export type { PackStagedBatch } from './pack-staged-batch.js';

@@ -132,7 +132,7 @@ export class PackCompactor {
     const target = (isStagingPackName(pack) ? this.stagingWriter : this.writer).append(buffers);
     const update = this.db.prepare('UPDATE blob_index SET pack = ?, pack_offset = ? WHERE hash = ? AND pack = ? AND pack_offset = ?');
     this.db.transaction(() => {
-      rows.forEach((row, index) => update.run(target.pack, target.offsets[index]!, row.hash, pack, row.offset));
+      for (const [index, row] of rows.entries()) update.run(target.pack, target.offsets[index]!, row.hash, pack, row.offset);
     }).immediate();
     return buffers.reduce((sum, buffer) => sum + buffer.length, 0);
   }
