@@ -1,5 +1,5 @@
 /**
- * Checkpoint capture (DESIGN.md budgets), every figure against a baseline measured in the same run:
+ * Checkpoint capture budgets, every figure against a baseline measured in the same run:
  * (a) a checkpointed 10 KB tool write vs a plain `writeFileAtomic`;
  * (b) shell-command coverage on generated 10k/50k-file workspaces vs a shadow git repository
  *     (`git --git-dir=<tmp> --work-tree=<ws> add -A` + `write-tree`): the first snapshot *including

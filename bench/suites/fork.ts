@@ -1,5 +1,5 @@
 /**
- * Fork budgets (DESIGN.md): a fork costs the same at 100 and at 100k messages (ancestors are
+ * Fork budgets: a fork costs the same at 100 and at 100k messages (ancestors are
  * shared, not copied), and an isolated fork of a 10k-file workspace is measured against `cp -r` and
  * `git worktree add` of the same tree, in the same run.
  */

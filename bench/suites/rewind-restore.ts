@@ -1,5 +1,5 @@
 /**
- * Restoring 5 files (DESIGN.md budget: under 1 ms whatever the workspace size): a direct, journaled
+ * Restoring 5 files (budget: under 1 ms whatever the workspace size): a direct, journaled
  * file rewind of 5 checkpoints (`FileRewinder.cascade`: one journal, 5 atomic writes, the commit)
  * in generated workspaces of 10k and 50k files, against `git checkout <tree> -- <5 files>` on a
  * shadow git repository of the same workspace, measured in the same run. Reported with full

@@ -1,5 +1,5 @@
 /**
- * Shell-command coverage (DESIGN.md budgets): scanning a generated workspace with the stat cache
+ * Shell-command coverage: scanning a generated workspace with the stat cache
  * against a shadow git repository (`git --git-dir=<tmp> --work-tree=<ws> add -A` + `write-tree`, the
  * way Cline, Gemini CLI and OpenCode snapshot), all measured in the same run.
  */

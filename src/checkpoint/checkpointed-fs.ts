@@ -27,7 +27,7 @@ export interface FsChange {
 
 /**
  * A file system bound to one session and turn that snapshots the original content *before* it
- * writes, deletes, renames or moves anything (seed 002's storage plugin), as checkpoints with source
+ * writes, deletes, renames or moves anything, as checkpoints with source
  * `fs`. Every mutation is one checkpoint: a path changed three times in a turn gives three, the
  * after of one being the before of the next; identical content is stored once (content
  * addressing), so the turn's original is kept exactly once.

@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { FileReadFailedError, type ResolvedPath, type Workspace } from '../workspace/index.js';
 
-/** Default size above which a file's content is not kept (seed 002's `maxFileSize`). */
+/** Default size above which a file's content is not kept. */
 export const DEFAULT_CHECKPOINT_MAX_FILE_SIZE = 10 * 1024 * 1024;
 
 /**

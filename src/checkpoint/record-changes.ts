@@ -34,7 +34,7 @@ export interface ChangeOrigin {
 /**
  * Stores every before/after content in the blob store first (one batch, one sync; the after blob
  * delta-encoded against its before), then writes the checkpoint rows in one transaction — so a row
- * never names a blob that is not durable (invariant 2). The contents are pinned from before they
+ * never names a blob that is not durable (nothing lost). The contents are pinned from before they
  * are stored until the rows commit, so a GC in any process never sweeps them in between. Returns
  * the rows in order.
  */

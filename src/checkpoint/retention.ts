@@ -5,8 +5,8 @@ import type { Store } from '../store/store.js';
 
 export interface TrimSessionsOptions {
   /**
-   * Keep the newest N sessions (by creation time); older ones are deleted. 0 disables trimming
-   * (seed 002's `keepSessions`). Subagent transcript sessions are not counted: they belong to the
+   * Keep the newest N sessions (by creation time); older ones are deleted. 0 disables trimming.
+   * Subagent transcript sessions are not counted: they belong to the
    * session whose tool call ran them, are kept with it and deleted with it.
    */
   keepSessions: number;
@@ -125,7 +125,7 @@ export async function deleteSessionWithSubagents(store: Store, sessionId: string
 }
 
 /**
- * Seed 002's session GC: deletes the oldest sessions beyond `keepSessions` (with their entries,
+ * Session retention: deletes the oldest sessions beyond `keepSessions` (with their entries,
  * turns, checkpoints and pins; messages a kept fork still needs stay), then sweeps blobs nothing
  * references any more. The sweep is safe beside writers in any process (see `collectGarbage`):
  * what a write in flight pins, or a kept session refers to, is never swept. A session deleted

@@ -10,7 +10,7 @@ const DEFAULTS: Record<SessionKind, EffectPolicy> = { main: 'run', fork: 'ask', 
 
 /**
  * How the runtime treats an **external** tool call (one the effects ledger records) in a session:
- * `run` it, `ask` for approval first, or `dry-run` it (describe, do not perform). Seed 003: two
+ * `run` it, `ask` for approval first, or `dry-run` it (describe, do not perform). Two
  * timelines that both run the same external action unattended do it twice, so forks and side chats
  * ask by default. A session may carry its own choice in `metadata.effectPolicy`; it wins over the
  * per-kind configuration. Workspace tools are checkpointed and need no policy.

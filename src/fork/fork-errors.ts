@@ -2,7 +2,7 @@ import { ConflictError, CORRUPT_CONTENT_EXIT_CODE, InvalidArgumentError, Waypoin
 
 /**
  * `/fork` or `/fork latest` in a session that has not changed any file yet (or whose every change
- * was already rewound). The message is the one the seed's TUI shows, word for word.
+ * was already rewound): there is no file change to fork back to.
  */
 export class NoWorkspaceCheckpointError extends WaypointError {
   override readonly name: string = 'NoWorkspaceCheckpointError';

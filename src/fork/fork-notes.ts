@@ -4,7 +4,7 @@ import type { NewMessage } from '../store/store.js';
 export type ForkKind = 'checkpoint' | 'message' | 'stable' | 'side-chat';
 
 /**
- * The hidden reminder at the start of a side chat (model only). Our wording of seed 001's
+ * The hidden reminder at the start of a side chat (model only). It states the
  * boundary: the inherited conversation is context, not a task to resume, and the workspace is
  * changed only on explicit request.
  */
@@ -15,7 +15,7 @@ export const SIDE_CHAT_REMINDER = [
 ].join(' ');
 
 /**
- * The pair of fork notes (seed 001): a hidden user message only the model sees, saying where the
+ * The pair of fork notes: a hidden user message only the model sees, saying where the
  * conversation came from, and a divider only the person sees. A side chat gets the reminder
  * instead of the pair, and no divider, so its screen starts empty.
  */

@@ -2,7 +2,7 @@ import type { Entry, JsonObject, JsonValue, Message } from '../model/index.js';
 import type { NewEntry, Store } from '../store/store.js';
 
 /**
- * Per-session state a fork copies, as entries (DESIGN.md: ancestors are shared, small state is
+ * Per-session state a fork copies, as entries (ancestors are shared, small state is
  * copied). The conventions this module defines and reads:
  *
  * - **Model selection**: the latest `model-choice` entry (`data` is the runtime's, e.g.

@@ -1,5 +1,5 @@
 // The fork folder: the four ways to branch a session (from a checkpoint, from a message, stable,
-// side chat), shared or isolated workspaces, seed 003's forkFrom, the effects policy for forks,
+// side chat), shared or isolated workspaces, forks at a turn's save point, the effects policy for forks,
 // and the lineage of a session family.
 export { SessionForker, FORK_FILES_ENTRY, FORK_ORIGIN_ENTRY, type SessionForkerOptions } from './session-forker.js';
 export type { ForkEvents, ForkOriginData, ForkPreview, ForkResult, ForkStrategy } from './fork-types.js';

@@ -46,7 +46,7 @@ interface ForkPlan {
 }
 
 /**
- * The four ways to branch a session (DESIGN.md "Forks", seed 001 "分叉", seed 003 `forkFrom`):
+ * The four ways to branch a session (and `forkFrom`, a fork at a turn's save point):
  *
  * | `from` | history of the child | files |
  * | --- | --- | --- |
@@ -147,7 +147,7 @@ export class SessionForker {
         ...(onProgress ? { onProgress } : {}),
       });
       // Every other tracked root gets its own copy beside it; untracked roots (data, logs, tmp) stay
-      // shared, as they are never checkpointed (seed 002).
+      // shared, as they are never checkpointed.
       for (const root of parentWorkspace.trackedRoots().filter((candidate) => candidate.name !== PRIMARY_ROOT)) {
         const copy = await materializeAtForkPoint({
           blobs: this.blobs,
@@ -216,7 +216,7 @@ export class SessionForker {
   }
 
   /**
-   * Seed 003's `forkFrom(turn, name)` on save points (like `rewindToSavePoint`): a fork whose head
+   * `forkFrom(turn, name)` on save points (like `rewindToSavePoint`): a fork whose head
    * is the turn's save point — by default its last — titled `name`. Files as for a fork from a message.
    */
   async forkFrom(request: ForkFromRequest): Promise<ForkResult> {
@@ -275,7 +275,7 @@ export class SessionForker {
     }
   }
 
-  /** Seed 001: the parent's active path; if it is running a turn, only up to that turn's user input. */
+  /** Where a side chat starts: the parent's active path; if it is running a turn, only up to that turn's user input. */
   private async sideChatPoint(parent: Session): Promise<Message | null> {
     const running = await this.store.listTurns(parent.id, { status: 'running' });
     for (const turn of [...running].reverse()) {

@@ -12,8 +12,8 @@ export interface GoalBoundary {
 }
 
 /**
- * Pins a turn's boundary so a stable fork never has to guess where the turn ends (seed 001,
- * "稳定分叉边界"). The runtime calls it when a turn ends, **before** TurnComplete is visible:
+ * Pins a turn's boundary so a stable fork never has to guess where the turn ends.
+ * The runtime calls it when a turn ends, **before** TurnComplete is visible:
  * `turn.boundary` becomes the ordered ids of the turn's messages on the active path, from its user
  * input to its final assistant reply, and `turn.metadata.goalBoundary` the goal snapshot (without
  * active-run fields) and the verification records up to that reply.

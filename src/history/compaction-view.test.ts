@@ -9,7 +9,7 @@ import { listRewindTargets } from './rewind-targets.js';
 
 const label = (messages: MessageWithParts[]) => messages.map((message) => message.parts[0]?.content?.text);
 
-describe('compaction views and the rewind target list (seed 004)', () => {
+describe('compaction views and the rewind target list', () => {
   let dir: string;
   let store: Store;
   let sessionId: string;
@@ -55,7 +55,7 @@ describe('compaction views and the rewind target list (seed 004)', () => {
     expect(label(uiView(path))).toEqual(['c2', 'u3', 'a3', 'u4', 'a4', 'task done', 'u5', 'a5']);
   });
 
-  it('after rewinding to u5 both views read c2 u3 a3 u4 a4, as in seed 004', async () => {
+  it('after rewinding to u5 both views read c2 u3 a3 u4 a4', async () => {
     await store.moveHead({ sessionId, to: ids.get('task done')!, reason: 'rewind', bumpGeneration: true });
     const path = await store.history(sessionId);
     expect(label(uiView(path)).filter((text) => text !== 'task done')).toEqual(['c2', 'u3', 'a3', 'u4', 'a4']);

@@ -42,7 +42,7 @@ export function modelView<T extends Viewable>(path: readonly T[]): T[] {
 }
 
 /**
- * What a person sees: the same compaction (seed 004: after a rewind the UI shows what the model is
+ * What a person sees: the same compaction (after a rewind the UI shows what the model is
  * sent, from the last summary on), model-only messages left out, and for a side chat nothing it
  * inherited (its view starts after `startAfter`).
  */

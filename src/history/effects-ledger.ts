@@ -10,7 +10,7 @@ export type EffectCheck =
   | { status: 'in_doubt'; effect: Effect };
 
 /**
- * The append-only ledger of external side effects (seed 003). Tools declare an effect kind:
+ * The append-only ledger of external side effects. Tools declare an effect kind:
  * `none`, `workspace` (checkpointed, rewindable) or `external` (recorded here). A rewind never
  * removes an entry — it rewinds the decision, not the world — so re-running a call whose key
  * already succeeded in this session is detected and the runtime decides: skip, ask, or run.

@@ -17,7 +17,7 @@ export interface RewindTarget {
 
 /**
  * Every visible user input on the session's active path, oldest first — including inputs a
- * compaction summary hides from the model (seed 004). Reads the path without payloads and then
+ * compaction summary hides from the model. Reads the path without payloads and then
  * loads only the user inputs' parts, so tool outputs are never loaded. A side chat lists only what
  * was asked in it, not the conversation it inherited.
  */

@@ -1,6 +1,6 @@
 /**
  * A small typed event emitter. Engine operations emit only after their store transaction has
- * committed (DESIGN.md invariant 6), so a listener never sees an event for a change that was
+ * committed (events after commit), so a listener never sees an event for a change that was
  * rolled back. A throwing listener does not break the operation or other listeners; its error is
  * handed to the `onListenerError` hook.
  *

@@ -44,7 +44,7 @@ export function needsCompaction(path: readonly MessageWithParts[], options: Auto
 /**
  * Compacts a session's conversation: the model summarizes what it is sent now, and the summary is
  * appended as a `summary` message covering everything up to the head. The model is then sent the
- * summary and what follows; the person still sees it all (DESIGN: compaction is a view — nothing is
+ * summary and what follows; the person still sees it all (compaction is a view — nothing is
  * removed, and a rewind to before the summary brings the full conversation back).
  */
 export async function compactSession(core: RuntimeCore, sessionId: string, options: { instructions?: string; signal: AbortSignal; trigger: 'manual' | 'auto' }): Promise<CompactionResult> {

@@ -17,7 +17,7 @@ export interface TurnScope {
 
 /**
  * What the runtime emits for a UI, noun-action names, each only after what it reports committed
- * (DESIGN.md invariant 6). Streaming deltas are emitted after the streaming message holding them
+ * (events after commit). Streaming deltas are emitted after the streaming message holding them
  * was written; a subagent's messages are written to its own child session, so its events carry
  * that session's message ids (and `subagent`). `rewind` and `fork` come from the operations.
  */

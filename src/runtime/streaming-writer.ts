@@ -11,7 +11,7 @@ interface Delta {
 
 /**
  * Writes a streaming assistant message as deltas arrive and emits `message-part` only for deltas
- * already written (invariant 6): deltas are buffered, and every `flushChars` characters the parts
+ * already written (events after commit): deltas are buffered, and every `flushChars` characters the parts
  * are replaced in the store, then the buffered deltas are emitted. `finish` writes the final parts
  * with the message's final status and emits what is left.
  */

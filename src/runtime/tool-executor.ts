@@ -38,7 +38,7 @@ export function idempotencyKey(toolName: string, input: JsonValue): string {
 /**
  * Runs one proposed call: unknown tools, unparseable or invalid input and thrown errors become
  * `error-text` results the model can react to (a `WaypointError`'s message says what to do).
- * External tools go through the effects ledger and the session's effect policy (seed 003):
+ * External tools go through the effects ledger and the session's effect policy:
  * `begin` before the call and `succeed`/`fail` after; a call whose key already succeeded in this
  * session is detected and, unless approved, not run again; `dry-run` describes without doing;
  * `ask` needs the approval callback.

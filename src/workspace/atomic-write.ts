@@ -31,7 +31,7 @@ export interface AtomicWriteResult {
 }
 
 /**
- * Replaces a file's content atomically (invariant 5): a temp file in the same directory is written,
+ * Replaces a file's content atomically: a temp file in the same directory is written,
  * fsynced and renamed over the target, then the directory is fsynced, so a reader or a crash sees
  * the old bytes or the new ones, never a mix. The existing file's mode (and, when running as root,
  * owner) is kept unless `mode` is given; a symlink at the path is followed (the link stays a link).

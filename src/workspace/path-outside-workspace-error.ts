@@ -17,7 +17,7 @@ const EXPLANATIONS: Record<PathRefusalReason, string> = {
 };
 
 /**
- * A caller-supplied path would read or write outside the workspace roots (invariant 4). Raised
+ * A caller-supplied path would read or write outside the workspace roots. Raised
  * before anything is read or written.
  *
  * @example

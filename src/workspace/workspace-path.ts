@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../model/errors/index.js';
 
 /**
  * A root-qualified path, `<root name>:<path relative to the root>` with `/` separators
- * (`workspace:src/index.ts`, `notes:todo.md`), in the spirit of seed 002's storage URIs. Snapshots,
+ * (`workspace:src/index.ts`, `notes:todo.md`), like a storage URI. Snapshots,
  * diffs and stat caches key files by it, so several roots never collide.
  */
 export type WorkspacePath = string;

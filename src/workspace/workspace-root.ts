@@ -5,7 +5,7 @@ import { realPathOf } from './real-path.js';
 /**
  * What a root is for. `workspace` and `custom` roots are tracked (checkpointed, scanned);
  * `data`, `pluginData`, `logs` and `tmp` roots may be written but are never checkpointed: they are
- * shared write areas or scratch space whose changes cannot be attributed to one session (seed 002).
+ * shared write areas or scratch space whose changes cannot be attributed to one session.
  */
 export type RootKind = 'workspace' | 'custom' | 'data' | 'pluginData' | 'logs' | 'tmp';
 

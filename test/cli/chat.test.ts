@@ -100,7 +100,7 @@ describe('waypoint chat in a terminal', () => {
       expect(fx.read('a.txt')).toBe('agent a\n');
       expect(fx.read('b.txt')).toBe('made-by-shell\n');
 
-      // Seed 004: the newest input is selected when the list opens; ↑/↓ move; file changes are listed too.
+      // The newest input is selected when the list opens; ↑/↓ move; file changes are listed too.
       let screen = await send(pty, '/rewind', 'Esc to cancel');
       expect(screen).toContain('❯ › make b with bash');
       expect(screen).toMatch(/file: create b\.txt\s+chk_\w+ · by a shell command/);
@@ -292,7 +292,7 @@ describe('waypoint chat in a terminal', () => {
     });
   });
 
-  describe('the /rewind forms of seed 001', () => {
+  describe('every /rewind form', () => {
     beforeEach(() => {
       fx = fixture([
         ...write('one.txt', 'one\n'),

@@ -10,7 +10,7 @@ const README_BEFORE = '# parser\n\nParses key=value lines.\n';
 const README_AFTER = '# parser\n\nParses key=value lines; empty lines are skipped.\n';
 const PERSON_LINE = '\nMaintained by the parser team.\n';
 
-describe('waypoint rewind: every form of seed 001 (built CLI)', () => {
+describe('waypoint rewind: every form (built CLI)', () => {
   let fixture: CliFixture;
   beforeEach(async () => {
     fixture = await createCliFixture();

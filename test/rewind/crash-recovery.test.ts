@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { calibrate, createCrashTemplate, runTrial, type CrashTemplate, type TrialOutcome } from '../fixtures/rewind-crash-trial.js';
 
-// Invariant 3: a child applying an 8-path rewind (modify, create, delete, move, a file edited twice, a
+// All or nothing: a child applying an 8-path rewind (modify, create, delete, move, a file edited twice, a
 // directory that gives way to the file it replaced) is
 // SIGKILLed at random instants; after reopening and recovering, every file is wholly before or wholly
 // after, and the store agrees (rolled back or no journal ⇔ before and no entry; committed ⇔ after and

@@ -33,7 +33,7 @@ export interface SlashCommand {
   /** `/rewind [latest|<checkpointId>|…]` */
   usage: string;
   summary: string;
-  /** Allowed while a turn runs (seed 004: /rewind is not). */
+  /** Allowed while a turn runs (`/rewind` is not). */
   whileBusy?: boolean;
   run(context: ChatContext, args: string): Promise<void | 'exit'>;
 }

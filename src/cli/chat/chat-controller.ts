@@ -19,7 +19,7 @@ export interface ChatControllerOptions {
  * The interactive chat: reads lines, sends plain text to the agent as a turn, runs slash commands,
  * and keeps the prompt honest about what is running. On a terminal a turn runs in the background so
  * typing goes on (a message typed meanwhile is queued; `/rewind` and the other commands that need the
- * session idle are refused, as seed 004 asks); over a pipe each line waits for the turn before it.
+ * session idle are refused); over a pipe each line waits for the turn before it.
  */
 export class ChatController implements ChatContext {
   readonly io: ChatIO;

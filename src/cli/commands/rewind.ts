@@ -119,7 +119,7 @@ export const rewindCommand = defineCommand({
     'rewind <session> both <messageId> [--preview|--apply] [--resolve <path>=merge|force]… [--include-shell]',
     'rewind <session> cascade conversation|code|both <messageId> [--preview|--apply] …',
   ],
-  summary: "undo the conversation, the files, or both (seed 001's /rewind forms)",
+  summary: 'undo the conversation, the files, or both',
   description: [
     'status: the latest checkpoint, the user inputs you can rewind to, and what can be redone.',
     'latest / <checkpointId>: put that checkpoint\'s file back as it was before the change.',

@@ -30,7 +30,7 @@ export interface EditResult<T> {
 }
 
 /**
- * Edit and resend the last turn's user input (seed 001 `editUserQuery`). With `workspace: 'rewind'`
+ * Edit and resend the last turn's user input. With `workspace: 'rewind'`
  * the turn's file changes are previewed first and the edit is refused — with its own code, the
  * preview attached — when a file is unsafe (`EDIT_FILES_UNSAFE`), when the turn changed files that
  * were not captured exactly (shell commands, a partially protected turn: `EDIT_FILES_UNCAPTURED`)
@@ -62,7 +62,7 @@ export async function editUserQuery<T>(store: Store, options: EditOptions<T>): P
 }
 
 /**
- * Retry the last reply (seed 001 `retryTurn`): the original input is resolved *before* the head
+ * Retry the last reply: the original input is resolved *before* the head
  * moves (afterwards it is off the path), the conversation rewinds before it, and the turn runs again
  * with the same text. Only the final reply of the last turn can be retried.
  */

@@ -12,7 +12,7 @@ export interface SessionRewindOptions {
   sessionId: string;
   messageId: string;
   scope: RewindScope;
-  /** Every checkpoint from the message on (seed 001 `/rewind cascade <scope> <id>`), not only the latest of that message. */
+  /** Every checkpoint from the message on (`/rewind cascade <scope> <id>`), not only the latest of that message. */
   cascade?: boolean;
   tasks?: TaskRegistry;
 }
@@ -25,7 +25,7 @@ export interface SessionRewindResult {
 }
 
 /**
- * The direct rewinds of seed 001's `/rewind` forms, across both halves:
+ * The direct rewinds of the `/rewind` forms, across both halves:
  * - `conversation`: head back before the input (a reply maps to its turn's input);
  * - `workspace`: the latest checkpoint of that message (`/rewind code`), or with `cascade` every
  *   checkpoint from the message on;

@@ -18,7 +18,7 @@ export interface RewindTargetEvaluation {
 }
 
 /**
- * Can the session be rewound to `messageId`, and with which scopes (seed 001's table):
+ * Can the session be rewound to `messageId`, and with which scopes:
  * - `active_chain`: the target is a user input on the active path — or hidden by compaction while
  *   the conversation is part of the rewind; all three scopes when files changed since, else
  *   `conversation` only.

@@ -53,7 +53,7 @@ export async function listSavePoints(store: Store, sessionId: string, turn?: str
 }
 
 /**
- * Seed 003's `rewindTo(turn, point?)`: move the head back to a turn's save point — by default the
+ * `rewindTo(turn, point?)`: move the head back to a turn's save point — by default the
  * turn's last one — stopping the background tasks of the turns that are cut. Like every rewind it
  * deletes nothing, bumps the branch generation and can be redone.
  */

@@ -29,7 +29,7 @@ describe('turn state: target evaluation, save points, resume repair, effects led
     (await store.appendMessage({ sessionId, role: 'user', parts: [{ type: 'text', text }], ...(kind ? { kind, metadata: { covers: { to: text.split(':')[1]! } } } : {}) })).message;
   const reply = async (text: string, turnId: string | null = null) => (await store.appendMessage({ sessionId, role: 'assistant', parts: [{ type: 'text', text }], turnId })).message;
 
-  it('evaluates targets as seed 001 tabulates', async () => {
+  it('evaluates each target: the scopes it offers, or why it is not one', async () => {
     const u1 = await user('u1');
     const a1 = await reply('a1');
     const u2 = await user('u2');

@@ -11,7 +11,7 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<Wayp
   return error as WaypointError;
 }
 
-describe('direct file rewind (seed 001: /rewind <checkpoint>, latest, code <message>, cascade)', () => {
+describe('direct file rewind (/rewind <checkpoint>, latest, code <message>, cascade)', () => {
   let h: RewindHarness;
   let rewinder: FileRewinder;
   let events: FileRewindApplyEvent[];

@@ -107,7 +107,7 @@ export interface TurnRollbackError {
   message: string;
 }
 
-/** Seed 002's rollback report: `ok` only when every entry of the turn was undone. */
+/** A turn rollback's report: `ok` only when every entry of the turn was undone. */
 export interface TurnRollbackResult extends FileRewindResult {
   ok: boolean;
   errors: TurnRollbackError[];
@@ -141,7 +141,7 @@ export interface ApplyOptions {
 /** Emitted only after the store committed (or, for `unavailable`, after the rewind failed). */
 export interface FileRewindApplyEvent {
   sessionId: string;
-  /** `file_only` for an applied file rewind; `unavailable` when it failed (seed 001). */
+  /** `file_only` for an applied file rewind; `unavailable` when it failed. */
   strategy: 'file_only' | 'unavailable';
   action: 'rewind' | 'redo';
   kind: FileRewindKind;

@@ -60,10 +60,10 @@ export interface FileRewinderOptions {
  * journal (all or nothing, recovered by `recoverJournals` after a crash), and records itself as a
  * `file-rewind` entry, so it is not offered again after a restart and can be redone.
  *
- * - Direct (seed 001 `/rewind <checkpoint>`, `/rewind latest`, `/rewind code <message>`): no check
+ * - Direct (`/rewind <checkpoint>`, `/rewind latest`, `/rewind code <message>`): no check
  *   for later edits; the overwritten content is kept.
  * - Cascade: every checkpoint from a message on, newest first; gives up whole if a snapshot is missing.
- * - Turn rollback (seed 002): a turn's changes in reverse; per-entry errors, `ok` only when all undone.
+ * - Turn rollback: a turn's changes in reverse; per-entry errors, `ok` only when all undone.
  * - Preview then apply: conflicts (`external_modified` …) block unless resolved by `merge` or `force`.
  *
  * @example
@@ -141,7 +141,7 @@ export class FileRewinder {
   }
 
   /**
-   * Seed 002's rollback: every change of a turn undone in reverse order (a rename or move is moved
+   * Turn rollback: every change of a turn undone in reverse order (a rename or move is moved
    * back, or its source rewritten and target deleted; a target already gone is fine). Entries that
    * cannot be undone (skipped at capture, missing snapshot, a created file already gone) are
    * reported in `errors` and make `ok` false; the rest is still undone, all or nothing.

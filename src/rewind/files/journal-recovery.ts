@@ -33,7 +33,7 @@ export interface RecoverOptions {
  * pre-write content when it still holds what the journal's apply wrote; a path someone saved
  * since keeps their content. Then the journal is marked `rolled_back`. Paths a journal does not
  * name are never touched. Idempotent: a crash during recovery is repaired by running it again.
- * Call it whenever a store is opened, before any rewind runs (DESIGN.md invariant 3).
+ * Call it whenever a store is opened, before any rewind runs, so every file is wholly before or wholly after.
  *
  * A journal written by a process that is still running (same host, live pid) is skipped, so opening
  * a store beside a running agent never undoes its in-flight rewind; so is one whose workspace

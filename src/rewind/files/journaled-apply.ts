@@ -53,8 +53,8 @@ export interface JournaledApplyInput {
 }
 
 /**
- * Applies planned file writes all-or-nothing (invariant 3): every content that will be overwritten
- * goes into the blob store (invariant 2), a journal naming each path's expected and target hash is
+ * Applies planned file writes all-or-nothing: every content that will be overwritten
+ * goes into the blob store first (nothing lost), a journal naming each path's expected and target hash is
  * made durable, files are changed one by one — each compared against its expected content and
  * replaced in one step (`replaceIf`), so a person's save at that instant is never overwritten —
  * then the journal is committed together with the `file-rewind` entry and the caller's `onCommit`

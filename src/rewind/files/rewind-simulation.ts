@@ -9,8 +9,8 @@ import { short, type SnapshotReader } from './snapshot-reader.js';
 /**
  * How a simulation treats a file whose current content is not what the checkpoint left:
  * `check` (preview/apply) marks it `external_modified` unless it has a resolution; `direct` (restore,
- * cascade) and `rollback` (turn rollback, seed 002) overwrite it — its content is kept first.
- * `rollback` also reports undoing a create whose file is already gone, as seed 002 does.
+ * cascade) and `rollback` (turn rollback) overwrite it — its content is kept first.
+ * `rollback` also reports a create whose file is already gone (`ALREADY_GONE`, counted as undone).
  */
 export type SimulationPolicy = 'check' | 'direct' | 'rollback';
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
 import { FileRewinder } from './file-rewinder.js';
 
-describe('turn rollback (seed 002: LIFO, moves back, honest errors)', () => {
+describe('turn rollback (LIFO, moves back, honest errors)', () => {
   let h: RewindHarness;
   let rewinder: FileRewinder;
   beforeEach(async () => {

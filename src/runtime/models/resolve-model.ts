@@ -22,7 +22,7 @@ export const MODEL_STRING_FORMS = [
 ] as const;
 
 /**
- * Chooses a model from a model string (DESIGN.md: models through the Vercel AI SDK):
+ * Chooses a model from a model string (every provider through the Vercel AI SDK):
  * - `openai-compatible:<model>@<baseURL>` — any OpenAI-compatible chat-completions endpoint (Ollama,
  *   llama.cpp, vLLM, a hosted one); the base URL may come from `WAYPOINT_OPENAI_BASE_URL` instead.
  *   The key is `WAYPOINT_OPENAI_API_KEY`, else `OPENAI_API_KEY`; a server on this machine

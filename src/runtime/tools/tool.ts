@@ -36,7 +36,7 @@ export interface ToolContext {
   sessionId: string;
   turnId: string;
   toolCallId: string;
-  /** The session's roots: every path a tool touches goes through `workspace.resolve` (invariant 4). */
+  /** The session's roots: every path a tool touches goes through `workspace.resolve`, which refuses paths outside them. */
   workspace: Workspace;
   /** The turn's capture context (same turn and anchor for a subagent's changes). */
   capture(): Promise<CaptureContext>;

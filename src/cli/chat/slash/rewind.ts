@@ -103,7 +103,7 @@ async function rewindFromPicker(context: ChatContext): Promise<void> {
   if (outcome.kind === 'applied') reportRewind(context, outcome.result);
 }
 
-/** `/rewind` and every form of seed 001's table. */
+/** `/rewind` in every form: status, latest, a checkpoint, conversation, code, both, cascade. */
 export const rewindCommand: SlashCommand = {
   name: 'rewind',
   usage: '/rewind [status|latest|<checkpointId>|conversation <id>|code <id>|both <id>|cascade <scope> <id>]',
