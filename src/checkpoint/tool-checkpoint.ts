@@ -4,6 +4,7 @@ import { prepareFileWrite } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, ToolChangeSchema, ToolEditInputSchema, ToolWriteInputSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
+import { replaceIfRead } from './replace-if-read.js';
 import { beginStoreChangeContents, recordChanges, type PendingChange, type PendingChangeContents } from './record-changes.js';
 
 /** A successful Write/Edit tool result, as the tool saw it. */
@@ -76,8 +77,9 @@ export interface ToolWriteResult {
 /**
  * A Write tool: replaces (or creates) a file atomically through the workspace and records the
  * checkpoint. The before content is in the blob store before the file is touched; the row is
- * written only after the write succeeded. Refusals (outside the roots, a directory at the path)
- * and write failures change nothing and record nothing.
+ * written only after the write succeeded. Refusals (outside the roots, a directory at the path,
+ * `FILE_CHANGED_DURING_WRITE` when the file changed after it was read) and write failures change
+ * nothing and record nothing.
  */
 export async function applyToolWrite(context: CaptureContext, input: ToolWriteInput): Promise<ToolWriteResult> {
   checkCaptureContext(context);
@@ -189,7 +191,8 @@ async function writeAndRecord(
   // from here on is recovered when the store is next opened), stored (their own sync also in the
   // pool) and the patch is computed. The file is renamed into place only once both syncs are done
   // and the blobs are indexed: the before content is kept before the file changes,
-  // and the row naming the blobs replaces the intent after that, in one transaction.
+  // and the row naming the blobs replaces the intent after that, in one transaction. The file is
+  // replaced only if it still holds what was read; otherwise FILE_CHANGED_DURING_WRITE, nothing changed.
   const write = prepareFileWrite(target, content, mode === undefined ? {} : { mode });
   let pending: PendingChangeContents | null = null;
   let rows: NewCheckpoint[] | null = null;
@@ -206,8 +209,9 @@ async function writeAndRecord(
       await fileSynced.catch(() => undefined);
     }
     rows = pending ? await pending.commit() : null;
-    const written = write.commit();
-    if (rows) rows[0]!.afterMode = written.mode;
+    // Only over what was read: a save that landed since is kept and the write refused.
+    replaceIfRead(target, before ?? { exists: false }, write, { durable: true });
+    if (rows) rows[0]!.afterMode = write.mode;
   } catch (error) {
     write.abort();
     pending?.abort();
