@@ -82,7 +82,7 @@ export interface StoreChangesOptions {
    * files show the change happened (`recoverWriteIntents`). A hash left undefined is taken from the
    * change whose `path` is the file's (its before or after content).
    */
-  files?: Array<Pick<WriteIntentFile, 'path' | 'entryPath'> & Partial<Pick<WriteIntentFile, 'beforeHash' | 'afterHash'>>>;
+  files?: Array<Pick<WriteIntentFile, 'path' | 'entryPath'> & Partial<Pick<WriteIntentFile, 'beforeHash' | 'afterHash' | 'tempPath'>>>;
 }
 
 /**
@@ -146,6 +146,7 @@ export async function beginStoreChangeContents(
       entryPath: file.entryPath,
       beforeHash: file.beforeHash !== undefined ? file.beforeHash : (row?.beforeHash ?? null),
       afterHash: file.afterHash !== undefined ? file.afterHash : (row?.afterHash ?? null),
+      ...(file.tempPath === undefined ? {} : { tempPath: file.tempPath }),
     };
   });
   // The pin (and the recovery record) must be committed before the blobs are indexed and before

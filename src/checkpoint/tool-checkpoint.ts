@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
 import type { NewCheckpoint } from '../store/store.js';
-import { prepareFileWrite } from '../workspace/index.js';
+import { randomBytes } from 'node:crypto';
+import { prepareFileWrite, tempPathOf, type PreparedFileWrite } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, ToolChangeSchema, ToolEditInputSchema, ToolWriteInputSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
@@ -186,34 +187,33 @@ async function writeAndRecord(
   tool: { toolName: string; toolCallId: string | null; maxFileSize: number },
 ): Promise<ToolWriteResult> {
   const unchanged = before !== null && before.content !== null && before.content.equals(content) && (mode === undefined || mode === before.mode);
-  // The new content goes into a temp file beside the target and its fsync starts in the thread
-  // pool; meanwhile the contents are pinned with the pending checkpoint (a write intent, so a crash
-  // from here on is recovered when the store is next opened), stored (their own sync also in the
-  // pool) and the patch is computed. The file is renamed into place only once both syncs are done
-  // and the blobs are indexed: the before content is kept before the file changes,
+  // The contents are pinned with the pending checkpoint first (a write intent, so a crash from here
+  // on is recovered when the store is next opened, the temp file below included), then stored
+  // (their sync in the thread pool) and the patch is computed; the new content goes into a temp
+  // file beside the target, its fsync in the pool too. The file is put in place only once both
+  // syncs are done and the blobs are indexed: the before content is kept before the file changes,
   // and the row naming the blobs replaces the intent after that, in one transaction. The file is
   // replaced only if it still holds what was read; otherwise FILE_CHANGED_DURING_WRITE, nothing changed.
-  const write = prepareFileWrite(target, content, mode === undefined ? {} : { mode });
+  // Named up front, so the intent names it too: recovery removes it, even half written.
+  const tempId = randomBytes(6).toString('hex');
   let pending: PendingChangeContents | null = null;
+  let write: PreparedFileWrite | null = null;
   let rows: NewCheckpoint[] | null = null;
   try {
-    const fileSynced = write.sync();
-    try {
-      if (target.tracked && !unchanged) {
-        const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, write.mode, tool.maxFileSize, before?.tooLarge ?? false);
-        const files = change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }];
-        pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change], { files });
-      }
-    } finally {
-      // Settle the file's fsync before going on, whether storing succeeded or not.
-      await fileSynced.catch(() => undefined);
+    if (target.tracked && !unchanged) {
+      // The mode the file will have is known once its temp file exists; recovery reads it off the file.
+      const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, mode ?? null, tool.maxFileSize, before?.tooLarge ?? false);
+      const files = change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath, tempPath: tempPathOf(target, tempId) }];
+      pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change], { files });
     }
+    write = prepareFileWrite(target, content, { tempId, ...(mode === undefined ? {} : { mode }) });
+    await write.sync();
     rows = pending ? await pending.commit() : null;
     // Only over what was read: a save that landed since is kept and the write refused.
     replaceIfRead(target, before ?? { exists: false }, write, { durable: true });
     if (rows) rows[0]!.afterMode = write.mode;
   } catch (error) {
-    write.abort();
+    write?.abort();
     pending?.abort();
     throw error;
   }

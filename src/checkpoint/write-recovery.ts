@@ -108,10 +108,18 @@ async function patchOf(blobs: BlobStore, row: NewCheckpoint): Promise<string | n
  * Removes the temp files a killed atomic write of `file` left beside it: named as the workspace's
  * atomic writes name them (`.<name>.<12 hex>.wp-tmp`) and holding exactly the write's new content,
  * and the files its compare-and-replace took aside (`.wp-old`) holding exactly what it read (kept by
- * the write's row, or back on the path), so nothing else (a person's file, another write's temp
- * file) is ever removed.
+ * the write's row, or back on the path), and the temp file its intent names (`tempPath`, however
+ * much of it was written), so nothing else (a person's file, another write's temp file) is ever removed.
  */
 function removeTempFiles(file: WriteIntentFile): void {
+  // The write's own temp file, named in its intent: removed whatever it holds (the writer is gone).
+  if (file.tempPath !== undefined && basename(file.tempPath).endsWith('.wp-tmp') && dirname(file.tempPath) === dirname(file.entryPath)) {
+    try {
+      if (lstatSync(file.tempPath).isFile()) unlinkSync(file.tempPath);
+    } catch {
+      // never created, or gone already
+    }
+  }
   const doomed: Array<[string, string | null]> = [
     ...siblings(file, '.wp-tmp').map((path): [string, string | null] => [path, file.afterHash]),
     ...siblings(file, '.wp-old').map((path): [string, string | null] => [path, file.beforeHash]),

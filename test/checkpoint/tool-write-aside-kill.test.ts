@@ -25,15 +25,22 @@ afterAll(() => {
  * the instant doc.txt is seen missing after `skip` such instants: the write took the person's file
  * aside to compare it and has not linked its own content in yet. Resolves once it is dead.
  */
-function killWhileAside(db: string, workdir: string, trial: number, skip: number): Promise<{ sessionId: string; signal: string | null; stderr: string; aside: boolean }> {
-  const process_ = spawn(process.execPath, ['--import', 'tsx', child, db, workdir, String(trial), String(LINES)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+function killWhileAside(db: string, workdir: string, trial: number, skip: number, when: 'aside' | 'temp' = 'aside'): Promise<{ sessionId: string; signal: string | null; stderr: string; aside: boolean }> {
+  const process_ = spawn(process.execPath, ['--import', 'tsx', child, db, workdir, String(trial), ...(when === 'aside' ? [String(LINES)] : [])], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let sessionId = '';
   let seen = 0;
   let aside = false;
-  const watcher = watch(workdir, () => {
+  const watcher = watch(workdir, (_event, name) => {
     if (!sessionId || aside) return;
+    if (when === 'temp') {
+      // The write's temp file appeared: its content is being written, its intent may not be recorded yet.
+      if (!name?.startsWith('.doc.txt.') || !name.endsWith('.wp-tmp') || seen++ < skip) return;
+      aside = true;
+      process_.kill('SIGKILL');
+      return;
+    }
     try {
       lstatSync(join(workdir, 'doc.txt'));
     } catch {
@@ -108,5 +115,33 @@ describe('a tool write killed while it holds the file aside to compare it', () =
     // The kills must have landed in the window at least sometimes, or the test proved nothing.
     expect(hits, `seed ${seed}: kills that landed while the file was aside`).toBeGreaterThan(0);
     console.log(`aside kills (seed ${seed}): ${hits} of ${TRIALS} landed while doc.txt was aside`);
+  }, 120_000);
+
+  it('leaves no temp file behind when killed just as the write created it', async () => {
+    const failures: string[] = [];
+    let hits = 0;
+    const runTrial = async (trial: number) => {
+      const dir = mkdtempSync(join(tmpdir(), 'waypoint-temp-kill-'));
+      dirs.push(dir);
+      const workdir = join(dir, 'ws');
+      mkdirSync(workdir);
+      const db = join(dir, 'store', 'waypoint.db');
+      const killed = await killWhileAside(db, workdir, trial, (seed + trial) % 3, 'temp');
+      if (killed.signal !== 'SIGKILL' || !killed.sessionId) {
+        failures.push(`seed ${seed}, trial ${trial}: the writer did not run until killed (${killed.signal}): ${killed.stderr}`);
+        return;
+      }
+      if (killed.aside) hits++;
+      const waypoint = await openWaypoint({ path: db });
+      await waypoint.close();
+      const left = readdirSync(workdir).filter((name) => name.endsWith('.wp-tmp') || name.endsWith('.wp-old'));
+      if (left.length > 0) failures.push(`seed ${seed}, trial ${trial}: left after recovery: ${left.join(', ')}`);
+    };
+    const queue = Array.from({ length: TRIALS }, (_, trial) => trial);
+    await Promise.all(Array.from({ length: PARALLEL }, async () => {
+      for (let trial = queue.shift(); trial !== undefined; trial = queue.shift()) await runTrial(trial);
+    }));
+    expect(failures, `seed ${seed}`).toEqual([]);
+    expect(hits, `seed ${seed}: kills that landed as the temp file appeared`).toBeGreaterThan(0);
   }, 120_000);
 });
