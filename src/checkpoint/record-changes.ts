@@ -83,6 +83,12 @@ export interface StoreChangesOptions {
    * change whose `path` is the file's (its before or after content).
    */
   files?: Array<Pick<WriteIntentFile, 'path' | 'entryPath'> & Partial<Pick<WriteIntentFile, 'beforeHash' | 'afterHash' | 'tempPath'>>>;
+  /**
+   * Called once the write intent is recorded (or at once when there is nothing to pin), before the
+   * patches are computed: a caller may create files the intent names from then on, and its own
+   * fsync overlaps the rest. An error it throws gives the whole write up.
+   */
+  onPinned?: () => void;
 }
 
 /**
@@ -169,8 +175,12 @@ export async function beginStoreChangeContents(
   };
   let pending: PendingBlobPut | null = null;
   try {
+    if (intent !== null || !wanted) options.onPinned?.();
     pending = inputs.length > 0 ? await context.blobs.beginPutMany(inputs) : null;
-    if (wanted && intent === null) intent = await record();
+    if (wanted && intent === null) {
+      intent = await record();
+      options.onPinned?.();
+    }
     changes.forEach((change, index) => {
       if (change.patch !== undefined) rows[index]!.patch = change.patch;
       else if (!change.skipReason && ['create', 'modify', 'delete'].includes(change.op)) rows[index]!.patch = unifiedPatch(change.path, change.before ?? null, change.after ?? null);

@@ -188,32 +188,38 @@ async function writeAndRecord(
 ): Promise<ToolWriteResult> {
   const unchanged = before !== null && before.content !== null && before.content.equals(content) && (mode === undefined || mode === before.mode);
   // The contents are pinned with the pending checkpoint first (a write intent, so a crash from here
-  // on is recovered when the store is next opened, the temp file below included), then stored
-  // (their sync in the thread pool) and the patch is computed; the new content goes into a temp
-  // file beside the target, its fsync in the pool too. The file is put in place only once both
-  // syncs are done and the blobs are indexed: the before content is kept before the file changes,
-  // and the row naming the blobs replaces the intent after that, in one transaction. The file is
-  // replaced only if it still holds what was read; otherwise FILE_CHANGED_DURING_WRITE, nothing changed.
-  // Named up front, so the intent names it too: recovery removes it, even half written.
+  // on is recovered when the store is next opened, the temp file it names included); then the new
+  // content goes into that temp file beside the target, its fsync in the thread pool, while the
+  // contents are stored (their sync in the pool too) and the patch is computed. The file is put in
+  // place only once both syncs are done and the blobs are indexed: the before content is kept
+  // before the file changes, and the row naming the blobs replaces the intent after that, in one
+  // transaction. The file is replaced only if it still holds what was read; otherwise
+  // FILE_CHANGED_DURING_WRITE, nothing changed.
   const tempId = randomBytes(6).toString('hex');
+  const file: { write: PreparedFileWrite | null; synced: Promise<void> | null } = { write: null, synced: null };
+  const startWrite = () => {
+    file.write = prepareFileWrite(target, content, { tempId, ...(mode === undefined ? {} : { mode }) });
+    file.synced = file.write.sync();
+    // Awaited below; a failure is raised there.
+    file.synced.catch(() => undefined);
+  };
   let pending: PendingChangeContents | null = null;
-  let write: PreparedFileWrite | null = null;
   let rows: NewCheckpoint[] | null = null;
   try {
     if (target.tracked && !unchanged) {
       // The mode the file will have is known once its temp file exists; recovery reads it off the file.
       const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, mode ?? null, tool.maxFileSize, before?.tooLarge ?? false);
       const files = change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath, tempPath: tempPathOf(target, tempId) }];
-      pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change], { files });
+      pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change], { files, onPinned: startWrite });
     }
-    write = prepareFileWrite(target, content, { tempId, ...(mode === undefined ? {} : { mode }) });
-    await write.sync();
+    if (file.write === null) startWrite();
+    await file.synced;
     rows = pending ? await pending.commit() : null;
     // Only over what was read: a save that landed since is kept and the write refused.
-    replaceIfRead(target, before ?? { exists: false }, write, { durable: true });
-    if (rows) rows[0]!.afterMode = write.mode;
+    replaceIfRead(target, before ?? { exists: false }, file.write!, { durable: true });
+    if (rows) rows[0]!.afterMode = file.write!.mode;
   } catch (error) {
-    write?.abort();
+    file.write?.abort();
     pending?.abort();
     throw error;
   }
