@@ -98,7 +98,7 @@ export function renderReport(report: SoakReport): string {
   lines.push(`pending journals after recovery: ${report.pendingJournals.length}${report.pendingJournals.length ? ` (${report.pendingJournals.join(', ')})` : ''}`);
   lines.push(`leftover temp files / staging directories: ${report.leftovers.length}${report.leftovers.length ? ` (${report.leftovers.slice(0, 5).join(', ')}${report.leftovers.length > 5 ? ' …' : ''})` : ''}`);
   const count = (kind: string) => report.counts[kind] ?? 0;
-  lines.push(`lost: ${report.lost} (gone ${count('gone')}, unreadable ${count('unreadable')}, foreign ${count('foreign')}); hidden (kept only by a pin no command shows): ${report.hidden}; diverged files: ${count('diverged')}; superseded by the person's own next save while a rollback held them aside (a copy pinned, not a loss): ${count('superseded')}`);
+  lines.push(`lost: ${report.lost} (gone ${count('gone')}, unreadable ${count('unreadable')}, foreign ${count('foreign')}); hidden (kept only by a pin no command shows): ${report.hidden}; diverged files: ${count('diverged')}; superseded by the person's own next save while a rollback or Write held them aside (not a loss): ${count('superseded')}`);
   for (const finding of report.findings) {
     if (finding.kind === 'superseded') continue;
     lines.push(`- ${finding.kind} ${finding.path} ${finding.hash?.slice(0, 12) ?? '(absent)'}: ${finding.detail}`);
