@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
 import type { NewCheckpoint } from '../store/store.js';
 import { randomBytes } from 'node:crypto';
-import { prepareFileWrite, tempPathOf, type PreparedFileWrite } from '../workspace/index.js';
+import { prepareFileWrite, replaceIf, tempPathOf, type PreparedFileWrite } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, ToolChangeSchema, ToolEditInputSchema, ToolWriteInputSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
@@ -224,8 +224,31 @@ async function writeAndRecord(
     throw error;
   }
   if (rows === null) return { path: target.key, created: before === null, checkpoint: null };
-  const [checkpoint] = await pending!.finish(rows);
+  let checkpoint: Checkpoint | undefined;
+  try {
+    [checkpoint] = await pending!.finish(rows);
+  } catch (error) {
+    // The row could not be written (a full disk under the store …): the file goes back to what it
+    // held, if it still holds what this write put there, so the failure changes nothing. Should that
+    // fail too, the intent is still there and the next open records the write.
+    undoWrite(target, before, content);
+    pending!.abort();
+    throw error;
+  }
   return { path: target.key, created: before === null, checkpoint: checkpoint! };
+}
+
+function undoWrite(target: ReturnType<typeof resolveWriteTarget>, before: Exclude<ReturnType<typeof captureEntry>, { exists: false }> | null, written: Buffer): void {
+  if (before !== null && (before.kind !== 'file' || before.content === null)) return;
+  let previous: PreparedFileWrite | null = null;
+  try {
+    previous = before === null ? null : prepareFileWrite(target, before.content!, { mode: before.mode });
+    replaceIf(target, (held) => held.exists && held.content.equals(written), previous, { durable: true });
+  } catch {
+    // left as written: recovery records it
+  } finally {
+    previous?.abort();
+  }
 }
 
 function toolPendingChange(
