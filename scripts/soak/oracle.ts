@@ -14,7 +14,7 @@ import { pathEvents, type OpWindow, type PathEvent, type SoakHistory } from './s
 const MARGIN_MS = 5;
 
 export interface Finding {
-  kind: 'gone' | 'hidden' | 'unreadable' | 'foreign' | 'diverged';
+  kind: 'gone' | 'hidden' | 'unreadable' | 'foreign' | 'diverged' | 'superseded';
   path: string;
   hash: string | null;
   /** What happened, in words, with the evidence. */
@@ -145,11 +145,33 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
     ...history.initial.map((file) => ({ id: 'initial', path: file.path, hash: file.hash, intentAt: 0, doneAt: 0 })),
     ...history.person.filter((save) => save.written && save.hash !== null).map((save) => ({ ...save, hash: save.hash! })),
   ];
+  /**
+   * A save a rollback or a Write/Edit took off its path to compare it (a rename, so the path is
+   * empty for a few microseconds), and could not put back because the person's own next save of
+   * the path landed in that instant and found it empty: that save replaced it, as it would have
+   * without Waypoint (it would have gone to the person's trash, the person's own doing); a rollback
+   * still keeps a copy under a pin, a refused Write drops it. Not a loss; reported as `superseded`,
+   * not failing the run.
+   */
+  const supersededByOwnSave = (content: (typeof precious)[number]): string | null => {
+    const next = history.person.filter((save) => save.path === content.path && save.intentAt >= content.doneAt && save.id !== content.id).sort((a, b) => a.intentAt - b.intentAt)[0];
+    if (!next || !next.written || next.displaced.length > 0) return null;
+    const holder = journalsAt(content.path).find((journal) => journal.createdAt <= next.doneAt + MARGIN_MS && journal.updatedAt >= content.doneAt - MARGIN_MS);
+    if (holder && account.roots.has(content.hash)) return `taken aside by ${holder.id} (${String(holder.metadata.kind)}, ${holder.createdAt}–${holder.updatedAt}, ${holder.state}) to compare it; the person's next save ${next.id} (${next.intentAt}) found the path empty and replaced it; the rollback kept a copy under a pin`;
+    // A Write/Edit refused because the save landed while it held the file aside (it read this very content).
+    const write = history.ops.find((op) => (op.op === 'tool-write' || op.op === 'tool-edit') && touching(op, content.path) && op.outcome === 'refused' && op.code === 'FILE_CHANGED_DURING_WRITE' && op.start <= next.doneAt + MARGIN_MS && op.end >= next.intentAt - MARGIN_MS && op.start >= content.doneAt - MARGIN_MS);
+    return write ? `taken aside by ${write.id} (${write.op}, ${write.start}–${write.end}) to compare it; the person's next save ${next.id} (${next.intentAt}) found the path empty and replaced it; the write was refused (FILE_CHANGED_DURING_WRITE)` : null;
+  };
   for (const content of precious) {
     if (onDisk.has(content.hash) || trashed.has(content.hash)) continue;
     if (account.unreadable.has(content.hash)) continue; // reported above
     if (account.visible.has(content.hash)) continue;
     const pinned = account.roots.has(content.hash);
+    const superseded = supersededByOwnSave(content);
+    if (superseded) {
+      findings.push({ kind: 'superseded', path: content.path, hash: content.hash, detail: `the person's save ${content.id} (${content.intentAt}–${content.doneAt}) was replaced by the person's own next save`, cause: superseded, suspects: [] });
+      continue;
+    }
     const cause = causeOf(content, pinned);
     findings.push({
       kind: pinned ? 'hidden' : 'gone',

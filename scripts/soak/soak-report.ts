@@ -55,7 +55,7 @@ export function buildReport(input: {
       untypedErrors[key] = (untypedErrors[key] ?? 0) + 1;
     } else counts.killed++;
   }
-  const counts: Record<string, number> = { gone: 0, hidden: 0, unreadable: 0, foreign: 0, diverged: 0 };
+  const counts: Record<string, number> = { gone: 0, hidden: 0, unreadable: 0, foreign: 0, diverged: 0, superseded: 0 };
   for (const finding of input.oracle.findings) counts[finding.kind] = (counts[finding.kind] ?? 0) + 1;
   return {
     seed: input.seed,
@@ -98,8 +98,9 @@ export function renderReport(report: SoakReport): string {
   lines.push(`pending journals after recovery: ${report.pendingJournals.length}${report.pendingJournals.length ? ` (${report.pendingJournals.join(', ')})` : ''}`);
   lines.push(`leftover temp files / staging directories: ${report.leftovers.length}${report.leftovers.length ? ` (${report.leftovers.slice(0, 5).join(', ')}${report.leftovers.length > 5 ? ' …' : ''})` : ''}`);
   const count = (kind: string) => report.counts[kind] ?? 0;
-  lines.push(`lost: ${report.lost} (gone ${count('gone')}, unreadable ${count('unreadable')}, foreign ${count('foreign')}); hidden (kept only by a pin no command shows): ${report.hidden}; diverged files: ${count('diverged')}`);
+  lines.push(`lost: ${report.lost} (gone ${count('gone')}, unreadable ${count('unreadable')}, foreign ${count('foreign')}); hidden (kept only by a pin no command shows): ${report.hidden}; diverged files: ${count('diverged')}; superseded by the person's own next save while a rollback or Write held them aside (not a loss): ${count('superseded')}`);
   for (const finding of report.findings) {
+    if (finding.kind === 'superseded') continue;
     lines.push(`- ${finding.kind} ${finding.path} ${finding.hash?.slice(0, 12) ?? '(absent)'}: ${finding.detail}`);
     lines.push(`    cause: ${finding.cause}`);
     for (const suspect of finding.suspects.slice(0, 6)) lines.push(`    near: ${suspect}`);

@@ -2,10 +2,11 @@ import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hashContent, InvalidArgumentError, type Checkpoint } from '../model/index.js';
 import type { NewCheckpoint } from '../store/store.js';
-import { deletePath, FileWriteFailedError, movePath, writeFileAtomic, type ResolvedPath } from '../workspace/index.js';
+import { deletePath, FileWriteFailedError, movePath, prepareFileWrite, type ResolvedPath } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, checkFsCall, CheckpointedFsOptionsSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, DIRECTORY_MODE, resolveWriteTarget, type CapturedEntry } from './file-capture.js';
+import { replaceIfRead } from './replace-if-read.js';
 import { beginStoreChangeContents, recordChanges, type PendingChange, type StoreChangesOptions } from './record-changes.js';
 
 type RecoveredFile = NonNullable<StoreChangesOptions['files']>[number];
@@ -58,7 +59,10 @@ export class CheckpointedFs {
     }
   }
 
-  /** Creates or replaces a file atomically (a symlink at the path is followed: its target changes). */
+  /**
+   * Creates or replaces a file atomically (a symlink at the path is followed: its target changes).
+   * Refused with `FILE_CHANGED_DURING_WRITE`, nothing changed, when the file changed after it was read.
+   */
   async writeFile(path: string, content: Buffer | string, options: { mode?: number; root?: string } = {}): Promise<FsChange> {
     checkFsCall({ path }, options, { content });
     const target = resolveWriteTarget(this.context.workspace, path, rootOption(options));
@@ -71,12 +75,22 @@ export class CheckpointedFs {
       ? null
       : this.contentChange(target.key, before, bytes);
     return this.apply(target, change ? [change] : [], () => {
-      const written = writeFileAtomic(target, bytes, options.mode === undefined ? {} : { mode: options.mode });
-      if (change) change.afterMode = written.mode;
+      const write = prepareFileWrite(target, bytes, options.mode === undefined ? {} : { mode: options.mode });
+      try {
+        // Only over what was read: a save that landed since is kept and the write refused.
+        replaceIfRead(target, before, write, { durable: true });
+      } catch (error) {
+        write.abort();
+        throw error;
+      }
+      if (change) change.afterMode = write.mode;
     }, false, change?.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }]);
   }
 
-  /** Deletes a file or symlink; a path already gone records nothing. Directories: use {@link rmdir}. */
+  /**
+   * Deletes a file or symlink; a path already gone records nothing. Directories: use {@link rmdir}.
+   * Refused with `FILE_CHANGED_DURING_WRITE`, nothing changed, when the file changed after it was read.
+   */
   async deleteFile(path: string, options: { root?: string } = {}): Promise<FsChange & { existed: boolean }> {
     checkFsCall({ path }, options);
     const target = this.context.workspace.resolve(path, rootOption(options));
@@ -86,7 +100,7 @@ export class CheckpointedFs {
       throw new InvalidArgumentError({ code: 'PATH_IS_DIRECTORY', parameter: 'path', value: target.key, reason: 'is a directory; remove it with rmdir.' });
     }
     const change = this.contentChange(target.key, before, null);
-    const result = await this.apply(target, [change], () => deletePath(target), false, change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }]);
+    const result = await this.apply(target, [change], () => replaceIfRead(target, before, null, { durable: true }), false, change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }]);
     return { ...result, existed: true };
   }
 

@@ -1,6 +1,7 @@
 import { createStatCacheState, type Snapshot, type SnapshotEntry, type StatCacheState, type Workspace } from '../workspace/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import type { Store } from '../store/store.js';
+import { hashContent } from '../model/index.js';
 
 /** Entry type that points at a session's latest exec scan state. */
 export const EXEC_SCAN_ENTRY = 'exec-scan';
@@ -159,9 +160,17 @@ export async function saveScanState(
     chain: amend ? previous.chain : [],
     ...(amend ? {} : { cacheExtras: cacheExtrasOf(scan.cache) }),
   };
-  const stateHash = await blobs.put(Buffer.from(JSON.stringify(blob)));
-  blob.chain = [...blob.chain, stateHash];
-  await store.setBlobPins(statePinOwner(sessionId), blob.chain);
+  const bytes = Buffer.from(JSON.stringify(blob));
+  // Pinned before it is stored and until the state's own pin names it: a GC in any process in between keeps it.
+  const pin = await blobs.pin([hashContent(bytes)], { sessionId });
+  let stateHash: string;
+  try {
+    stateHash = await blobs.put(bytes);
+    blob.chain = [...blob.chain, stateHash];
+    await store.setBlobPins(statePinOwner(sessionId), blob.chain);
+  } finally {
+    await pin.release();
+  }
   await store.appendEntry(sessionId, {
     type: EXEC_SCAN_ENTRY,
     data: { stateHash, rootsKey: scan.rootsKey, files: scan.snapshot.size, complete: scan.complete },

@@ -44,6 +44,7 @@ export {
   type ToolEditInput,
   type ToolEditResult,
 } from './tool-checkpoint.js';
+export { FileChangedDuringWriteError } from './file-changed-during-write-error.js';
 export { CheckpointedFs, type CheckpointedFsOptions, type FsChange } from './checkpointed-fs.js';
 export {
   beginExec,

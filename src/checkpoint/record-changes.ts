@@ -82,7 +82,13 @@ export interface StoreChangesOptions {
    * files show the change happened (`recoverWriteIntents`). A hash left undefined is taken from the
    * change whose `path` is the file's (its before or after content).
    */
-  files?: Array<Pick<WriteIntentFile, 'path' | 'entryPath'> & Partial<Pick<WriteIntentFile, 'beforeHash' | 'afterHash'>>>;
+  files?: Array<Pick<WriteIntentFile, 'path' | 'entryPath'> & Partial<Pick<WriteIntentFile, 'beforeHash' | 'afterHash' | 'tempPath'>>>;
+  /**
+   * Called once the write intent is recorded (or at once when there is nothing to pin), before the
+   * patches are computed: a caller may create files the intent names from then on, and its own
+   * fsync overlaps the rest. An error it throws gives the whole write up.
+   */
+  onPinned?: () => void;
 }
 
 /**
@@ -146,6 +152,7 @@ export async function beginStoreChangeContents(
       entryPath: file.entryPath,
       beforeHash: file.beforeHash !== undefined ? file.beforeHash : (row?.beforeHash ?? null),
       afterHash: file.afterHash !== undefined ? file.afterHash : (row?.afterHash ?? null),
+      ...(file.tempPath === undefined ? {} : { tempPath: file.tempPath }),
     };
   });
   // The pin (and the recovery record) must be committed before the blobs are indexed and before
@@ -168,8 +175,12 @@ export async function beginStoreChangeContents(
   };
   let pending: PendingBlobPut | null = null;
   try {
+    if (intent !== null || !wanted) options.onPinned?.();
     pending = inputs.length > 0 ? await context.blobs.beginPutMany(inputs) : null;
-    if (wanted && intent === null) intent = await record();
+    if (wanted && intent === null) {
+      intent = await record();
+      options.onPinned?.();
+    }
     changes.forEach((change, index) => {
       if (change.patch !== undefined) rows[index]!.patch = change.patch;
       else if (!change.skipReason && ['create', 'modify', 'delete'].includes(change.op)) rows[index]!.patch = unifiedPatch(change.path, change.before ?? null, change.after ?? null);

@@ -1,9 +1,11 @@
 import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
 import type { NewCheckpoint } from '../store/store.js';
-import { prepareFileWrite } from '../workspace/index.js';
+import { randomBytes } from 'node:crypto';
+import { prepareFileWrite, replaceIf, tempPathOf, type PreparedFileWrite } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, ToolChangeSchema, ToolEditInputSchema, ToolWriteInputSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
+import { replaceIfRead } from './replace-if-read.js';
 import { beginStoreChangeContents, recordChanges, type PendingChange, type PendingChangeContents } from './record-changes.js';
 
 /** A successful Write/Edit tool result, as the tool saw it. */
@@ -76,8 +78,9 @@ export interface ToolWriteResult {
 /**
  * A Write tool: replaces (or creates) a file atomically through the workspace and records the
  * checkpoint. The before content is in the blob store before the file is touched; the row is
- * written only after the write succeeded. Refusals (outside the roots, a directory at the path)
- * and write failures change nothing and record nothing.
+ * written only after the write succeeded. Refusals (outside the roots, a directory at the path,
+ * `FILE_CHANGED_DURING_WRITE` when the file changed after it was read) and write failures change
+ * nothing and record nothing.
  */
 export async function applyToolWrite(context: CaptureContext, input: ToolWriteInput): Promise<ToolWriteResult> {
   checkCaptureContext(context);
@@ -184,38 +187,68 @@ async function writeAndRecord(
   tool: { toolName: string; toolCallId: string | null; maxFileSize: number },
 ): Promise<ToolWriteResult> {
   const unchanged = before !== null && before.content !== null && before.content.equals(content) && (mode === undefined || mode === before.mode);
-  // The new content goes into a temp file beside the target and its fsync starts in the thread
-  // pool; meanwhile the contents are pinned with the pending checkpoint (a write intent, so a crash
-  // from here on is recovered when the store is next opened), stored (their own sync also in the
-  // pool) and the patch is computed. The file is renamed into place only once both syncs are done
-  // and the blobs are indexed: the before content is kept before the file changes,
-  // and the row naming the blobs replaces the intent after that, in one transaction.
-  const write = prepareFileWrite(target, content, mode === undefined ? {} : { mode });
+  // The contents are pinned with the pending checkpoint first (a write intent, so a crash from here
+  // on is recovered when the store is next opened, the temp file it names included); then the new
+  // content goes into that temp file beside the target, its fsync in the thread pool, while the
+  // contents are stored (their sync in the pool too) and the patch is computed. The file is put in
+  // place only once both syncs are done and the blobs are indexed: the before content is kept
+  // before the file changes, and the row naming the blobs replaces the intent after that, in one
+  // transaction. The file is replaced only if it still holds what was read; otherwise
+  // FILE_CHANGED_DURING_WRITE, nothing changed.
+  const tempId = randomBytes(6).toString('hex');
+  const file: { write: PreparedFileWrite | null; synced: Promise<void> | null } = { write: null, synced: null };
+  const startWrite = () => {
+    file.write = prepareFileWrite(target, content, { tempId, ...(mode === undefined ? {} : { mode }) });
+    file.synced = file.write.sync();
+    // Awaited below; a failure is raised there.
+    file.synced.catch(() => undefined);
+  };
   let pending: PendingChangeContents | null = null;
   let rows: NewCheckpoint[] | null = null;
   try {
-    const fileSynced = write.sync();
-    try {
-      if (target.tracked && !unchanged) {
-        const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, write.mode, tool.maxFileSize, before?.tooLarge ?? false);
-        const files = change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }];
-        pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change], { files });
-      }
-    } finally {
-      // Settle the file's fsync before going on, whether storing succeeded or not.
-      await fileSynced.catch(() => undefined);
+    if (target.tracked && !unchanged) {
+      // The mode the file will have is known once its temp file exists; recovery reads it off the file.
+      const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, mode ?? null, tool.maxFileSize, before?.tooLarge ?? false);
+      const files = change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath, tempPath: tempPathOf(target, tempId) }];
+      pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change], { files, onPinned: startWrite });
     }
+    if (file.write === null) startWrite();
+    await file.synced;
     rows = pending ? await pending.commit() : null;
-    const written = write.commit();
-    if (rows) rows[0]!.afterMode = written.mode;
+    // Only over what was read: a save that landed since is kept and the write refused.
+    replaceIfRead(target, before ?? { exists: false }, file.write!, { durable: true });
+    if (rows) rows[0]!.afterMode = file.write!.mode;
   } catch (error) {
-    write.abort();
+    file.write?.abort();
     pending?.abort();
     throw error;
   }
   if (rows === null) return { path: target.key, created: before === null, checkpoint: null };
-  const [checkpoint] = await pending!.finish(rows);
+  let checkpoint: Checkpoint | undefined;
+  try {
+    [checkpoint] = await pending!.finish(rows);
+  } catch (error) {
+    // The row could not be written (a full disk under the store …): the file goes back to what it
+    // held, if it still holds what this write put there, so the failure changes nothing. Should that
+    // fail too, the intent is still there and the next open records the write.
+    undoWrite(target, before, content);
+    pending!.abort();
+    throw error;
+  }
   return { path: target.key, created: before === null, checkpoint: checkpoint! };
+}
+
+function undoWrite(target: ReturnType<typeof resolveWriteTarget>, before: Exclude<ReturnType<typeof captureEntry>, { exists: false }> | null, written: Buffer): void {
+  if (before !== null && (before.kind !== 'file' || before.content === null)) return;
+  let previous: PreparedFileWrite | null = null;
+  try {
+    previous = before === null ? null : prepareFileWrite(target, before.content!, { mode: before.mode });
+    replaceIf(target, (held) => held.exists && held.content.equals(written), previous, { durable: true });
+  } catch {
+    // left as written: recovery records it
+  } finally {
+    previous?.abort();
+  }
 }
 
 function toolPendingChange(

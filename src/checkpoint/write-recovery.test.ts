@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -48,10 +48,22 @@ describe('recovering writes a crash left in flight', () => {
   });
   afterEach(() => fx.cleanup());
 
-  it('records a tool write whose file changed, and keeps a live process’s write alone', async () => {
+  it('a tool write whose row cannot be written puts the file back: nothing changed, its intent is dropped by recovery', async () => {
     writeFileSync(join(fx.root, 'a.txt'), 'the person’s edit\n');
-    const crashing = { ...fx.context, store: crashingBeforeRows(fx.store) };
-    await expect(applyToolWrite(crashing, { path: 'a.txt', content: 'the agent’s\n' })).rejects.toThrow('simulated crash');
+    const failing = { ...fx.context, store: crashingBeforeRows(fx.store) };
+    await expect(applyToolWrite(failing, { path: 'a.txt', content: 'the agent’s\n' })).rejects.toThrow('simulated crash');
+    expect(readFileSync(join(fx.root, 'a.txt'), 'utf8')).toBe('the person’s edit\n');
+    orphanIntents(fx.storePath);
+    expect(await recoverWriteIntents(fx.store, fx.blobs)).toMatchObject({ completed: [], dropped: [expect.any(String)] });
+    expect(await fx.store.listCheckpoints(fx.sessionId)).toEqual([]);
+    expect(readdirSync(fx.root).filter((name) => name.startsWith('.a.txt'))).toEqual([]);
+  });
+
+  // A tool write killed at that point is recovered the same way (test/checkpoint/tool-write-kill.test.ts, real SIGKILLs).
+  it('records an fs write whose file changed, and keeps a live process’s write alone', async () => {
+    writeFileSync(join(fx.root, 'a.txt'), 'the person’s edit\n');
+    const crashing = new CheckpointedFs({ ...fx.context, store: crashingBeforeRows(fx.store) });
+    await expect(crashing.writeFile('a.txt', 'the agent’s\n')).rejects.toThrow('simulated crash');
     expect(readFileSync(join(fx.root, 'a.txt'), 'utf8')).toBe('the agent’s\n');
     expect(await recoverWriteIntents(fx.store, fx.blobs)).toMatchObject({ completed: [], dropped: [], skipped: [{ reason: expect.stringContaining('this process') }] });
 
@@ -59,7 +71,7 @@ describe('recovering writes a crash left in flight', () => {
     const report = await recoverWriteIntents(fx.store, fx.blobs);
     expect(report.completed).toHaveLength(1);
     const [checkpoint] = await fx.store.listCheckpoints(fx.sessionId);
-    expect(checkpoint).toMatchObject({ id: report.completed[0]!.checkpointIds[0], op: 'modify', source: 'tool', beforeHash: hashContent(Buffer.from('the person’s edit\n')), afterMode: 0o644 });
+    expect(checkpoint).toMatchObject({ id: report.completed[0]!.checkpointIds[0], op: 'modify', source: 'fs', beforeHash: hashContent(Buffer.from('the person’s edit\n')), afterMode: 0o644 });
     expect(checkpoint!.patch).toContain('+the agent’s');
     expect((await fx.blobs.get(checkpoint!.beforeHash!)).toString()).toBe('the person’s edit\n');
     expect(await fx.store.listWriteIntents()).toEqual([]);

@@ -5,6 +5,7 @@ import { hashContent, WaypointError } from '../model/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import type { NewCheckpoint, Store } from '../store/store.js';
 import type { WriteIntent, WriteIntentFile } from '../store/write-intent.js';
+import { installIfAbsent } from '../workspace/index.js';
 import { SYMLINK_MODE } from './file-capture.js';
 import { unifiedPatch } from './text-patch.js';
 
@@ -45,6 +46,9 @@ export async function recoverWriteIntents(store: Store, blobs: BlobStore, option
       report.skipped.push({ intentId: intent.id, reason: live });
       continue;
     }
+    // A write killed after taking the file aside (to check it) and before linking its own in:
+    // the file goes back into its empty name first, so the files tell what happened as usual.
+    for (const file of intent.files) putBackTakenFile(file);
     const rows = await completion(store, blobs, intent);
     const added = await store.finishWriteIntent(intent.id, rows ?? []);
     for (const file of intent.files) removeTempFiles(file);
@@ -103,27 +107,66 @@ async function patchOf(blobs: BlobStore, row: NewCheckpoint): Promise<string | n
 /**
  * Removes the temp files a killed atomic write of `file` left beside it: named as the workspace's
  * atomic writes name them (`.<name>.<12 hex>.wp-tmp`) and holding exactly the write's new content,
- * so nothing else (a person's file, another write's temp file) is ever removed.
+ * and the files its compare-and-replace took aside (`.wp-old`) holding exactly what it read (kept by
+ * the write's row, or back on the path), and the temp file its intent names (`tempPath`, however
+ * much of it was written), so nothing else (a person's file, another write's temp file) is ever removed.
  */
 function removeTempFiles(file: WriteIntentFile): void {
-  if (file.afterHash === null) return;
+  // The write's own temp file, named in its intent: removed whatever it holds (the writer is gone).
+  if (file.tempPath !== undefined && basename(file.tempPath).endsWith('.wp-tmp') && dirname(file.tempPath) === dirname(file.entryPath)) {
+    try {
+      if (lstatSync(file.tempPath).isFile()) unlinkSync(file.tempPath);
+    } catch {
+      // never created, or gone already
+    }
+  }
+  const doomed: Array<[string, string | null]> = [
+    ...siblings(file, '.wp-tmp').map((path): [string, string | null] => [path, file.afterHash]),
+    ...siblings(file, '.wp-old').map((path): [string, string | null] => [path, file.beforeHash]),
+  ];
+  for (const [path, hash] of doomed) {
+    if (hash === null) continue;
+    try {
+      if (lstatSync(path).isFile() && hashContent(readFileSync(path)) === hash) unlinkSync(path);
+    } catch {
+      // Gone already, or unreadable: leave it.
+    }
+  }
+}
+
+/**
+ * The files a killed compare-and-replace of `file` took aside (`.<name>.<12 hex>.wp-old`) holding
+ * exactly what the write read (`beforeHash`): one goes back when the path is empty. Any other is
+ * removed once the intent's rows are settled (see {@link removeTempFiles}): its content is on the
+ * path again, or the write's row keeps it.
+ */
+function putBackTakenFile(file: WriteIntentFile): void {
+  if (file.beforeHash === null) return;
+  for (const path of siblings(file, '.wp-old')) {
+    try {
+      if (!lstatSync(path).isFile() || hashContent(readFileSync(path)) !== file.beforeHash) continue;
+      if (installIfAbsent(path, file.entryPath)) {
+        unlinkSync(path);
+        return;
+      }
+    } catch {
+      // Gone already, or unreadable: leave it.
+    }
+  }
+}
+
+/** Waypoint's hidden files beside `file` with the given suffix (`.<name>.<12 hex><suffix>`). */
+function siblings(file: WriteIntentFile, suffix: '.wp-tmp' | '.wp-old'): string[] {
   const directory = dirname(file.entryPath);
   const prefix = `.${basename(file.entryPath).slice(0, 180)}.`;
   let names: string[];
   try {
     names = readdirSync(directory);
   } catch {
-    return;
+    return [];
   }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !/^[0-9a-f]{12}\.wp-tmp$/.test(name.slice(prefix.length))) continue;
-    const path = join(directory, name);
-    try {
-      if (lstatSync(path).isFile() && hashContent(readFileSync(path)) === file.afterHash) unlinkSync(path);
-    } catch {
-      // Gone already, or unreadable: leave it.
-    }
-  }
+  const pattern = new RegExp(`^[0-9a-f]{12}\\${suffix}$`);
+  return names.filter((name) => name.startsWith(prefix) && pattern.test(name.slice(prefix.length))).map((name) => join(directory, name));
 }
 
 /** Why an intent's writer may still be running (null: it is gone). Any doubt counts as alive. */

@@ -12,6 +12,8 @@ export interface WriteIntentFile {
   entryPath: string;
   beforeHash: string | null;
   afterHash: string | null;
+  /** The temp file the write puts its new content in before moving it into place: recovery removes it. */
+  tempPath?: string;
 }
 
 /**

@@ -22,6 +22,13 @@ export interface AtomicWriteOptions {
   createParents?: boolean;
   /** fsync the file and its directory. Default true; turn off only for scratch data. */
   durable?: boolean;
+  /** The 12 hex digits naming the temp file (see {@link tempPathOf}), so a caller can record it before it exists. Default random. */
+  tempId?: string;
+}
+
+/** The temp file an atomic write of `target` with `tempId` uses: `.<name>.<tempId>.wp-tmp` beside it. */
+export function tempPathOf(target: ResolvedPath, tempId: string): string {
+  return join(dirname(target.realPath), `.${basename(target.realPath).slice(0, 180)}.${tempId}${TEMP_SUFFIX}`);
 }
 
 /** What {@link writeFileAtomic} wrote. */
@@ -118,7 +125,10 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
     if (!hasErrorCode(error, 'ENOENT')) throw fail(error);
   }
 
-  const temp = join(directory, `.${basename(destination).slice(0, 180)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  if (options.tempId !== undefined && !/^[0-9a-f]{12}$/.test(options.tempId)) {
+    throw new InvalidArgumentError({ parameter: 'tempId', value: options.tempId, reason: 'must be 12 lowercase hex digits' });
+  }
+  const temp = join(directory, `.${basename(destination).slice(0, 180)}.${options.tempId ?? randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   let fd: number | undefined;
   let finalMode: number;
   try {

@@ -19,6 +19,7 @@ export {
   fsyncDirectory,
   fsyncDirectories,
   installIfAbsent,
+  tempPathOf,
   TEMP_FILE_PATTERN,
   BACKUP_SUFFIX,
   type AtomicWriteOptions,

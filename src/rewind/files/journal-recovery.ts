@@ -103,7 +103,7 @@ export async function recoverJournalsUnder(store: Store, blobs: BlobStore, lock:
 
 async function recoverOne(store: Store, blobs: BlobStore, journal: Journal, workspace: Workspace, report: RecoveryReport): Promise<void> {
   const unrestored = await restoreJournalItems(journal, workspace, blobs);
-  await pinPreserved(store, journal, unrestored.preserved ?? []);
+  await pinPreserved(store, journal, unrestored);
   if (unrestored.length > 0) {
     report.failed.push({ journalId: journal.id, files: [...unrestored] });
     return;

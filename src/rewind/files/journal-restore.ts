@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { BlobStore } from '../../blobs/index.js';
+import type { BlobPin, BlobStore } from '../../blobs/index.js';
 import { hashContent, type Journal, type JournalItem } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import { BACKUP_SUFFIX, deletePath, installIfAbsent, prepareFileWrite, replaceIf, type HeldFile, type ResolvedPath, type Workspace } from '../../workspace/index.js';
@@ -16,6 +16,8 @@ export type RestoreOutcome = UnrestoredFile[] & {
   left?: string[];
   /** Contents taken off a path that someone wrote again before they could be put back: stored and pinned. */
   preserved?: PreservedContent[];
+  /** Held from before each preserved content is stored until {@link pinPreserved} pinned them all. */
+  pins?: BlobPin[];
 };
 
 /** A content that is no file's content any more, stored in the blob store so it is not lost. */
@@ -136,14 +138,24 @@ export function emptyOutcome(): RestoreOutcome {
  * Keeps preserved contents out of GC's reach: pinned by the journal's session (released when the
  * session is deleted), or by the journal itself when it has no session.
  */
-export async function pinPreserved(store: Store, journal: Journal, preserved: readonly PreservedContent[]): Promise<void> {
-  if (preserved.length === 0) return;
-  const owner = journal.sessionId ? `session:${journal.sessionId}:rewind-preserved:${journal.id}` : `journal:${journal.id}:preserved`;
-  await store.setBlobPins(owner, preserved.map((entry) => entry.hash));
+export async function pinPreserved(store: Store, journal: Journal, outcome: RestoreOutcome): Promise<void> {
+  const preserved = outcome.preserved ?? [];
+  try {
+    if (preserved.length === 0) return;
+    const owner = journal.sessionId ? `session:${journal.sessionId}:rewind-preserved:${journal.id}` : `journal:${journal.id}:preserved`;
+    await store.setBlobPins(owner, preserved.map((entry) => entry.hash));
+  } finally {
+    // The contents are pinned by their owner now (or the pinning failed): the write pins go.
+    for (const pin of outcome.pins?.splice(0) ?? []) await pin.release();
+  }
 }
 
-/** Stores a parked file's content, then removes the parked file. */
+/**
+ * Stores a parked file's content, then removes the parked file. The content is pinned before it is
+ * stored, so a GC in any process cannot sweep it before {@link pinPreserved} gives it its owner.
+ */
 export async function preserveParked(blobs: BlobStore, path: string, parkedAt: string, content: Buffer, outcome: RestoreOutcome): Promise<void> {
+  (outcome.pins ??= []).push(await blobs.pin([hashContent(content)]));
   outcome.preserved!.push({ path, hash: await blobs.put(content) });
   unlinkSync(parkedAt);
 }

@@ -233,7 +233,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       for (const file of displaced) await preserveParked(blobs, file.path, file.parkedAt, file.content, unrestored);
       removeCreatedDirectories(journal, workspace, durable);
       recreateReplacedDirectories(journal, workspace);
-      await pinPreserved(store, journal, unrestored.preserved ?? []);
+      await pinPreserved(store, journal, unrestored);
       if (unrestored.length > 0) throw new RewindUnrecoverableError({ journalId: journal.id, files: unrestored, cause: error });
       await store.setJournalState(journal.id, 'rolled_back', {}, { durable: false });
       if (error instanceof RewindConflictError) throw error;
