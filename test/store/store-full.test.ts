@@ -80,7 +80,7 @@ describe(`a full disk under the store${mountRefusal}`, () => {
     let successes = 0;
     try {
       // From no room at all to a few pages: each level stops a different step (pack file, blob index, checkpoint row, WAL).
-      for (const free of [0, 4096, 8192, 12288, 16384, 24576, 32768, 49152, 65536, 131072]) {
+      for (const free of [0, 4096, 8192, 12288, 16384, 24576, 32768, 49152, 65536, 131072, 262144, 524288, 1048576]) {
         fillLeaving(filler, free);
         if (free === 0) {
           // A new store cannot be created on the full disk either: typed, not a raw SQLITE_FULL.
