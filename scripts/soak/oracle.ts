@@ -155,7 +155,7 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
    */
   const supersededByOwnSave = (content: (typeof precious)[number]): string | null => {
     const next = history.person.filter((save) => save.path === content.path && save.intentAt >= content.doneAt && save.id !== content.id).sort((a, b) => a.intentAt - b.intentAt)[0];
-    if (!next || !next.written || next.displaced.length > 0) return null;
+    if (!next?.written || next.displaced.length > 0) return null;
     const holder = journalsAt(content.path).find((journal) => journal.createdAt <= next.doneAt + MARGIN_MS && journal.updatedAt >= content.doneAt - MARGIN_MS);
     if (holder && account.roots.has(content.hash)) return `taken aside by ${holder.id} (${String(holder.metadata.kind)}, ${holder.createdAt}–${holder.updatedAt}, ${holder.state}) to compare it; the person's next save ${next.id} (${next.intentAt}) found the path empty and replaced it; the rollback kept a copy under a pin`;
     // A Write/Edit refused because the save landed while it held the file aside (it read this very content).

@@ -71,7 +71,7 @@ export class CheckpointedFs {
     if (before.exists && before.kind === 'dir') {
       throw new InvalidArgumentError({ code: 'PATH_IS_DIRECTORY', parameter: 'path', value: target.key, reason: 'is a directory; write to a file path inside it.' });
     }
-    const change: PendingChange | null = before.exists && before.content !== null && before.content.equals(bytes) && (options.mode === undefined || options.mode === before.mode)
+    const change: PendingChange | null = before.exists && before.content?.equals(bytes) && (options.mode === undefined || options.mode === before.mode)
       ? null
       : this.contentChange(target.key, before, bytes);
     return this.apply(target, change ? [change] : [], () => {
@@ -147,7 +147,7 @@ export class CheckpointedFs {
       } catch (error) {
         throw new FileWriteFailedError({ path: target.key, operation: 'mkdir', reason: (error as NodeJS.ErrnoException).code ?? String(error), cause: error });
       }
-      changes.forEach((change, index) => (change.afterMode = DIRECTORY_MODE | (lstatSync(missing[index]!.entryPath).mode & 0o7777)));
+      for (const [index, change] of changes.entries()) change.afterMode = DIRECTORY_MODE | (lstatSync(missing[index]!.entryPath).mode & 0o7777);
     });
   }
 
@@ -247,7 +247,7 @@ export class CheckpointedFs {
       pending.abort();
       throw error;
     }
-    changes.forEach((change, index) => (rows[index]!.afterMode = change.afterMode ?? rows[index]!.afterMode));
+    for (const [index, change] of changes.entries()) rows[index]!.afterMode = change.afterMode ?? rows[index]!.afterMode;
     return { path: target.key, checkpoints: await pending.finish(rows) };
   }
 

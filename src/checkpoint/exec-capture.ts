@@ -115,7 +115,7 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
   const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
   const sink = firstScanSink(context, options, state?.snapshot ?? null);
   try {
-    const before = await scanAndStore(context, options, 'before', state?.snapshot ?? null, state?.cache ?? null, storeWatch.inodes, sink);
+    const before = await scanAndStore(context, options, 'before', state?.cache ?? null, storeWatch.inodes, sink);
     const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
     let pinDelta = state?.pinDelta ?? null;
     if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
@@ -150,7 +150,7 @@ export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
 
 async function recordAfterScan(handle: ExecHandle, sink: ScanBlobSink): Promise<ExecCaptureResult> {
   const { context, options, before } = handle;
-  const after = await scanAndStore(context, options, 'after', before.snapshot, before.cache, handle.storeWatch.inodes, sink);
+  const after = await scanAndStore(context, options, 'after', before.cache, handle.storeWatch.inodes, sink);
   const complete = before.complete && after.complete;
   const diff = diffSnapshots(before.snapshot, after.snapshot);
   if (!complete) {
@@ -222,7 +222,6 @@ async function scanAndStore(
   context: CaptureContext,
   options: ExecCaptureOptions,
   scan: ExecScanProgress['scan'],
-  previous: Snapshot | null,
   cache: StatCacheState | null,
   excludeInodes: ReadonlyMap<number, number>,
   sink: ScanBlobSink,

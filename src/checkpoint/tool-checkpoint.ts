@@ -186,7 +186,7 @@ async function writeAndRecord(
   mode: number | undefined,
   tool: { toolName: string; toolCallId: string | null; maxFileSize: number },
 ): Promise<ToolWriteResult> {
-  const unchanged = before !== null && before.content !== null && before.content.equals(content) && (mode === undefined || mode === before.mode);
+  const unchanged = before?.content?.equals(content) && (mode === undefined || mode === before.mode);
   // The contents are pinned with the pending checkpoint first (a write intent, so a crash from here
   // on is recovered when the store is next opened, the temp file it names included); then the new
   // content goes into that temp file beside the target, its fsync in the thread pool, while the

@@ -163,7 +163,7 @@ export async function preserveParked(blobs: BlobStore, path: string, parkedAt: s
 /** Files a killed compare-and-replace left parked beside `resolved`: put back into an empty path, else stored and removed. */
 async function recoverParked(resolved: ResolvedPath, item: JournalItem, blobs: BlobStore, outcome: RestoreOutcome): Promise<void> {
   const name = basename(resolved.realPath).slice(0, 180);
-  const pattern = new RegExp(`^\\.${escape(name)}\\.[0-9a-f]{12}${escape(BACKUP_SUFFIX)}$`);
+  const pattern = new RegExp(`^\\.${escapeText(name)}\\.[0-9a-f]{12}${escapeText(BACKUP_SUFFIX)}$`);
   const directory = dirname(resolved.realPath);
   let siblings: string[];
   try {
@@ -229,7 +229,7 @@ export function removeCreatedDirectories(journal: Journal, workspace: Workspace,
  */
 function removeTempFiles(workspace: Workspace, path: string, realPath: string, durable: boolean): void {
   const name = basename(realPath).slice(0, 180);
-  const pattern = new RegExp(`^\\.${escape(name)}\\.[0-9a-f]{12}\\.wp-tmp$`);
+  const pattern = new RegExp(`^\\.${escapeText(name)}\\.[0-9a-f]{12}\\.wp-tmp$`);
   let siblings: string[];
   try {
     siblings = readdirSync(dirname(realPath));
@@ -240,7 +240,7 @@ function removeTempFiles(workspace: Workspace, path: string, realPath: string, d
   for (const sibling of siblings) if (pattern.test(sibling)) deletePath(workspace.resolveKey(`${prefix}${sibling}`), { durable });
 }
 
-function escape(text: string): string {
+function escapeText(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
