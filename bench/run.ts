@@ -13,7 +13,9 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const only = args.filter((arg) => !arg.startsWith('--'));
 
-const files = readdirSync(join(here, 'suites')).filter((file) => file.endsWith('.ts')).sort();
+const files = readdirSync(join(here, 'suites'))
+  .filter((file) => file.endsWith('.ts'))
+  .sort();
 const results: BenchResult[] = [];
 for (const file of files) {
   const suite = (await import(join(here, 'suites', file))).default as BenchSuite;

@@ -11,7 +11,7 @@ const WORDS = 'const let function return import export async await class interfa
 /** A realistic tree: nested dirs, 1–20 KB text files, a few binaries, a .gitignore with an ignored dir. */
 export function generateWorkspace(dir: string, fileCount: number): string[] {
   let seed = 42;
-  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const paths: string[] = [];
   writeFileSync(join(dir, '.gitignore'), 'node_modules/\ndist/\n*.log\n');
   mkdirSync(join(dir, 'node_modules/dep'), { recursive: true });
@@ -58,4 +58,3 @@ export function backdate(dir: string): void {
   };
   walk(dir);
 }
-

@@ -97,7 +97,17 @@ export {
 
 // Types.
 export type { Session, SessionKind, Message, MessageWithParts, Part, Checkpoint, Turn, TurnStatus, JsonObject, JsonValue } from './model/index.js';
-export type { FileRewindPreview, FileRewindResult, PreviewFile, RewoundFile, FileRewindStatus, ConflictResolution, RewindScope, SavePoint, EditResult } from './rewind/index.js';
+export type {
+  FileRewindPreview,
+  FileRewindResult,
+  PreviewFile,
+  RewoundFile,
+  FileRewindStatus,
+  ConflictResolution,
+  RewindScope,
+  SavePoint,
+  EditResult,
+} from './rewind/index.js';
 export type { ForkPreview, ForkStrategy, ForkWorkspace } from './fork/index.js';
 export type { Store, StoreCapabilities, StoreFootprint, StoreFootprintPart } from './store/index.js';
 

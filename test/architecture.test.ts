@@ -64,10 +64,14 @@ describe('layering', () => {
     for (const file of files(join(src, 'cli'))) {
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(/import \{([^}]*)\} from '(\.[^']*\/(?:rewind|fork)\/[^']*)'/g)) {
-        const names = match[1]!.split(',').map((name) => name.trim()).filter((name) => name !== '' && !name.startsWith('type '));
+        const names = match[1]!
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name !== '' && !name.startsWith('type '));
         for (const name of names) if (!allowed.has(name)) violations.push(`${relative(src, file)} imports ${name}`);
       }
-      for (const match of text.matchAll(/\.files\.(?:preview|apply|redo|restore\w*|cascade)\(|\bforker\b|new SessionForker/g)) violations.push(`${relative(src, file)} calls ${match[0]}`);
+      for (const match of text.matchAll(/\.files\.(?:preview|apply|redo|restore\w*|cascade)\(|\bforker\b|new SessionForker/g))
+        violations.push(`${relative(src, file)} calls ${match[0]}`);
     }
     expect(violations).toEqual([]);
   });

@@ -35,14 +35,38 @@ function generator(seed: number): () => number {
   };
 }
 
-const WORDS = ['const', 'await', 'return', 'session', 'message', 'checkpoint', 'if', 'for', 'blob', 'hash', 'store', 'export', 'function', 'import', 'value', 'error', 'result', 'options', 'path', 'null'];
+const WORDS = [
+  'const',
+  'await',
+  'return',
+  'session',
+  'message',
+  'checkpoint',
+  'if',
+  'for',
+  'blob',
+  'hash',
+  'store',
+  'export',
+  'function',
+  'import',
+  'value',
+  'error',
+  'result',
+  'options',
+  'path',
+  'null',
+];
 
 function sourceText(random: () => number, bytes: number): Buffer {
   const lines: string[] = [];
   let length = 0;
   while (length < bytes) {
     const indent = '  '.repeat(Math.floor(random() * 4));
-    const words = Array.from({ length: 3 + Math.floor(random() * 8) }, () => WORDS[Math.floor(random() * WORDS.length)]! + (random() < 0.3 ? Math.floor(random() * 1000) : ''));
+    const words = Array.from(
+      { length: 3 + Math.floor(random() * 8) },
+      () => WORDS[Math.floor(random() * WORDS.length)]! + (random() < 0.3 ? Math.floor(random() * 1000) : ''),
+    );
     const line = `${indent}${words.join(' ')};`;
     lines.push(line);
     length += line.length + 1;
@@ -75,11 +99,21 @@ class LooseFileBlobStorage implements BlobStorage {
       this.records.set(item.record.hash, { ...item.record, createdAt: Date.now() });
     }
   }
-  async getRecord(hash: string) { return this.records.get(hash) ?? null; }
-  async getRecords(hashes: readonly string[]) { return new Map(hashes.flatMap((hash) => (this.records.has(hash) ? [[hash, this.records.get(hash)!] as const] : []))); }
-  async readStored(hash: string) { return readFileSync(join(this.dir, hash.slice(0, 2), hash)); }
-  async has(hashes: readonly string[]) { return new Set(hashes.filter((hash) => this.records.has(hash))); }
-  async listRecords() { return [...this.records.values()]; }
+  async getRecord(hash: string) {
+    return this.records.get(hash) ?? null;
+  }
+  async getRecords(hashes: readonly string[]) {
+    return new Map(hashes.flatMap((hash) => (this.records.has(hash) ? [[hash, this.records.get(hash)!] as const] : [])));
+  }
+  async readStored(hash: string) {
+    return readFileSync(join(this.dir, hash.slice(0, 2), hash));
+  }
+  async has(hashes: readonly string[]) {
+    return new Set(hashes.filter((hash) => this.records.has(hash)));
+  }
+  async listRecords() {
+    return [...this.records.values()];
+  }
   async deleteMany(hashes: readonly string[]) {
     let freedBytes = 0;
     for (const hash of hashes) {
@@ -115,39 +149,81 @@ class TableBlobStorage implements BlobStorage {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
-    this.db.exec(`CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER, stored_size INTEGER, encoding TEXT, base_hash TEXT, chain_depth INTEGER, created_at INTEGER, bytes BLOB) WITHOUT ROWID`);
+    this.db.exec(
+      `CREATE TABLE blobs (hash TEXT PRIMARY KEY, size INTEGER, stored_size INTEGER, encoding TEXT, base_hash TEXT, chain_depth INTEGER, created_at INTEGER, bytes BLOB) WITHOUT ROWID`,
+    );
   }
   async putMany(items: StoredBlobInput[]): Promise<void> {
     const insert = this.db.prepare('INSERT OR IGNORE INTO blobs VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    this.db.transaction(() => {
-      for (const { record, bytes } of items) insert.run(record.hash, record.size, record.storedSize, record.encoding, record.baseHash, record.chainDepth, Date.now(), bytes);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const { record, bytes } of items)
+          insert.run(record.hash, record.size, record.storedSize, record.encoding, record.baseHash, record.chainDepth, Date.now(), bytes);
+      })
+      .immediate();
   }
-  private row(hash: string) { return this.db.prepare('SELECT * FROM blobs WHERE hash = ?').get(hash) as TableRow | undefined; }
+  private row(hash: string) {
+    return this.db.prepare('SELECT * FROM blobs WHERE hash = ?').get(hash) as TableRow | undefined;
+  }
   private toRecord(row: TableRow): BlobRecord {
-    return { hash: row.hash, size: row.size, storedSize: row.stored_size, encoding: row.encoding, baseHash: row.base_hash, chainDepth: row.chain_depth, createdAt: row.created_at };
+    return {
+      hash: row.hash,
+      size: row.size,
+      storedSize: row.stored_size,
+      encoding: row.encoding,
+      baseHash: row.base_hash,
+      chainDepth: row.chain_depth,
+      createdAt: row.created_at,
+    };
   }
-  async getRecord(hash: string) { const row = this.row(hash); return row ? this.toRecord(row) : null; }
-  async getRecords(hashes: readonly string[]) { return new Map(hashes.flatMap((hash) => { const row = this.row(hash); return row ? [[hash, this.toRecord(row)] as const] : []; })); }
-  async readStored(hash: string) { return (this.db.prepare('SELECT bytes FROM blobs WHERE hash = ?').pluck().get(hash) as Buffer); }
-  async has(hashes: readonly string[]) { return new Set(this.db.prepare('SELECT hash FROM blobs WHERE hash IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(hashes)) as string[]); }
-  async listRecords() { return (this.db.prepare('SELECT * FROM blobs').all() as Array<TableRow>).map((row) => this.toRecord(row)); }
+  async getRecord(hash: string) {
+    const row = this.row(hash);
+    return row ? this.toRecord(row) : null;
+  }
+  async getRecords(hashes: readonly string[]) {
+    return new Map(
+      hashes.flatMap((hash) => {
+        const row = this.row(hash);
+        return row ? [[hash, this.toRecord(row)] as const] : [];
+      }),
+    );
+  }
+  async readStored(hash: string) {
+    return this.db.prepare('SELECT bytes FROM blobs WHERE hash = ?').pluck().get(hash) as Buffer;
+  }
+  async has(hashes: readonly string[]) {
+    return new Set(this.db.prepare('SELECT hash FROM blobs WHERE hash IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(hashes)) as string[]);
+  }
+  async listRecords() {
+    return (this.db.prepare('SELECT * FROM blobs').all() as Array<TableRow>).map((row) => this.toRecord(row));
+  }
   async deleteMany(hashes: readonly string[]) {
-    const freed = this.db.prepare('SELECT COALESCE(SUM(stored_size), 0) FROM blobs WHERE hash IN (SELECT value FROM json_each(?))').pluck().get(JSON.stringify(hashes)) as number;
+    const freed = this.db
+      .prepare('SELECT COALESCE(SUM(stored_size), 0) FROM blobs WHERE hash IN (SELECT value FROM json_each(?))')
+      .pluck()
+      .get(JSON.stringify(hashes)) as number;
     this.db.prepare('DELETE FROM blobs WHERE hash IN (SELECT value FROM json_each(?))').run(JSON.stringify(hashes));
     return { freedBytes: freed };
   }
   async stats(): Promise<BlobStorageStats> {
-    const row = this.db.prepare('SELECT COUNT(*) AS count, COALESCE(SUM(size), 0) AS raw, COALESCE(SUM(stored_size), 0) AS stored FROM blobs').get() as { count: number; raw: number; stored: number };
+    const row = this.db.prepare('SELECT COUNT(*) AS count, COALESCE(SUM(size), 0) AS raw, COALESCE(SUM(stored_size), 0) AS stored FROM blobs').get() as {
+      count: number;
+      raw: number;
+      stored: number;
+    };
     return { blobCount: row.count, rawBytes: row.raw, storedBytes: row.stored, footprintBytes: row.stored };
   }
-  close() { this.db.close(); }
+  close() {
+    this.db.close();
+  }
 }
 
 async function hundredEdits(context: BenchContext): Promise<BenchResult[]> {
   const { blobs, storage } = openPackStore(context.tempDir());
   const random = generator(7);
-  const lines = sourceText(random, 100 * 1024).toString().split('\n');
+  const lines = sourceText(random, 100 * 1024)
+    .toString()
+    .split('\n');
   let previous = await blobs.put(Buffer.from(lines.join('\n')));
   let plain = Buffer.byteLength(lines.join('\n'));
   for (let edit = 1; edit <= 100; edit++) {
@@ -157,12 +233,19 @@ async function hundredEdits(context: BenchContext): Promise<BenchResult[]> {
     previous = await blobs.put(content, { baseHash: previous });
   }
   const stats = await storage.stats();
-  return [{
-    suite: SUITE, name: '100 one-line edits of a 100 KB file: stored bytes', value: stats.footprintBytes, unit: 'bytes',
-    baseline: { name: 'plain copies', value: plain }, ratio: stats.footprintBytes / plain,
-    goal: '< 1 MB', met: stats.footprintBytes < 1024 * 1024,
-    note: `${stats.blobCount} versions, pack footprint incl. every byte on disk`,
-  }];
+  return [
+    {
+      suite: SUITE,
+      name: '100 one-line edits of a 100 KB file: stored bytes',
+      value: stats.footprintBytes,
+      unit: 'bytes',
+      baseline: { name: 'plain copies', value: plain },
+      ratio: stats.footprintBytes / plain,
+      goal: '< 1 MB',
+      met: stats.footprintBytes < 1024 * 1024,
+      note: `${stats.blobCount} versions, pack footprint incl. every byte on disk`,
+    },
+  ];
 }
 
 async function bulkWrite(context: BenchContext): Promise<{ results: BenchResult[]; readStore: BlobStore; hashes: string[] }> {
@@ -214,7 +297,10 @@ async function bulkWrite(context: BenchContext): Promise<{ results: BenchResult[
     for (let step = 0; step < writers.length; step++) await writers[(run + step) % writers.length]!();
   }
   // The storage layers alone, on identical pre-encoded (raw) inputs: what the choice of layout costs.
-  const raw: StoredBlobInput[] = files.map((bytes) => ({ record: { hash: hashContent(bytes), size: bytes.length, storedSize: bytes.length, encoding: 'raw', baseHash: null, chainDepth: 0 }, bytes }));
+  const raw: StoredBlobInput[] = files.map((bytes) => ({
+    record: { hash: hashContent(bytes), size: bytes.length, storedSize: bytes.length, encoding: 'raw', baseHash: null, chainDepth: 0 },
+    bytes,
+  }));
   const storagePack: number[] = [];
   const storageLoose: number[] = [];
   const storageTable: number[] = [];
@@ -248,22 +334,86 @@ async function bulkWrite(context: BenchContext): Promise<{ results: BenchResult[
     readStore: readStore!,
     hashes: files.map(hashContent),
     results: [
-      { suite: SUITE, name: `bulk write ${count} files: packs`, value: packMs, unit: 'ms', baseline: { name: 'file per blob + fsync', value: looseMs }, ratio: looseMs / packMs, goal: 'faster than file per blob', met: packMs < looseMs, note },
-      { suite: SUITE, name: `bulk write ${count} files: packs vs table`, value: packMs, unit: 'ms', baseline: { name: 'SQLite row per blob, 1 tx', value: tableMs }, ratio: tableMs / packMs, goal: 'faster than table rows', met: packMs < tableMs },
-      { suite: SUITE, name: `bulk write ${count} files: packs, raw first`, value: deferredMs, unit: 'ms', baseline: { name: 'packs, deflate at once', value: packMs }, ratio: packMs / deferredMs, goal: 'faster than deflating at once', met: deferredMs < packMs, note: `putMany(files, { compression: 'deferred' }): hash + store raw in a staging pack; ${mib(deferredFootprint.before)} MB on disk until compressed; median of ${runs}` },
-      { suite: SUITE, name: `compress pass after raw-first bulk write ${count} files`, value: compressMs, unit: 'ms', baseline: { name: 'packs, deflate at once', value: packMs }, ratio: packMs / (deferredMs + compressMs), note: `BlobStore.compress: footprint ${mib(deferredFootprint.before)} → ${mib(deferredFootprint.after)} MB (eager: ${mib(footprint)} MB); ratio = eager / (raw first + compress)` },
-      { suite: SUITE, name: `storage only, ${count} raw blobs: packs`, value: rawPackMs, unit: 'ms', baseline: { name: 'file per blob + fsync', value: rawLooseMs }, ratio: rawLooseMs / rawPackMs, note: 'BlobStorage.putMany on identical pre-encoded inputs, no hashing or deflate timed' },
-      { suite: SUITE, name: `storage only, ${count} raw blobs: packs vs table`, value: rawPackMs, unit: 'ms', baseline: { name: 'SQLite row per blob, 1 tx', value: rawTableMs }, ratio: rawTableMs / rawPackMs },
+      {
+        suite: SUITE,
+        name: `bulk write ${count} files: packs`,
+        value: packMs,
+        unit: 'ms',
+        baseline: { name: 'file per blob + fsync', value: looseMs },
+        ratio: looseMs / packMs,
+        goal: 'faster than file per blob',
+        met: packMs < looseMs,
+        note,
+      },
+      {
+        suite: SUITE,
+        name: `bulk write ${count} files: packs vs table`,
+        value: packMs,
+        unit: 'ms',
+        baseline: { name: 'SQLite row per blob, 1 tx', value: tableMs },
+        ratio: tableMs / packMs,
+        goal: 'faster than table rows',
+        met: packMs < tableMs,
+      },
+      {
+        suite: SUITE,
+        name: `bulk write ${count} files: packs, raw first`,
+        value: deferredMs,
+        unit: 'ms',
+        baseline: { name: 'packs, deflate at once', value: packMs },
+        ratio: packMs / deferredMs,
+        goal: 'faster than deflating at once',
+        met: deferredMs < packMs,
+        note: `putMany(files, { compression: 'deferred' }): hash + store raw in a staging pack; ${mib(deferredFootprint.before)} MB on disk until compressed; median of ${runs}`,
+      },
+      {
+        suite: SUITE,
+        name: `compress pass after raw-first bulk write ${count} files`,
+        value: compressMs,
+        unit: 'ms',
+        baseline: { name: 'packs, deflate at once', value: packMs },
+        ratio: packMs / (deferredMs + compressMs),
+        note: `BlobStore.compress: footprint ${mib(deferredFootprint.before)} → ${mib(deferredFootprint.after)} MB (eager: ${mib(footprint)} MB); ratio = eager / (raw first + compress)`,
+      },
+      {
+        suite: SUITE,
+        name: `storage only, ${count} raw blobs: packs`,
+        value: rawPackMs,
+        unit: 'ms',
+        baseline: { name: 'file per blob + fsync', value: rawLooseMs },
+        ratio: rawLooseMs / rawPackMs,
+        note: 'BlobStorage.putMany on identical pre-encoded inputs, no hashing or deflate timed',
+      },
+      {
+        suite: SUITE,
+        name: `storage only, ${count} raw blobs: packs vs table`,
+        value: rawPackMs,
+        unit: 'ms',
+        baseline: { name: 'SQLite row per blob, 1 tx', value: rawTableMs },
+        ratio: rawTableMs / rawPackMs,
+      },
     ],
   };
 }
 
 async function readLatency(blobs: BlobStore, hashes: string[]): Promise<BenchResult> {
   const random = generator(99);
-  const ms = await timeMedian(async () => {
-    for (let index = 0; index < 5; index++) await blobs.get(hashes[Math.floor(random() * hashes.length)]!);
-  }, 201, 20);
-  return { suite: SUITE, name: 'read 5 random blobs (verified)', value: ms, unit: 'ms', goal: '< 1 ms total', met: ms < 1, note: 'decode + sha256 check on every read, median of 201' };
+  const ms = await timeMedian(
+    async () => {
+      for (let index = 0; index < 5; index++) await blobs.get(hashes[Math.floor(random() * hashes.length)]!);
+    },
+    201,
+    20,
+  );
+  return {
+    suite: SUITE,
+    name: 'read 5 random blobs (verified)',
+    value: ms,
+    unit: 'ms',
+    goal: '< 1 ms total',
+    met: ms < 1,
+    note: 'decode + sha256 check on every read, median of 201',
+  };
 }
 
 const suite: BenchSuite = {

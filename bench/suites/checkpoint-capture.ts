@@ -45,7 +45,12 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 async function writeOverhead(context: BenchContext): Promise<BenchResult[]> {
   const workdir = context.tempDir('waypoint-cc-ws-');
   const { capture, store } = await freshContext(context, workdir);
-  const text = (variant: number) => Buffer.from(Array.from({ length: 200 }, (_, line) => `line ${line} of variant ${line === 100 ? variant : 0} ${'x'.repeat(30)}`).join('\n').slice(0, 10 * 1024));
+  const text = (variant: number) =>
+    Buffer.from(
+      Array.from({ length: 200 }, (_, line) => `line ${line} of variant ${line === 100 ? variant : 0} ${'x'.repeat(30)}`)
+        .join('\n')
+        .slice(0, 10 * 1024),
+    );
   const target = capture.workspace.resolve('plain.ts');
   let variant = 0;
   const runs = context.quick ? 51 : 201;
@@ -70,9 +75,14 @@ async function writeOverhead(context: BenchContext): Promise<BenchResult[]> {
   const added = checkpointed - plain;
   return [
     {
-      suite: SUITE, name: 'checkpointed 10 KB write (Write tool)', value: checkpointed, unit: 'ms',
-      baseline: { name: 'writeFileAtomic', value: plain }, ratio: checkpointed / plain,
-      goal: '< 1 ms added (median)', met: added < 1,
+      suite: SUITE,
+      name: 'checkpointed 10 KB write (Write tool)',
+      value: checkpointed,
+      unit: 'ms',
+      baseline: { name: 'writeFileAtomic', value: plain },
+      ratio: checkpointed / plain,
+      goal: '< 1 ms added (median)',
+      met: added < 1,
       note: `${(added * 1000).toFixed(0)} µs added: read before, patch, 2 blobs (after as delta) with one fsync, one row`,
     },
   ];
@@ -83,7 +93,8 @@ async function shellCoverage(context: BenchContext, fileCount: number): Promise<
   const dir = context.tempDir('waypoint-cc-ws-');
   const paths = generateWorkspace(dir, fileCount);
   backdate(dir);
-  const git = (gitDir: string, ...args: string[]) => execFileSync('git', [`--git-dir=${gitDir}`, `--work-tree=${dir}`, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const git = (gitDir: string, ...args: string[]) =>
+    execFileSync('git', [`--git-dir=${gitDir}`, `--work-tree=${dir}`, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   const results: BenchResult[] = [];
   const firstRuns = context.quick || fileCount > 10_000 ? 1 : 3;
 
@@ -92,39 +103,58 @@ async function shellCoverage(context: BenchContext, fileCount: number): Promise<
   let stored = 0;
   let gitRun = 0;
   const compressRuns: Array<{ ms: number; before: number; after: number; deflated: number; moved: number }> = [];
-  const [first, gitFirst] = await pairedMedians(firstRuns, async () => {
-    const { capture, store } = await freshContext(context, dir);
-    const start = now();
-    const handle = await beginExec(capture);
-    const elapsed = now() - start;
-    const stats = await store.blobs.stats();
-    stored = stats.rawBytes;
-    void handle;
-    const compressStart = now();
-    const report = await capture.blobs.compress();
-    const compressMs = now() - compressStart;
-    compressRuns.push({ ms: compressMs, before: stats.footprintBytes, after: (await store.blobs.stats()).footprintBytes, deflated: report.blobsDeflated, moved: report.blobsMoved });
-    await store.close();
-    return elapsed;
-  }, async () => {
-    const gitDir = join(context.tempDir('waypoint-cc-git-'), `g${gitRun++}`);
-    execFileSync('git', ['init', '-q', '--bare', gitDir]);
-    const start = now();
-    git(gitDir, 'add', '-A');
-    git(gitDir, 'write-tree');
-    return now() - start;
-  });
+  const [first, gitFirst] = await pairedMedians(
+    firstRuns,
+    async () => {
+      const { capture, store } = await freshContext(context, dir);
+      const start = now();
+      const handle = await beginExec(capture);
+      const elapsed = now() - start;
+      const stats = await store.blobs.stats();
+      stored = stats.rawBytes;
+      void handle;
+      const compressStart = now();
+      const report = await capture.blobs.compress();
+      const compressMs = now() - compressStart;
+      compressRuns.push({
+        ms: compressMs,
+        before: stats.footprintBytes,
+        after: (await store.blobs.stats()).footprintBytes,
+        deflated: report.blobsDeflated,
+        moved: report.blobsMoved,
+      });
+      await store.close();
+      return elapsed;
+    },
+    async () => {
+      const gitDir = join(context.tempDir('waypoint-cc-git-'), `g${gitRun++}`);
+      execFileSync('git', ['init', '-q', '--bare', gitDir]);
+      const start = now();
+      git(gitDir, 'add', '-A');
+      git(gitDir, 'write-tree');
+      return now() - start;
+    },
+  );
   results.push({
-    suite: SUITE, name: `first snapshot ${label} files, blobs stored`, value: first, unit: 'ms',
-    baseline: { name: 'git add -A + write-tree', value: gitFirst }, ratio: gitFirst / first,
-    goal: '≥ 4× faster than git', met: gitFirst / first >= 4,
+    suite: SUITE,
+    name: `first snapshot ${label} files, blobs stored`,
+    value: first,
+    unit: 'ms',
+    baseline: { name: 'git add -A + write-tree', value: gitFirst },
+    ratio: gitFirst / first,
+    goal: '≥ 4× faster than git',
+    met: gitFirst / first >= 4,
     note: `${(stored / 1024 / 1024).toFixed(0)} MiB stored as blobs, raw first (staging pack)`,
   });
   const compress = compressRuns.sort((a, b) => a.ms - b.ms)[Math.floor(compressRuns.length / 2)]!;
   const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
   results.push({
-    suite: SUITE, name: `compress pass after first snapshot ${label}`, value: compress.ms, unit: 'ms',
-    baseline: { name: 'git add -A + write-tree', value: gitFirst }, ratio: gitFirst / compress.ms,
+    suite: SUITE,
+    name: `compress pass after first snapshot ${label}`,
+    value: compress.ms,
+    unit: 'ms',
+    baseline: { name: 'git add -A + write-tree', value: gitFirst },
+    ratio: gitFirst / compress.ms,
     note: `BlobStore.compress (run later: GC / idle): footprint ${mib(compress.before)} → ${mib(compress.after)} MiB, ${compress.deflated} of ${compress.moved} blobs deflated, the rest kept raw for good`,
   });
 
@@ -144,16 +174,25 @@ async function shellCoverage(context: BenchContext, fileCount: number): Promise<
     git(gitDir, 'write-tree');
     return now() - start;
   };
-  const [unchanged, gitUnchanged] = await pairedMedians(runs, async () => {
-    const handle = await beginExec(capture);
-    const start = now();
-    await endExec(handle);
-    return now() - start;
-  }, gitSnapshotMs);
+  const [unchanged, gitUnchanged] = await pairedMedians(
+    runs,
+    async () => {
+      const handle = await beginExec(capture);
+      const start = now();
+      await endExec(handle);
+      return now() - start;
+    },
+    gitSnapshotMs,
+  );
   results.push({
-    suite: SUITE, name: `after-command scan, unchanged ${label}`, value: unchanged, unit: 'ms',
-    baseline: { name: 'git add -A + write-tree', value: gitUnchanged }, ratio: gitUnchanged / unchanged,
-    goal: 'no slower than git', met: unchanged <= gitUnchanged,
+    suite: SUITE,
+    name: `after-command scan, unchanged ${label}`,
+    value: unchanged,
+    unit: 'ms',
+    baseline: { name: 'git add -A + write-tree', value: gitUnchanged },
+    ratio: gitUnchanged / unchanged,
+    goal: 'no slower than git',
+    met: unchanged <= gitUnchanged,
     note: 'endExec: scan with the stat cache, diff, nothing to record',
   });
 
@@ -166,37 +205,55 @@ async function shellCoverage(context: BenchContext, fileCount: number): Promise<
     edit++;
   };
   let recorded = 0;
-  const [edited, gitEdited] = await pairedMedians(runs, async () => {
-    const handle = await beginExec(capture);
-    const start = now();
-    editFive();
-    const result = await endExec(handle);
-    recorded = result.checkpoints.length;
-    return now() - start;
-  }, async () => {
-    const start = now();
-    editFive();
-    git(gitDir, 'add', '-A');
-    git(gitDir, 'write-tree');
-    return now() - start;
-  });
+  const [edited, gitEdited] = await pairedMedians(
+    runs,
+    async () => {
+      const handle = await beginExec(capture);
+      const start = now();
+      editFive();
+      const result = await endExec(handle);
+      recorded = result.checkpoints.length;
+      return now() - start;
+    },
+    async () => {
+      const start = now();
+      editFive();
+      git(gitDir, 'add', '-A');
+      git(gitDir, 'write-tree');
+      return now() - start;
+    },
+  );
   results.push({
-    suite: SUITE, name: `after-command scan, 5 edits ${label}`, value: edited, unit: 'ms',
-    baseline: { name: 'git add -A + write-tree', value: gitEdited }, ratio: gitEdited / edited,
-    goal: 'no slower than git', met: edited <= gitEdited,
+    suite: SUITE,
+    name: `after-command scan, 5 edits ${label}`,
+    value: edited,
+    unit: 'ms',
+    baseline: { name: 'git add -A + write-tree', value: gitEdited },
+    ratio: gitEdited / edited,
+    goal: 'no slower than git',
+    met: edited <= gitEdited,
     note: `endExec recorded ${recorded} checkpoints (blobs, rows, state persisted, pins); writing the 5 files included on both sides`,
   });
-  const [before, gitBefore] = await pairedMedians(runs, async () => {
-    const start = now();
-    const handle = await beginExec(capture);
-    const elapsed = now() - start;
-    await endExec(handle);
-    return elapsed;
-  }, gitSnapshotMs);
+  const [before, gitBefore] = await pairedMedians(
+    runs,
+    async () => {
+      const start = now();
+      const handle = await beginExec(capture);
+      const elapsed = now() - start;
+      await endExec(handle);
+      return elapsed;
+    },
+    gitSnapshotMs,
+  );
   results.push({
-    suite: SUITE, name: `before-command scan, unchanged ${label}`, value: before, unit: 'ms',
-    baseline: { name: 'git add -A + write-tree', value: gitBefore }, ratio: gitBefore / before,
-    goal: 'no slower than git', met: before <= gitBefore,
+    suite: SUITE,
+    name: `before-command scan, unchanged ${label}`,
+    value: before,
+    unit: 'ms',
+    baseline: { name: 'git add -A + write-tree', value: gitBefore },
+    ratio: gitBefore / before,
+    goal: 'no slower than git',
+    met: before <= gitBefore,
     note: 'beginExec: load the persisted state (memoized in-process), scan with the stat cache',
   });
   await store.close();

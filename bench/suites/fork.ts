@@ -24,9 +24,25 @@ async function conversation(store: Store, turns: number) {
     const { message } = await store.appendMessage({ sessionId: id, role: 'user', parts: [{ type: 'text', text: `question ${turn}` }] });
     const last = turn === turns - 1;
     if (last) turnId = (await store.createTurn({ sessionId: id, userMessageId: message.id })).id;
-    await store.appendMessage({ sessionId: id, role: 'assistant', parts: [{ type: 'tool-call', toolCallId: `c${turn}`, toolName: 'bash', input: { command: 'ls' } }] });
-    await store.appendMessage({ sessionId: id, role: 'tool', parts: [{ type: 'tool-result', toolCallId: `c${turn}`, toolName: 'bash', output: { type: 'text', value: 'o'.repeat(200) } }] });
-    reply = (await store.appendMessage({ sessionId: id, role: 'assistant', ...(last ? { turnId } : {}), parts: [{ type: 'text', text: `answer ${turn}` }], metadata: { executionState: { mode: 'auto' } } })).message.id;
+    await store.appendMessage({
+      sessionId: id,
+      role: 'assistant',
+      parts: [{ type: 'tool-call', toolCallId: `c${turn}`, toolName: 'bash', input: { command: 'ls' } }],
+    });
+    await store.appendMessage({
+      sessionId: id,
+      role: 'tool',
+      parts: [{ type: 'tool-result', toolCallId: `c${turn}`, toolName: 'bash', output: { type: 'text', value: 'o'.repeat(200) } }],
+    });
+    reply = (
+      await store.appendMessage({
+        sessionId: id,
+        role: 'assistant',
+        ...(last ? { turnId } : {}),
+        parts: [{ type: 'text', text: `answer ${turn}` }],
+        metadata: { executionState: { mode: 'auto' } },
+      })
+    ).message.id;
   }
   await pinTurnBoundary(store, turnId);
   await store.updateTurn(turnId, { status: 'complete', endedAt: Date.now() });
@@ -35,7 +51,7 @@ async function conversation(store: Store, turns: number) {
 
 function generateWorkspace(dir: string, fileCount: number): string[] {
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const paths: string[] = [];
   writeFileSync(join(dir, '.gitignore'), 'dist/\n');
   for (let index = 0; index < fileCount; index++) {
@@ -43,7 +59,9 @@ function generateWorkspace(dir: string, fileCount: number): string[] {
     const relative = `src/${parts.join('/')}/f${index}.ts`;
     mkdirSync(join(dir, relative, '..'), { recursive: true });
     const size = 1024 + Math.floor(random() * 19 * 1024);
-    writeFileSync(join(dir, relative), Buffer.from(`// ${index}\n${'export const value = 1;\n'.repeat(Math.ceil(size / 24))}`.slice(0, size)), { mode: index % 20 === 0 ? 0o755 : 0o644 });
+    writeFileSync(join(dir, relative), Buffer.from(`// ${index}\n${'export const value = 1;\n'.repeat(Math.ceil(size / 24))}`.slice(0, size)), {
+      mode: index % 20 === 0 ? 0o755 : 0o644,
+    });
     paths.push(relative);
   }
   return paths;
@@ -62,11 +80,22 @@ const suite: BenchSuite = {
     const largeCount = (context.quick ? 2_500 : 25_000) * 4;
     for (const from of ['message', 'stable', 'side-chat'] as const) {
       const fork = (session: { sessionId: string; reply: string }) => () =>
-        from === 'side-chat' ? forker.fork({ from, sessionId: session.sessionId }) : forker.fork({ from, sessionId: session.sessionId, messageId: session.reply });
+        from === 'side-chat'
+          ? forker.fork({ from, sessionId: session.sessionId })
+          : forker.fork({ from, sessionId: session.sessionId, messageId: session.reply });
       const smallMs = await timeMedian(fork(small), 31, 5);
       const largeMs = await timeMedian(fork(large), 31, 5);
       const ratio = largeMs / smallMs;
-      results.push({ suite: SUITE, name: `${from} fork at ${largeCount} msgs`, value: largeMs, unit: 'ms', baseline: { name: 'at 100 msgs', value: smallMs }, ratio, goal: '≤ 2', met: ratio <= 2 });
+      results.push({
+        suite: SUITE,
+        name: `${from} fork at ${largeCount} msgs`,
+        value: largeMs,
+        unit: 'ms',
+        baseline: { name: 'at 100 msgs', value: smallMs },
+        ratio,
+        goal: '≤ 2',
+        met: ratio <= 2,
+      });
     }
 
     // 2. Isolated materialization of a generated workspace, against cp -r and git worktree add.
@@ -88,7 +117,8 @@ const suite: BenchSuite = {
         const capture = await openCaptureContext({ store, blobs, sessionId: session.id, turnId: created.id });
         for (const path of paths.slice(0, 5)) await applyToolWrite(capture, { path, content: `// edited after the fork point\n` });
       }
-      const reply = (await store.appendMessage({ sessionId: session.id, role: 'assistant', turnId: created.id, parts: [{ type: 'text', text: 'ok' }] })).message.id;
+      const reply = (await store.appendMessage({ sessionId: session.id, role: 'assistant', turnId: created.id, parts: [{ type: 'text', text: 'ok' }] })).message
+        .id;
       await store.updateTurn(created.id, { status: 'complete', endedAt: Date.now() });
       return reply;
     };
@@ -97,16 +127,40 @@ const suite: BenchSuite = {
     let runIndex = 0;
     const target = () => join(base, `target-${runIndex++}`);
     const runs = context.quick ? 3 : 5;
-    const isolated = (durable: boolean) => () => forker.fork({ from: 'message', sessionId: session.id, messageId: forkPoint, workspace: { mode: 'isolated', dir: target(), durable } });
+    const isolated = (durable: boolean) => () =>
+      forker.fork({ from: 'message', sessionId: session.id, messageId: forkPoint, workspace: { mode: 'isolated', dir: target(), durable } });
     const fastMs = await timeMedian(isolated(false), runs, 1);
     const durableMs = await timeMedian(isolated(true), runs, 1);
     const cpMs = await timeMedian(() => execFileSync('cp', ['-r', ws, target()]), runs, 1);
     const worktreeMs = await timeMedian(() => git('worktree', 'add', '--quiet', '--detach', target(), 'HEAD'), runs, 1);
     const label = `${fileCount} files`;
     results.push(
-      { suite: SUITE, name: `isolated fork, ${label} (5 restored from blobs), no fsync`, value: fastMs, unit: 'ms', baseline: { name: 'cp -r', value: cpMs }, ratio: fastMs / cpMs, note: 'scan (lstat + hash, ignore rules) + materialize; cp -r also copies .git' },
-      { suite: SUITE, name: `isolated fork, ${label}, no fsync vs git worktree add`, value: fastMs, unit: 'ms', baseline: { name: 'git worktree add --detach', value: worktreeMs }, ratio: fastMs / worktreeMs },
-      { suite: SUITE, name: `isolated fork, ${label}, fsync per file (default)`, value: durableMs, unit: 'ms', baseline: { name: 'cp -r', value: cpMs }, ratio: durableMs / cpMs, note: 'neither cp nor git fsyncs' },
+      {
+        suite: SUITE,
+        name: `isolated fork, ${label} (5 restored from blobs), no fsync`,
+        value: fastMs,
+        unit: 'ms',
+        baseline: { name: 'cp -r', value: cpMs },
+        ratio: fastMs / cpMs,
+        note: 'scan (lstat + hash, ignore rules) + materialize; cp -r also copies .git',
+      },
+      {
+        suite: SUITE,
+        name: `isolated fork, ${label}, no fsync vs git worktree add`,
+        value: fastMs,
+        unit: 'ms',
+        baseline: { name: 'git worktree add --detach', value: worktreeMs },
+        ratio: fastMs / worktreeMs,
+      },
+      {
+        suite: SUITE,
+        name: `isolated fork, ${label}, fsync per file (default)`,
+        value: durableMs,
+        unit: 'ms',
+        baseline: { name: 'cp -r', value: cpMs },
+        ratio: durableMs / cpMs,
+        note: 'neither cp nor git fsyncs',
+      },
     );
     await store.close();
     return results;

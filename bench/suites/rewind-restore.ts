@@ -63,7 +63,10 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   const agentContent = (path: string) => `// rewritten by the agent\n${path}\n`;
 
   // Shadow git: snapshot the workspace before the agent's change, as Cline / Gemini CLI / OpenCode do.
-  const git = (...args: string[]) => execFileSync('git', [`--git-dir=${join(root, 'shadow.git')}`, `--work-tree=${work}`, ...args], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', [`--git-dir=${join(root, 'shadow.git')}`, `--work-tree=${work}`, ...args], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   execFileSync('git', ['init', '--quiet', '--bare', join(root, 'shadow.git')]);
   git('add', '-A');
   const tree = git('write-tree');
@@ -82,7 +85,17 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
     originals.set(path, before);
     const beforeHash = await blobs.put(before);
     const afterHash = await blobs.put(Buffer.from(agentContent(path)));
-    checkpoints.push({ sessionId: session.id, turnId: turn.id, anchorMessageId: message.id, op: 'modify' as const, path: `workspace:${path}`, beforeHash, afterHash, beforeMode: 0o644, source: 'tool' as const });
+    checkpoints.push({
+      sessionId: session.id,
+      turnId: turn.id,
+      anchorMessageId: message.id,
+      op: 'modify' as const,
+      path: `workspace:${path}`,
+      beforeHash,
+      afterHash,
+      beforeMode: 0o644,
+      source: 'tool' as const,
+    });
   }
   await store.addCheckpoints(checkpoints);
 
@@ -93,10 +106,24 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   const earlier = await blobs.put(Buffer.from('an earlier version\n'));
   const later = await blobs.put(Buffer.from('a later version\n'), { baseHash: earlier });
   for (let turnIndex = 0; turnIndex < EARLIER_TURNS; turnIndex++) {
-    const { message: input } = await store.appendMessage({ sessionId: longSession.id, role: 'user', parts: [{ type: 'text', text: `earlier turn ${turnIndex}` }] });
+    const { message: input } = await store.appendMessage({
+      sessionId: longSession.id,
+      role: 'user',
+      parts: [{ type: 'text', text: `earlier turn ${turnIndex}` }],
+    });
     const earlierTurn = await store.createTurn({ sessionId: longSession.id, userMessageId: input.id });
     await store.addCheckpoints([
-      { sessionId: longSession.id, turnId: earlierTurn.id, anchorMessageId: input.id, op: 'modify', path: `workspace:notes/n${turnIndex % 50}.md`, beforeHash: earlier, afterHash: later, beforeMode: 0o644, source: 'tool' },
+      {
+        sessionId: longSession.id,
+        turnId: earlierTurn.id,
+        anchorMessageId: input.id,
+        op: 'modify',
+        path: `workspace:notes/n${turnIndex % 50}.md`,
+        beforeHash: earlier,
+        afterHash: later,
+        beforeMode: 0o644,
+        source: 'tool',
+      },
     ]);
   }
   const { message: longMessage } = await store.appendMessage({ sessionId: longSession.id, role: 'user', parts: [{ type: 'text', text: 'edit five files' }] });
@@ -105,7 +132,17 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   for (const path of longTargets) {
     const beforeHash = await blobs.put(readFileSync(join(work, path)));
     const afterHash = await blobs.put(Buffer.from(agentContent(path)));
-    longCheckpoints.push({ sessionId: longSession.id, turnId: longTurn.id, anchorMessageId: longMessage.id, op: 'modify' as const, path: `workspace:${path}`, beforeHash, afterHash, beforeMode: 0o644, source: 'tool' as const });
+    longCheckpoints.push({
+      sessionId: longSession.id,
+      turnId: longTurn.id,
+      anchorMessageId: longMessage.id,
+      op: 'modify' as const,
+      path: `workspace:${path}`,
+      beforeHash,
+      afterHash,
+      beforeMode: 0o644,
+      source: 'tool' as const,
+    });
   }
   await store.addCheckpoints(longCheckpoints);
 
@@ -123,7 +160,15 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   const label = `${fileCount / 1000}k files`;
   // Every measure takes one sample per round, in turn, so a change in machine load (the box is
   // shared) hits them all alike; the first two rounds warm up.
-  const samples = { git: [] as number[], plan: [] as number[], longPlan: [] as number[], journal: [] as number[], io: [] as number[], durable: [] as number[], fast: [] as number[] };
+  const samples = {
+    git: [] as number[],
+    plan: [] as number[],
+    longPlan: [] as number[],
+    journal: [] as number[],
+    io: [] as number[],
+    durable: [] as number[],
+    fast: [] as number[],
+  };
   const time = async (into: number[], run: number, fn: () => unknown): Promise<void> => {
     const start = process.hrtime.bigint();
     await fn();
@@ -135,7 +180,8 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
     applyAgent();
     let result: Awaited<ReturnType<FileRewinder['cascade']>> | null = null;
     await time(into, run, async () => (result = await rewinder.cascade(session.id, message.id)));
-    if (result!.files.length !== 5 || targets.some((path) => readFileSync(join(work, path), 'utf8') === agentContent(path))) throw new Error('the 5 files were not restored');
+    if (result!.files.length !== 5 || targets.some((path) => readFileSync(join(work, path), 'utf8') === agentContent(path)))
+      throw new Error('the 5 files were not restored');
     // Untimed: make the checkpoints rewindable again (the ledger records the rewind).
     await rewinder.redo(session.id, result!.rewindId!);
   };
@@ -198,14 +244,21 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   results.push({ suite: 'rewind-restore', name: `plan only (preview, no writes), ${label}`, value: planMs, unit: 'ms' });
   const longPlanMs = median(samples.longPlan);
   results.push({
-    suite: 'rewind-restore', name: `plan only, after ${EARLIER_TURNS} earlier turns with file changes, ${label}`, value: longPlanMs, unit: 'ms',
-    baseline: { name: 'plan in a fresh session', value: planMs }, ratio: longPlanMs / planMs,
-    note: 'the checkpoints in range are read, not the whole session\'s',
+    suite: 'rewind-restore',
+    name: `plan only, after ${EARLIER_TURNS} earlier turns with file changes, ${label}`,
+    value: longPlanMs,
+    unit: 'ms',
+    baseline: { name: 'plan in a fresh session', value: planMs },
+    ratio: longPlanMs / planMs,
+    note: "the checkpoints in range are read, not the whole session's",
   });
   results.push({ suite: 'rewind-restore', name: `floor: journal record + full sync + finish, ${label}`, value: median(samples.journal), unit: 'ms' });
   const floor = median(samples.io);
   results.push({
-    suite: 'rewind-restore', name: `floor: durable I/O alone (journal sync ∥ 5 fsyncs, renames, dir fsyncs), ${label}`, value: floor, unit: 'ms',
+    suite: 'rewind-restore',
+    name: `floor: durable I/O alone (journal sync ∥ 5 fsyncs, renames, dir fsyncs), ${label}`,
+    value: floor,
+    unit: 'ms',
     note: 'no Waypoint code: the least any journaled, crash-safe restore of 5 files costs on this disk',
   });
   for (const durable of [true, false]) {

@@ -20,7 +20,15 @@ function lockFile(lines: number, seed: string): string {
   const out: string[] = [];
   for (let index = 0; out.length < lines; index++) {
     const hash = createHash('sha512').update(`${seed}:${index}`).digest('base64');
-    out.push(`    "node_modules/pkg-${index}": {`, `      "version": "1.${index % 13}.${index % 5}",`, `      "resolved": "https://registry.example/pkg-${index}/-/pkg-${index}-1.${index % 13}.${index % 5}.tgz",`, `      "integrity": "sha512-${hash}",`, '      "dev": true,', '      "license": "MIT"', '    },');
+    out.push(
+      `    "node_modules/pkg-${index}": {`,
+      `      "version": "1.${index % 13}.${index % 5}",`,
+      `      "resolved": "https://registry.example/pkg-${index}/-/pkg-${index}-1.${index % 13}.${index % 5}.tgz",`,
+      `      "integrity": "sha512-${hash}",`,
+      '      "dev": true,',
+      '      "license": "MIT"',
+      '    },',
+    );
   }
   return `${out.slice(0, lines).join('\n')}\n`;
 }
@@ -67,7 +75,15 @@ async function measure(dir: string, name: string, before: string, after: string,
       met: bytes <= git.bytes * 1.1,
       note: `${changedLines(patch)} changed lines stored, git ${git.changed}; file ${(before.length / 1024).toFixed(0)} KiB`,
     },
-    { suite: SUITE, name: `${name}: patch time`, value: patchMs, unit: 'ms', baseline: { name: 'git diff --no-index (process)', value: gitMs }, ratio: patchMs / gitMs, note: `median of ${runs}` },
+    {
+      suite: SUITE,
+      name: `${name}: patch time`,
+      value: patchMs,
+      unit: 'ms',
+      baseline: { name: 'git diff --no-index (process)', value: gitMs },
+      ratio: patchMs / gitMs,
+      note: `median of ${runs}`,
+    },
   ];
 }
 
@@ -80,9 +96,29 @@ async function smallEdit(): Promise<BenchResult> {
   const batch = (fn: () => unknown) => () => {
     for (let index = 0; index < 200; index++) fn();
   };
-  const ours = (await timeMedian(batch(() => unifiedPatch('f', before, after)), 7, 2)) / 200;
-  const previous = (await timeMedian(batch(() => createTwoFilesPatch('a/f', 'b/f', before.toString('utf8'), after.toString('utf8'), undefined, undefined, { maxEditLength: 256 })), 7, 2)) / 200;
-  return { suite: SUITE, name: 'one-line edit of a 13 KB file: patch time', value: ours, unit: 'ms', baseline: { name: 'diff package, edit limit 256 (before)', value: previous }, ratio: ours / previous, goal: 'not slower', met: ours <= previous * 1.1, note: 'median of 7 batches of 200' };
+  const ours =
+    (await timeMedian(
+      batch(() => unifiedPatch('f', before, after)),
+      7,
+      2,
+    )) / 200;
+  const previous =
+    (await timeMedian(
+      batch(() => createTwoFilesPatch('a/f', 'b/f', before.toString('utf8'), after.toString('utf8'), undefined, undefined, { maxEditLength: 256 })),
+      7,
+      2,
+    )) / 200;
+  return {
+    suite: SUITE,
+    name: 'one-line edit of a 13 KB file: patch time',
+    value: ours,
+    unit: 'ms',
+    baseline: { name: 'diff package, edit limit 256 (before)', value: previous },
+    ratio: ours / previous,
+    goal: 'not slower',
+    met: ours <= previous * 1.1,
+    note: 'median of 7 batches of 200',
+  };
 }
 
 export default {
@@ -97,7 +133,15 @@ export default {
     // What the 256-character edit limit stored for the same change: every line removed and added again.
     const wholeFile = before.split('\n').length - 1 + small.split('\n').length - 1;
     const wholeBytes = Buffer.byteLength(before) + Buffer.byteLength(small) + 2 * wholeFile;
-    results.push({ suite: SUITE, name: `lock file ${lines} lines, 175 changed: whole-file patch (before)`, value: wholeBytes, unit: 'bytes', baseline: { name: 'git diff --no-index', value: gitDiff(dir, before, small).bytes }, ratio: wholeBytes / gitDiff(dir, before, small).bytes, note: `${wholeFile} changed lines, as stored before line diffs` });
+    results.push({
+      suite: SUITE,
+      name: `lock file ${lines} lines, 175 changed: whole-file patch (before)`,
+      value: wholeBytes,
+      unit: 'bytes',
+      baseline: { name: 'git diff --no-index', value: gitDiff(dir, before, small).bytes },
+      ratio: wholeBytes / gitDiff(dir, before, small).bytes,
+      note: `${wholeFile} changed lines, as stored before line diffs`,
+    });
     results.push(...(await measure(dir, `lock file ${lines} lines, 3000 changed`, before, bump(before, 3000), runs)));
     results.push(...(await measure(dir, `lock file ${lines} lines, every hash changed`, before, lockFile(lines, 'v2'), runs)));
     results.push(await smallEdit());

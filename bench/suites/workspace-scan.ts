@@ -40,20 +40,34 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
 
   // (a) first snapshot: every file read and hashed, no cache; git from an empty repository each time.
   let bytes = 0;
-  const firstScan = await timeMedian(() => {
-    const result = scanWorkspace(workspace);
-    bytes = result.stats.hashedBytes;
-  }, runs, 1);
+  const firstScan = await timeMedian(
+    () => {
+      const result = scanWorkspace(workspace);
+      bytes = result.stats.hashedBytes;
+    },
+    runs,
+    1,
+  );
   let gitRun = 0;
-  const gitFirst = await timeMedian(() => {
-    const gitDir = join(context.tempDir('waypoint-scan-git-'), `g${gitRun++}`);
-    execFileSync('git', ['init', '-q', '--bare', gitDir]);
-    git(gitDir, 'add', '-A');
-    git(gitDir, 'write-tree');
-  }, context.quick ? 1 : 3, 0);
+  const gitFirst = await timeMedian(
+    () => {
+      const gitDir = join(context.tempDir('waypoint-scan-git-'), `g${gitRun++}`);
+      execFileSync('git', ['init', '-q', '--bare', gitDir]);
+      git(gitDir, 'add', '-A');
+      git(gitDir, 'write-tree');
+    },
+    context.quick ? 1 : 3,
+    0,
+  );
   results.push({
-    suite, name: `first scan ${label} files`, value: firstScan, unit: 'ms',
-    baseline: { name: 'git add -A + write-tree', value: gitFirst }, ratio: gitFirst / firstScan, goal: '≥ 4× faster than git', met: gitFirst / firstScan >= 4,
+    suite,
+    name: `first scan ${label} files`,
+    value: firstScan,
+    unit: 'ms',
+    baseline: { name: 'git add -A + write-tree', value: gitFirst },
+    ratio: gitFirst / firstScan,
+    goal: '≥ 4× faster than git',
+    met: gitFirst / firstScan >= 4,
     note: `${(bytes / 1024 / 1024).toFixed(0)} MiB read+hashed; blob writes come with the checkpoint layer, not measured here`,
   });
 
@@ -64,18 +78,32 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   git(gitDir, 'write-tree');
   let cache: StatCacheState = scanWorkspace(workspace).cache;
   let hashed = 0;
-  const rescan = await timeMedian(() => {
-    const result = scanWorkspace(workspace, { cache });
-    hashed = result.stats.hashed;
-    cache = result.cache;
-  }, runs + 2, 1);
-  const gitRescan = await timeMedian(() => {
-    git(gitDir, 'add', '-A');
-    git(gitDir, 'write-tree');
-  }, runs + 2, 1);
+  const rescan = await timeMedian(
+    () => {
+      const result = scanWorkspace(workspace, { cache });
+      hashed = result.stats.hashed;
+      cache = result.cache;
+    },
+    runs + 2,
+    1,
+  );
+  const gitRescan = await timeMedian(
+    () => {
+      git(gitDir, 'add', '-A');
+      git(gitDir, 'write-tree');
+    },
+    runs + 2,
+    1,
+  );
   results.push({
-    suite, name: `re-scan unchanged ${label}`, value: rescan, unit: 'ms',
-    baseline: { name: 'git add -A + write-tree', value: gitRescan }, ratio: gitRescan / rescan, goal: 'no slower than git', met: rescan <= gitRescan,
+    suite,
+    name: `re-scan unchanged ${label}`,
+    value: rescan,
+    unit: 'ms',
+    baseline: { name: 'git add -A + write-tree', value: gitRescan },
+    ratio: gitRescan / rescan,
+    goal: 'no slower than git',
+    met: rescan <= gitRescan,
     note: `${hashed} files re-hashed`,
   });
 
@@ -83,36 +111,58 @@ async function measure(context: BenchContext, fileCount: number): Promise<BenchR
   let edit = 0;
   const editFive = () => {
     for (let index = 0; index < 5; index++) {
-      const path = paths[(edit * 5 + index) * 7 % paths.length]!;
+      const path = paths[((edit * 5 + index) * 7) % paths.length]!;
       writeFileSync(join(dir, path), `edited ${edit} ${index}\n`.repeat(100));
     }
     edit++;
   };
-  const editedScan = await timeMedian(() => {
-    editFive();
-    const result = scanWorkspace(workspace, { cache });
-    hashed = result.stats.hashed;
-    cache = result.cache;
-  }, runs + 2, 1);
-  const gitEdited = await timeMedian(() => {
-    editFive();
-    git(gitDir, 'add', '-A');
-    git(gitDir, 'write-tree');
-  }, runs + 2, 1);
+  const editedScan = await timeMedian(
+    () => {
+      editFive();
+      const result = scanWorkspace(workspace, { cache });
+      hashed = result.stats.hashed;
+      cache = result.cache;
+    },
+    runs + 2,
+    1,
+  );
+  const gitEdited = await timeMedian(
+    () => {
+      editFive();
+      git(gitDir, 'add', '-A');
+      git(gitDir, 'write-tree');
+    },
+    runs + 2,
+    1,
+  );
   results.push({
-    suite, name: `re-scan after 5 edits ${label}`, value: editedScan, unit: 'ms',
-    baseline: { name: 'git add -A + write-tree', value: gitEdited }, ratio: gitEdited / editedScan, goal: 'no slower than git', met: editedScan <= gitEdited,
+    suite,
+    name: `re-scan after 5 edits ${label}`,
+    value: editedScan,
+    unit: 'ms',
+    baseline: { name: 'git add -A + write-tree', value: gitEdited },
+    ratio: gitEdited / editedScan,
+    goal: 'no slower than git',
+    met: editedScan <= gitEdited,
     note: `${hashed} files re-hashed (the edits, plus the previous sample's edits still inside the racy window); includes writing the 5 files on both sides`,
   });
 
   // (d) the floor: a bare readdir + lstat loop over the same tree (ignored dirs included).
   let seen = 0;
-  const floor = await timeMedian(() => {
-    seen = lstatFloor(dir);
-  }, runs + 2, 1);
+  const floor = await timeMedian(
+    () => {
+      seen = lstatFloor(dir);
+    },
+    runs + 2,
+    1,
+  );
   results.push({
-    suite, name: `lstat floor ${label}`, value: floor, unit: 'ms',
-    baseline: { name: 're-scan unchanged', value: rescan }, ratio: rescan / floor,
+    suite,
+    name: `lstat floor ${label}`,
+    value: floor,
+    unit: 'ms',
+    baseline: { name: 're-scan unchanged', value: rescan },
+    ratio: rescan / floor,
     note: `readdirSync + lstatSync over ${seen} files; ratio = re-scan / floor`,
   });
   return results;

@@ -48,7 +48,9 @@ if (without.some((part) => !parts.includes(part))) {
   process.exit(64);
 }
 if (!(seconds > 0) || !(killEvery > 0) || !Number.isInteger(workers) || workers < 1 || !Number.isInteger(seed)) {
-  console.error('usage: scripts/soak/main.ts [--seconds 60] [--workers 4] [--seed N] [--kill-every 1000] [--without person,kills,gc,forks,shell,rewinds] [--json] [--keep] [--dir <parent>]');
+  console.error(
+    'usage: scripts/soak/main.ts [--seconds 60] [--workers 4] [--seed N] [--kill-every 1000] [--without person,kills,gc,forks,shell,rewinds] [--json] [--keep] [--dir <parent>]',
+  );
   process.exit(64);
 }
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -75,7 +77,10 @@ function start(role: 'worker' | 'person', slot: string, incarnation: number): Ru
   const proc = role === 'person' ? 'person' : `w${slot}.${incarnation}`;
   const config: ProcessConfig = { root: layout.root, proc, seed: deriveSeed(seed, proc), paths: SOAK_PATHS, without };
   const stderr = openSync(join(layout.logs, `${proc}.stderr`), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, `${role}.ts`), JSON.stringify(config)], { detached: true, stdio: ['ignore', stderr, stderr] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, `${role}.ts`), JSON.stringify(config)], {
+    detached: true,
+    stdio: ['ignore', stderr, stderr],
+  });
   log.write({ type: 'spawn', pid: child.pid! });
   const entry: Running = {
     proc,
@@ -147,7 +152,10 @@ function finish(report: SoakReport): never {
   console.log(values.json ? JSON.stringify(report, null, 2) : renderReport(report));
   const failedCheck = report.pendingJournals.length > 0 || report.leftovers.length > 0 || report.counts.diverged! > 0;
   const lost = report.lost + report.hidden;
-  if (lost > 0 || failedCheck) say(`seed ${report.seed}: ${report.lost} lost, ${report.hidden} hidden, ${report.counts.diverged} diverged; the run is kept in ${report.root} (check it again: --check ${report.root})`);
+  if (lost > 0 || failedCheck)
+    say(
+      `seed ${report.seed}: ${report.lost} lost, ${report.hidden} hidden, ${report.counts.diverged} diverged; the run is kept in ${report.root} (check it again: --check ${report.root})`,
+    );
   else if (!values.keep && values.check === undefined) rmSync(report.root, { recursive: true, force: true });
   process.exit(lost > 0 ? 1 : failedCheck ? 2 : 0);
 }

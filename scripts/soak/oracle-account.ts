@@ -73,12 +73,26 @@ export async function readStoreAccount(waypoint: Waypoint, sharedWorkdir: string
     }
     for (const entry of await store.listEntries(session.id, { type: FILE_REWIND_ENTRY })) {
       rewinds++;
-      const data = entry.data as { rewindId: string; action: string; kind: string; files: Array<{ path: string; fromHash: string | null; toHash: string | null }> };
+      const data = entry.data as {
+        rewindId: string;
+        action: string;
+        kind: string;
+        files: Array<{ path: string; fromHash: string | null; toHash: string | null }>;
+      };
       for (const file of data.files) {
         const where = `${data.action} ${data.rewindId} (${data.kind}, ${file.path}, session ${session.id}, at ${entry.createdAt})`;
         see(file.fromHash, `${where} from`, entry.createdAt);
         see(file.toHash, `${where} to`, entry.createdAt);
-        if (shared) records.push({ path: relative(file.path), result: file.toHash, createdAt: entry.createdAt, kind: 'rewind', id: data.rewindId, sessionId: session.id, detail: where });
+        if (shared)
+          records.push({
+            path: relative(file.path),
+            result: file.toHash,
+            createdAt: entry.createdAt,
+            kind: 'rewind',
+            id: data.rewindId,
+            sessionId: session.id,
+            detail: where,
+          });
       }
     }
   }
@@ -91,5 +105,15 @@ export async function readStoreAccount(waypoint: Waypoint, sharedWorkdir: string
       if (result.status === 'rejected') unreadable.set(hash, WaypointError.is(result.reason) ? result.reason.code : String(result.reason));
     }
   }
-  return { records, visible, roots, unreadable, journals: await store.listJournals(), checkpoints, rewinds, sessions: sessions.length, blobsRead: hashes.length };
+  return {
+    records,
+    visible,
+    roots,
+    unreadable,
+    journals: await store.listJournals(),
+    checkpoints,
+    rewinds,
+    sessions: sessions.length,
+    blobsRead: hashes.length,
+  };
 }

@@ -25,7 +25,16 @@ export interface Finding {
 
 export interface OracleResult {
   findings: Finding[];
-  checked: { personSaves: number; initialFiles: number; files: number; paths: number; checkpoints: number; rewinds: number; blobsRead: number; sessions: number };
+  checked: {
+    personSaves: number;
+    initialFiles: number;
+    files: number;
+    paths: number;
+    checkpoints: number;
+    rewinds: number;
+    blobsRead: number;
+    sessions: number;
+  };
   pendingJournals: string[];
   leftovers: string[];
 }
@@ -38,10 +47,18 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
   const trashed = new Set(disk.trash.values());
   const journalsAt = (path: string) => account.journals.filter((journal) => journal.items.some((item) => item.path.slice(item.path.indexOf(':') + 1) === path));
   const touching = (op: OpWindow, path: string) => op.paths === null || op.paths.includes(path) || op.intents.some((intent) => intent.path === path);
-  const describe = (op: OpWindow) => `${op.op} ${op.id} ${op.start}–${op.end} ${op.outcome}${op.code ? ` ${op.code}` : ''}${op.message && op.outcome === 'failed' ? ` (${op.message.slice(0, 120)})` : ''}`;
+  const describe = (op: OpWindow) =>
+    `${op.op} ${op.id} ${op.start}–${op.end} ${op.outcome}${op.code ? ` ${op.code}` : ''}${op.message && op.outcome === 'failed' ? ` (${op.message.slice(0, 120)})` : ''}`;
   const suspectsOf = (path: string, after: number): string[] => [
-    ...history.ops.filter((op) => op.end >= after && op.op !== 'open' && touching(op, path) && op.op !== 'rewind-preview').slice(0, 8).map(describe),
-    ...journalsAt(path).filter((journal) => journal.updatedAt >= after).map((journal) => `journal ${journal.id} ${journal.state} at ${journal.updatedAt} (${String(journal.metadata.kind)}, pid ${String(journal.metadata.pid)})`),
+    ...history.ops
+      .filter((op) => op.end >= after && op.op !== 'open' && touching(op, path) && op.op !== 'rewind-preview')
+      .slice(0, 8)
+      .map(describe),
+    ...journalsAt(path)
+      .filter((journal) => journal.updatedAt >= after)
+      .map(
+        (journal) => `journal ${journal.id} ${journal.state} at ${journal.updatedAt} (${String(journal.metadata.kind)}, pid ${String(journal.metadata.pid)})`,
+      ),
   ];
 
   // 1. Every content a record names must read back.
@@ -52,7 +69,12 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
     const first = refs.reduce<number | null>((earliest, ref) => (earliest === null || ref.createdAt < earliest ? ref.createdAt : earliest), null);
     // The blob is indexed (durable) before the row that names it commits; a sweep in that gap.
     // Named only by a pin: a rollback stored the person's save and pinned it after a sweep had listed it.
-    const pinnedBy = first === null && person ? journalsAt(person.path).filter((journal) => journal.state === 'rolled_back' && journal.updatedAt >= person.doneAt).sort((a, b) => a.updatedAt - b.updatedAt)[0] : undefined;
+    const pinnedBy =
+      first === null && person
+        ? journalsAt(person.path)
+            .filter((journal) => journal.state === 'rolled_back' && journal.updatedAt >= person.doneAt)
+            .sort((a, b) => a.updatedAt - b.updatedAt)[0]
+        : undefined;
     const racing =
       first !== null
         ? sweeps.filter((op) => op.start <= first + MARGIN_MS && op.end >= first - 1000)
@@ -63,7 +85,14 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
       kind: 'unreadable',
       path: person?.path ?? '',
       hash,
-      detail: `${code} (${person ? `the person's save ${person.id}` : 'an agent or initial content'}): ${refs.length ? refs.slice(0, 3).map((ref) => ref.where).join('; ') : 'only a pin or a journal names it'}${refs.length > 3 ? ` (+${refs.length - 3} more)` : ''}`,
+      detail: `${code} (${person ? `the person's save ${person.id}` : 'an agent or initial content'}): ${
+        refs.length
+          ? refs
+              .slice(0, 3)
+              .map((ref) => ref.where)
+              .join('; ')
+          : 'only a pin or a journal names it'
+      }${refs.length > 3 ? ` (+${refs.length - 3} more)` : ''}`,
       cause:
         racing.length === 0
           ? 'unknown: no gc ran while its first record (or pin) was being written'
@@ -80,11 +109,14 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
    * the save, by which time the save was gone.
    */
   const causeOf = (content: { path: string; hash: string; intentAt: number; doneAt: number }, pinned: boolean): string => {
-    const goneBy = (events.get(content.path) ?? []).filter((event) => event.certain && event.result !== content.hash && event.lo >= content.doneAt).sort((a, b) => a.hi - b.hi)[0];
+    const goneBy = (events.get(content.path) ?? [])
+      .filter((event) => event.certain && event.result !== content.hash && event.lo >= content.doneAt)
+      .sort((a, b) => a.hi - b.hi)[0];
     const bound = (goneBy?.hi ?? Infinity) + MARGIN_MS;
     // A recovery that kept the save before overwriting it: the save was on disk until then.
     const recovery = history.ops.find((op) => op.preserved.some((entry) => entry.hash === content.hash));
-    if (recovery) return `recovery in ${recovery.id} (a store open, ${recovery.start}–${recovery.end}) rolled back a killed rewind over it (kept only as a "preserved" pin)`;
+    if (recovery)
+      return `recovery in ${recovery.id} (a store open, ${recovery.start}–${recovery.end}) rolled back a killed rewind over it (kept only as a "preserved" pin)`;
     const during = (start: number, end: number) => start <= content.doneAt + MARGIN_MS && end >= content.intentAt - MARGIN_MS;
     const kept = pinned ? ' (kept only as a "preserved" pin)' : '';
     // `earliest`: when it could first have written the file; `at`: when it wrote it at the latest.
@@ -93,13 +125,25 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
       if (!touching(op, content.path) || op.end < content.intentAt - MARGIN_MS) continue;
       if (op.op === 'tool-write' || op.op === 'tool-edit') {
         if (during(op.start, op.end)) {
-          candidates.push({ earliest: op.start, at: op.end, text: `saved while ${op.id} (a Write/Edit of the same file, ${op.start}–${op.end}) was in flight: the Write read the file before the save and replaced it after, without reading it again` });
+          candidates.push({
+            earliest: op.start,
+            at: op.end,
+            text: `saved while ${op.id} (a Write/Edit of the same file, ${op.start}–${op.end}) was in flight: the Write read the file before the save and replaced it after, without reading it again`,
+          });
         } else if (!op.ended) {
-          candidates.push({ earliest: op.start, at: op.end, text: `${op.id}, a Write of the same file (${op.start}–${op.end}), was killed after it replaced the file and before its checkpoint was recorded` });
+          candidates.push({
+            earliest: op.start,
+            at: op.end,
+            text: `${op.id}, a Write of the same file (${op.start}–${op.end}), was killed after it replaced the file and before its checkpoint was recorded`,
+          });
         }
       } else if (op.op === 'shell' && op.outcome !== 'ok' && op.start >= content.doneAt) {
         const how = op.ended ? `its capture failed (${op.code ?? op.message ?? op.outcome})` : 'it was killed during its capture';
-        candidates.push({ earliest: op.start, at: op.end, text: `${op.id}, a shell command writing the same file (${op.start}–${op.end}): ${how}; the command replaced the file and nothing recorded it` });
+        candidates.push({
+          earliest: op.start,
+          at: op.end,
+          text: `${op.id}, a shell command writing the same file (${op.start}–${op.end}): ${how}; the command replaced the file and nothing recorded it`,
+        });
       }
     }
     for (const journal of journalsAt(content.path)) {
@@ -121,7 +165,12 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
             : `the save landed while ${name} was applying to the same file (${journal.createdAt}–${ownEnd}, ${killedAt ? 'then killed' : 'committed'}): it checked the file before the save and wrote it after`,
         });
       } else if (journal.state === 'rolled_back' && killedAt === undefined && journal.createdAt > content.doneAt) {
-        candidates.push({ earliest: journal.createdAt, at: journal.updatedAt, keeps: true, text: `the rollback of ${name} (${journal.createdAt}–${journal.updatedAt}), refused, put its expected content back over the save${kept}` });
+        candidates.push({
+          earliest: journal.createdAt,
+          at: journal.updatedAt,
+          keeps: true,
+          text: `the rollback of ${name} (${journal.createdAt}–${journal.updatedAt}), refused, put its expected content back over the save${kept}`,
+        });
       }
       if (killedAt !== undefined && journal.state === 'rolled_back') {
         const recoveries = history.ops.filter((op) => op.recovered.includes(journal.id) && op.end >= content.intentAt - MARGIN_MS);
@@ -154,13 +203,27 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
    * not failing the run.
    */
   const supersededByOwnSave = (content: (typeof precious)[number]): string | null => {
-    const next = history.person.filter((save) => save.path === content.path && save.intentAt >= content.doneAt && save.id !== content.id).sort((a, b) => a.intentAt - b.intentAt)[0];
+    const next = history.person
+      .filter((save) => save.path === content.path && save.intentAt >= content.doneAt && save.id !== content.id)
+      .sort((a, b) => a.intentAt - b.intentAt)[0];
     if (!next?.written || next.displaced.length > 0) return null;
     const holder = journalsAt(content.path).find((journal) => journal.createdAt <= next.doneAt + MARGIN_MS && journal.updatedAt >= content.doneAt - MARGIN_MS);
-    if (holder && account.roots.has(content.hash)) return `taken aside by ${holder.id} (${String(holder.metadata.kind)}, ${holder.createdAt}–${holder.updatedAt}, ${holder.state}) to compare it; the person's next save ${next.id} (${next.intentAt}) found the path empty and replaced it; the rollback kept a copy under a pin`;
+    if (holder && account.roots.has(content.hash))
+      return `taken aside by ${holder.id} (${String(holder.metadata.kind)}, ${holder.createdAt}–${holder.updatedAt}, ${holder.state}) to compare it; the person's next save ${next.id} (${next.intentAt}) found the path empty and replaced it; the rollback kept a copy under a pin`;
     // A Write/Edit refused because the save landed while it held the file aside (it read this very content).
-    const write = history.ops.find((op) => (op.op === 'tool-write' || op.op === 'tool-edit') && touching(op, content.path) && op.outcome === 'refused' && op.code === 'FILE_CHANGED_DURING_WRITE' && op.start <= next.doneAt + MARGIN_MS && op.end >= next.intentAt - MARGIN_MS && op.start >= content.doneAt - MARGIN_MS);
-    return write ? `taken aside by ${write.id} (${write.op}, ${write.start}–${write.end}) to compare it; the person's next save ${next.id} (${next.intentAt}) found the path empty and replaced it; the write was refused (FILE_CHANGED_DURING_WRITE)` : null;
+    const write = history.ops.find(
+      (op) =>
+        (op.op === 'tool-write' || op.op === 'tool-edit') &&
+        touching(op, content.path) &&
+        op.outcome === 'refused' &&
+        op.code === 'FILE_CHANGED_DURING_WRITE' &&
+        op.start <= next.doneAt + MARGIN_MS &&
+        op.end >= next.intentAt - MARGIN_MS &&
+        op.start >= content.doneAt - MARGIN_MS,
+    );
+    return write
+      ? `taken aside by ${write.id} (${write.op}, ${write.start}–${write.end}) to compare it; the person's next save ${next.id} (${next.intentAt}) found the path empty and replaced it; the write was refused (FILE_CHANGED_DURING_WRITE)`
+      : null;
   };
   for (const content of precious) {
     if (onDisk.has(content.hash) || trashed.has(content.hash)) continue;
@@ -169,7 +232,14 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
     const pinned = account.roots.has(content.hash);
     const superseded = supersededByOwnSave(content);
     if (superseded) {
-      findings.push({ kind: 'superseded', path: content.path, hash: content.hash, detail: `the person's save ${content.id} (${content.intentAt}–${content.doneAt}) was replaced by the person's own next save`, cause: superseded, suspects: [] });
+      findings.push({
+        kind: 'superseded',
+        path: content.path,
+        hash: content.hash,
+        detail: `the person's save ${content.id} (${content.intentAt}–${content.doneAt}) was replaced by the person's own next save`,
+        cause: superseded,
+        suspects: [],
+      });
       continue;
     }
     const cause = causeOf(content, pinned);
@@ -200,7 +270,14 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
     const hash = disk.files.get(path) ?? null;
     const bytes = disk.contents.get(path);
     if (bytes && !explainedContent(bytes)) {
-      findings.push({ kind: 'foreign', path, hash, detail: 'the file holds content no process wrote and no record names', cause: 'unknown', suspects: suspectsOf(path, 0) });
+      findings.push({
+        kind: 'foreign',
+        path,
+        hash,
+        detail: 'the file holds content no process wrote and no record names',
+        cause: 'unknown',
+        suspects: suspectsOf(path, 0),
+      });
       continue;
     }
     const marker = bytes ? markerOf(bytes.toString('utf8')) : null;
@@ -209,7 +286,9 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
     const superseded = (event: PathEvent): boolean => list.some((later) => later.certain && later.result !== hash && later.lo > event.hi + MARGIN_MS);
     if (list.some((event) => matches(event) && !superseded(event))) continue;
     const lastMatch = list.filter(matches).sort((a, b) => b.hi - a.hi)[0];
-    const later = list.filter((event) => event.certain && event.result !== hash && (lastMatch === undefined || event.lo > lastMatch.hi + MARGIN_MS)).sort((a, b) => a.lo - b.lo)[0];
+    const later = list
+      .filter((event) => event.certain && event.result !== hash && (lastMatch === undefined || event.lo > lastMatch.hi + MARGIN_MS))
+      .sort((a, b) => a.lo - b.lo)[0];
     const state = (result: string | null | 'any') => (result === null ? 'absent' : result.slice(0, 12));
     findings.push({
       kind: 'diverged',

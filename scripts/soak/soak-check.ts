@@ -36,7 +36,13 @@ export async function checkSoak(layout: SoakLayout): Promise<SoakReport> {
   const again = first.skipped.length > 0 ? await recoverJournals(waypoint.store, undefined, { blobs: waypoint.blobs, includeLive: true }) : null;
   const recovered = [...first.recovered, ...(again?.recovered ?? [])];
   const failed = [...first.failed, ...(again?.failed ?? [])];
-  log.write({ type: 'end', id, outcome: 'ok', recovered: [...recovered, ...failed].map((journal) => journal.journalId), preserved: recovered.flatMap((journal) => journal.preserved) });
+  log.write({
+    type: 'end',
+    id,
+    outcome: 'ok',
+    recovered: [...recovered, ...failed].map((journal) => journal.journalId),
+    preserved: recovered.flatMap((journal) => journal.preserved),
+  });
   log.close();
   const account = await readStoreAccount(waypoint, layout.work);
   await waypoint.close();

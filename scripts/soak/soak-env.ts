@@ -91,7 +91,9 @@ export class Random {
 
   /** A fresh token for contents and markers (lowercase alphanumerics, safe inside shell quotes). */
   token(): string {
-    return `${Date.now().toString(36)}${this.int(36 ** 6).toString(36).padStart(6, '0')}`;
+    return `${Date.now().toString(36)}${this.int(36 ** 6)
+      .toString(36)
+      .padStart(6, '0')}`;
   }
 
   /** Picks a key with probability proportional to its weight. */

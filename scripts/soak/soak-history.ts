@@ -76,7 +76,17 @@ export function buildHistory(records: readonly LogRecord[], runEnd: number): Soa
   }
   const person = records.flatMap((record) =>
     record.type === 'person-done'
-      ? [{ id: record.id, path: record.path, hash: record.hash, intentAt: intents.get(record.id)?.t ?? record.t, doneAt: record.t, written: record.written, displaced: record.displaced }]
+      ? [
+          {
+            id: record.id,
+            path: record.path,
+            hash: record.hash,
+            intentAt: intents.get(record.id)?.t ?? record.t,
+            doneAt: record.t,
+            written: record.written,
+            displaced: record.displaced,
+          },
+        ]
       : [],
   );
   const initial = records.flatMap((record) => (record.type === 'initial' ? [{ path: record.path, hash: record.hash }] : []));
@@ -102,19 +112,39 @@ export function pathEvents(history: SoakHistory, records: readonly StoreRecord[]
   const startOf = new Map<string, number>();
   for (const op of history.ops) for (const id of [...op.checkpointIds, ...op.rewindIds]) startOf.set(id, op.start);
   for (const record of records) {
-    add(record.path, { result: record.result, lo: startOf.get(record.id) ?? record.createdAt - UNMATCHED_RECORD_SPAN_MS, hi: record.createdAt, certain: true, what: record.detail });
+    add(record.path, {
+      result: record.result,
+      lo: startOf.get(record.id) ?? record.createdAt - UNMATCHED_RECORD_SPAN_MS,
+      hi: record.createdAt,
+      certain: true,
+      what: record.detail,
+    });
   }
   const byId = new Map(journals.map((journal) => [journal.id, journal]));
   for (const op of history.ops) {
     const what = `${op.op} ${op.id} (${op.outcome}${op.code ? ` ${op.code}` : ''})`;
     for (const intent of op.intents) {
-      add(intent.path, { result: intent.edit ? 'any' : intent.hash, ...(intent.edit ? { marker: intent.edit.new } : {}), lo: op.start, hi: op.end, certain: false, what });
+      add(intent.path, {
+        result: intent.edit ? 'any' : intent.hash,
+        ...(intent.edit ? { marker: intent.edit.new } : {}),
+        lo: op.start,
+        hi: op.end,
+        certain: false,
+        what,
+      });
     }
     if (op.op === 'open') {
-      if (!op.ended) for (const path of events.keys()) add(path, { result: 'any', lo: op.start, hi: op.end, certain: false, what: `${what}: a recovery killed midway` });
+      if (!op.ended)
+        for (const path of events.keys()) add(path, { result: 'any', lo: op.start, hi: op.end, certain: false, what: `${what}: a recovery killed midway` });
       for (const id of op.recovered) {
         for (const item of byId.get(id)?.items ?? []) {
-          add(item.path.slice(item.path.indexOf(':') + 1), { result: item.expectedHash, lo: op.start, hi: op.end, certain: false, what: `${what}: recovery of ${id}` });
+          add(item.path.slice(item.path.indexOf(':') + 1), {
+            result: item.expectedHash,
+            lo: op.start,
+            hi: op.end,
+            certain: false,
+            what: `${what}: recovery of ${id}`,
+          });
         }
       }
     }

@@ -72,7 +72,9 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** Every record of every `*.jsonl` file in `dir`; a torn last line (killed mid-write) is skipped. */
 export function readLogs(dir: string): LogRecord[] {
   const records: LogRecord[] = [];
-  for (const name of readdirSync(dir).filter((file) => file.endsWith('.jsonl')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((file) => file.endsWith('.jsonl'))
+    .sort()) {
     for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
       if (line === '') continue;
       try {

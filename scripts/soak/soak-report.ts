@@ -51,7 +51,10 @@ export function buildReport(input: {
     else if (op.outcome === 'refused') counts.refused[op.code ?? '?'] = (counts.refused[op.code ?? '?'] ?? 0) + 1;
     else if (op.outcome === 'failed') {
       counts.failed++;
-      const key = `${op.op}: ${(op.message ?? '').replace(/\s+/g, ' ').replace(/[0-9a-f]{16,}|\/tmp\/\S+/g, '…').slice(0, 160)}`;
+      const key = `${op.op}: ${(op.message ?? '')
+        .replace(/\s+/g, ' ')
+        .replace(/[0-9a-f]{16,}|\/tmp\/\S+/g, '…')
+        .slice(0, 160)}`;
       untypedErrors[key] = (untypedErrors[key] ?? 0) + 1;
     } else counts.killed++;
   }
@@ -82,23 +85,39 @@ export function buildReport(input: {
 
 export function renderReport(report: SoakReport): string {
   const lines: string[] = [];
-  lines.push(`concurrency soak: seed ${report.seed}, ${report.workers} workers${report.without.includes('person') ? '' : ' + the person'}, ${report.seconds} s${report.without.length ? `, without ${report.without.join(', ')}` : ''}, in ${report.root}`);
+  lines.push(
+    `concurrency soak: seed ${report.seed}, ${report.workers} workers${report.without.includes('person') ? '' : ' + the person'}, ${report.seconds} s${report.without.length ? `, without ${report.without.join(', ')}` : ''}, in ${report.root}`,
+  );
   lines.push(`kills: ${report.kills} (workers restarted ${report.restarts} times); person saves: ${report.personSaves}`);
   lines.push('operations (ok / refused by code / untyped failures / killed midway):');
   for (const [op, counts] of Object.entries(report.operations).sort()) {
-    const refused = Object.entries(counts.refused).map(([code, count]) => `${code} ${count}`).join(', ');
-    lines.push(`  ${op.padEnd(26)} ${String(counts.ok).padStart(5)} ok${refused ? `; refused: ${refused}` : ''}${counts.failed ? `; failed ${counts.failed}` : ''}${counts.killed ? `; killed ${counts.killed}` : ''}`);
+    const refused = Object.entries(counts.refused)
+      .map(([code, count]) => `${code} ${count}`)
+      .join(', ');
+    lines.push(
+      `  ${op.padEnd(26)} ${String(counts.ok).padStart(5)} ok${refused ? `; refused: ${refused}` : ''}${counts.failed ? `; failed ${counts.failed}` : ''}${counts.killed ? `; killed ${counts.killed}` : ''}`,
+    );
   }
   for (const [message, count] of Object.entries(report.untypedErrors)) lines.push(`  untyped error ×${count}: ${message}`);
   for (const crash of report.crashes) lines.push(`  worker ${crash.proc} exited on its own: code ${crash.code} (see logs/${crash.proc}.stderr)`);
   const c = report.checked;
-  lines.push(`checked: ${c.sessions} sessions, ${c.checkpoints} checkpoints, ${c.rewinds} rewind records, ${c.blobsRead} contents read back, ${c.files} files on disk over ${c.paths} paths, ${c.personSaves} person saves, ${c.initialFiles} initial files`);
-  lines.push(`recovery at the check: ${report.recovery.recovered} journals rolled back, ${report.recovery.skipped} skipped, ${report.recovery.failed.length} files it could not put back`);
+  lines.push(
+    `checked: ${c.sessions} sessions, ${c.checkpoints} checkpoints, ${c.rewinds} rewind records, ${c.blobsRead} contents read back, ${c.files} files on disk over ${c.paths} paths, ${c.personSaves} person saves, ${c.initialFiles} initial files`,
+  );
+  lines.push(
+    `recovery at the check: ${report.recovery.recovered} journals rolled back, ${report.recovery.skipped} skipped, ${report.recovery.failed.length} files it could not put back`,
+  );
   for (const failure of report.recovery.failed) lines.push(`  could not put back: ${failure}`);
-  lines.push(`pending journals after recovery: ${report.pendingJournals.length}${report.pendingJournals.length ? ` (${report.pendingJournals.join(', ')})` : ''}`);
-  lines.push(`leftover temp files / staging directories: ${report.leftovers.length}${report.leftovers.length ? ` (${report.leftovers.slice(0, 5).join(', ')}${report.leftovers.length > 5 ? ' …' : ''})` : ''}`);
+  lines.push(
+    `pending journals after recovery: ${report.pendingJournals.length}${report.pendingJournals.length ? ` (${report.pendingJournals.join(', ')})` : ''}`,
+  );
+  lines.push(
+    `leftover temp files / staging directories: ${report.leftovers.length}${report.leftovers.length ? ` (${report.leftovers.slice(0, 5).join(', ')}${report.leftovers.length > 5 ? ' …' : ''})` : ''}`,
+  );
   const count = (kind: string) => report.counts[kind] ?? 0;
-  lines.push(`lost: ${report.lost} (gone ${count('gone')}, unreadable ${count('unreadable')}, foreign ${count('foreign')}); hidden (kept only by a pin no command shows): ${report.hidden}; diverged files: ${count('diverged')}; superseded by the person's own next save while a rollback or Write held them aside (not a loss): ${count('superseded')}`);
+  lines.push(
+    `lost: ${report.lost} (gone ${count('gone')}, unreadable ${count('unreadable')}, foreign ${count('foreign')}); hidden (kept only by a pin no command shows): ${report.hidden}; diverged files: ${count('diverged')}; superseded by the person's own next save while a rollback or Write held them aside (not a loss): ${count('superseded')}`,
+  );
   for (const finding of report.findings) {
     if (finding.kind === 'superseded') continue;
     lines.push(`- ${finding.kind} ${finding.path} ${finding.hash?.slice(0, 12) ?? '(absent)'}: ${finding.detail}`);

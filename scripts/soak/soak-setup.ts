@@ -13,7 +13,8 @@ export const BASE_SESSIONS = 2;
 
 export async function createSoak(seed: number, parent = tmpdir()): Promise<SoakLayout> {
   const layout = layoutOf(mkdtempSync(join(parent, 'waypoint-soak-')));
-  for (const dir of [layout.work, dirname(layout.storePath), layout.logs, layout.trash, layout.personTmp, layout.locks, layout.scratch]) mkdirSync(dir, { recursive: true });
+  for (const dir of [layout.work, dirname(layout.storePath), layout.logs, layout.trash, layout.personTmp, layout.locks, layout.scratch])
+    mkdirSync(dir, { recursive: true });
   const random = new Random(seed);
   const log = new SoakLog(join(layout.logs, 'main.jsonl'), 'main');
   for (const path of SOAK_PATHS) {
@@ -29,7 +30,12 @@ export async function createSoak(seed: number, parent = tmpdir()): Promise<SoakL
       const workdir = join(layout.scratch, `p${index}`);
       mkdirSync(workdir);
       const session = await waypoint.store.createSession({ workdir, title: `${PLACEHOLDER_TITLE} ${index}` });
-      const { message } = await waypoint.store.appendMessage({ sessionId: session.id, role: 'user', kind: 'input', parts: [{ type: 'text', text: 'scratch' }] });
+      const { message } = await waypoint.store.appendMessage({
+        sessionId: session.id,
+        role: 'user',
+        kind: 'input',
+        parts: [{ type: 'text', text: 'scratch' }],
+      });
       const turn = await waypoint.store.createTurn({ sessionId: session.id, userMessageId: message.id });
       const capture = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId: turn.id });
       for (const name of ['a.txt', 'b.txt']) await applyToolWrite(capture, { path: name, content: makeContent(random, `placeholder-${index}`) });

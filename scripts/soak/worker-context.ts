@@ -60,7 +60,11 @@ export async function logged(
 /** Starts a turn the way the runtime does: the user's input message, then the turn. */
 export async function beginTurn(context: WorkerContext, session: Session, text: string): Promise<{ turnId: string; messageId: string }> {
   const { message } = await context.waypoint.store.appendMessage({ sessionId: session.id, role: 'user', kind: 'input', parts: [{ type: 'text', text }] });
-  const turn = await context.waypoint.store.createTurn({ sessionId: session.id, userMessageId: message.id, metadata: { pid: process.pid, proc: context.proc } });
+  const turn = await context.waypoint.store.createTurn({
+    sessionId: session.id,
+    userMessageId: message.id,
+    metadata: { pid: process.pid, proc: context.proc },
+  });
   return { turnId: turn.id, messageId: message.id };
 }
 

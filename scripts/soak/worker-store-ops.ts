@@ -2,14 +2,7 @@
 // then often deleted again), garbage collection, and retention (`trimSessions` over the oldest
 // sessions, which are placeholders, and deleting an isolated fork with its directory).
 import { rmSync } from 'node:fs';
-import {
-  applyToolWrite,
-  deleteSessionWithSubagents,
-  openCaptureContext,
-  trimSessions,
-  type ForkRequest,
-  type Session,
-} from './engine.js';
+import { applyToolWrite, deleteSessionWithSubagents, openCaptureContext, trimSessions, type ForkRequest, type Session } from './engine.js';
 import { makeContent, sha256 } from './soak-env.js';
 import { beginTurn, endTurn, isPlaceholder, logged, type WorkerContext } from './worker-context.js';
 
@@ -38,7 +31,13 @@ export async function sharedForkOp(context: WorkerContext, session: Session): Pr
 export async function isolatedForkOp(context: WorkerContext, session: Session): Promise<void> {
   const child: { session?: Session; dir?: string } = {};
   await logged(context, 'fork-isolated', session, [], [], async () => {
-    const result = await context.forker.fork({ from: 'checkpoint', sessionId: session.id, checkpointId: 'latest', workspace: { mode: 'isolated' }, title: `soak isolated fork ${context.proc}` });
+    const result = await context.forker.fork({
+      from: 'checkpoint',
+      sessionId: session.id,
+      checkpointId: 'latest',
+      workspace: { mode: 'isolated' },
+      title: `soak isolated fork ${context.proc}`,
+    });
     child.session = result.session;
     child.dir = result.materialized?.dir;
   });

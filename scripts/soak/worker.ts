@@ -22,7 +22,10 @@ await logged({ log, proc: config.proc }, 'open', null, null, [], async () => {
   const report = opened.waypoint.recovery;
   const recovered = report?.recovered ?? [];
   // A journal whose files could not all be put back was still partly rolled back: logged as well.
-  return { recovered: [...recovered, ...(report?.failed ?? [])].map((journal) => journal.journalId), preserved: recovered.flatMap((journal) => journal.preserved) };
+  return {
+    recovered: [...recovered, ...(report?.failed ?? [])].map((journal) => journal.journalId),
+    preserved: recovered.flatMap((journal) => journal.preserved),
+  };
 });
 if (!opened.waypoint) process.exit(3);
 const waypoint = opened.waypoint;
@@ -49,7 +52,12 @@ const context: WorkerContext = {
 await closeDeadTurns(context).catch(() => undefined);
 
 const weights = { tool: 30, shell: 14, rewind: 14, checked: 10, redo: 7, forkShared: 4, forkIsolated: 3, gc: 7, retention: 3 };
-const leftOut: Record<string, Array<keyof typeof weights>> = { gc: ['gc', 'retention'], forks: ['forkShared', 'forkIsolated'], shell: ['shell'], rewinds: ['rewind', 'checked', 'redo'] };
+const leftOut: Record<string, Array<keyof typeof weights>> = {
+  gc: ['gc', 'retention'],
+  forks: ['forkShared', 'forkIsolated'],
+  shell: ['shell'],
+  rewinds: ['rewind', 'checked', 'redo'],
+};
 for (const part of config.without) for (const op of leftOut[part] ?? []) weights[op] = 0;
 while (!existsSync(layout.stopFile)) {
   const sessions = await context.sharedSessions();

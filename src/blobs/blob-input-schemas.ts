@@ -12,10 +12,7 @@ const putOptions = { baseHash: z.string().optional() };
 
 export const PutBlobOptionsSchema = z.object(putOptions).loose();
 export const PutManyOptionsSchema = z.object({ compression: z.enum(['auto', 'eager', 'deferred']).optional() }).loose();
-export const BlobInputSchema = z.union([
-  bytes,
-  z.object({ content: bytes, hash: hash.optional(), verified: z.boolean().optional(), ...putOptions }).loose(),
-]);
+export const BlobInputSchema = z.union([bytes, z.object({ content: bytes, hash: hash.optional(), verified: z.boolean().optional(), ...putOptions }).loose()]);
 export const BlobInputsSchema = z.array(BlobInputSchema);
 export const CompressOptionsSchema = z.object({ budgetMs: count.optional(), maxBytes: count.optional() }).loose();
 export const GcOptionsSchema = z.object({ dryRun: z.boolean().optional() }).loose();
@@ -54,5 +51,9 @@ function isBlobInput(item: unknown): boolean {
   if (item instanceof Uint8Array) return true;
   if (typeof item !== 'object' || item === null) return false;
   const input = item as { content?: unknown; hash?: unknown; baseHash?: unknown };
-  return input.content instanceof Uint8Array && (input.hash === undefined || typeof input.hash === 'string') && (input.baseHash === undefined || typeof input.baseHash === 'string');
+  return (
+    input.content instanceof Uint8Array &&
+    (input.hash === undefined || typeof input.hash === 'string') &&
+    (input.baseHash === undefined || typeof input.baseHash === 'string')
+  );
 }

@@ -219,13 +219,19 @@ describe('BlobStore', () => {
       reads++;
       return readStored(hash);
     };
-    await blobs.putMany([{ content: after, hash: hashContent(after), verified: true, baseHash: beforeHash }, { content: before, hash: beforeHash, verified: true }]);
+    await blobs.putMany([
+      { content: after, hash: hashContent(after), verified: true, baseHash: beforeHash },
+      { content: before, hash: beforeHash, verified: true },
+    ]);
     expect(reads).toBe(0);
     expect(await blobs.stat(hashContent(after))).toMatchObject({ encoding: 'delta', baseHash: beforeHash });
     // Without `verified`, a caller-given hash is not trusted as a base: the base is read from storage.
     lines[21] = 'changed again';
     const again = Buffer.from(lines.join('\n'));
-    await blobs.putMany([{ content: again, hash: hashContent(again), baseHash: beforeHash }, { content: before, hash: beforeHash }]);
+    await blobs.putMany([
+      { content: again, hash: hashContent(again), baseHash: beforeHash },
+      { content: before, hash: beforeHash },
+    ]);
     expect(reads).toBe(1);
     expect((await blobs.get(hashContent(again))).equals(again)).toBe(true);
   });

@@ -158,7 +158,8 @@ export class BlobStore {
     let deferred = false;
     if (canStage(storage) && options.compression !== 'eager') {
       let newBytes = 0;
-      if (options.compression !== 'deferred') inputs.forEach((input, index) => {
+      if (options.compression !== 'deferred')
+        inputs.forEach((input, index) => {
           newBytes += present.has(hashes[index]!) ? 0 : input.content.length;
         });
       deferred = options.compression === 'deferred' || newBytes >= DEFERRED_BATCH_BYTES;
@@ -416,7 +417,11 @@ export class BlobStore {
       try {
         below = record.encoding === 'delta' ? decodeDeltaBlob(below ?? decoded.get(record.baseHash!)!, bytes) : decodeWhole(record.encoding, bytes);
       } catch (error) {
-        throw new BlobCorruptError({ hash, reason: `its stored bytes${record.hash === hash ? '' : ` (delta base ${record.hash})`} cannot be decoded: ${(error as Error).message}`, cause: error });
+        throw new BlobCorruptError({
+          hash,
+          reason: `its stored bytes${record.hash === hash ? '' : ` (delta base ${record.hash})`} cannot be decoded: ${(error as Error).message}`,
+          cause: error,
+        });
       }
       decoded.set(record.hash, below);
       added.push(record.hash);

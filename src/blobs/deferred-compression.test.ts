@@ -122,7 +122,7 @@ describe('BlobStore raw first, compress later', () => {
     const next = Buffer.from(base.toString().replace('line 1000 of', 'line 1000 (edited) of'));
     const [baseHash, nextHash] = await blobs.putMany([{ content: base }, { content: next, baseHash: hashContent(base) }], { compression: 'deferred' });
     expect((await blobs.stat(baseHash!)).encoding).toBe('raw');
-    expect((await blobs.stat(nextHash!))).toMatchObject({ encoding: 'delta', baseHash });
+    expect(await blobs.stat(nextHash!)).toMatchObject({ encoding: 'delta', baseHash });
     await blobs.compress();
     expect((await blobs.stat(baseHash!)).encoding).toBe('deflate');
     expect((await blobs.get(nextHash!)).equals(next)).toBe(true);

@@ -6,16 +6,14 @@ import { decodeDelta, encodeDelta } from './delta-codec.js';
 const bytes = (max: number) => fc.uint8Array({ maxLength: max }).map((array) => Buffer.from(array));
 
 /** A target made from pieces of the base and fresh bytes, the shape real edits have. */
-const editedPair = fc
-  .tuple(bytes(4000), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 600 }), bytes(40)), { maxLength: 12 }))
-  .map(([base, edits]) => {
-    const pieces: Buffer[] = [];
-    for (const [start, length, insert] of edits) {
-      const from = base.length === 0 ? 0 : start % base.length;
-      pieces.push(base.subarray(from, from + length), insert);
-    }
-    return { base, target: Buffer.concat(pieces) };
-  });
+const editedPair = fc.tuple(bytes(4000), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 600 }), bytes(40)), { maxLength: 12 })).map(([base, edits]) => {
+  const pieces: Buffer[] = [];
+  for (const [start, length, insert] of edits) {
+    const from = base.length === 0 ? 0 : start % base.length;
+    pieces.push(base.subarray(from, from + length), insert);
+  }
+  return { base, target: Buffer.concat(pieces) };
+});
 
 describe('delta codec', () => {
   it('round-trips random base/target pairs', () => {

@@ -50,7 +50,10 @@ export interface GcReport {
  * const report = await collectGarbage(store, { dryRun: true });
  * console.log(`${report.unreachable.length} blobs, ${report.freedBytes} bytes would be freed`);
  */
-export async function collectGarbage(store: Pick<Store, 'blobs' | 'blobRoots'> & Partial<Pick<Store, 'sweepBlobs'>>, options: GcOptions = {}): Promise<GcReport> {
+export async function collectGarbage(
+  store: Pick<Store, 'blobs' | 'blobRoots'> & Partial<Pick<Store, 'sweepBlobs'>>,
+  options: GcOptions = {},
+): Promise<GcReport> {
   const dryRun = options.dryRun ?? false;
   const records = new Map<string, BlobRecord>((await store.blobs.listRecords()).map((record) => [record.hash, record]));
   const roots = await store.blobRoots();

@@ -38,9 +38,7 @@ const tool = { toolName: z.string().optional(), toolCallId: optionalName, maxFil
 
 export const ToolWriteInputSchema = z.object({ ...target, content: z.union([z.string(), bytes]), mode: mode.optional(), ...tool }).loose();
 
-export const ToolEditInputSchema = z
-  .object({ ...target, oldString: z.string(), newString: z.string(), replaceAll: z.boolean().optional(), ...tool })
-  .loose();
+export const ToolEditInputSchema = z.object({ ...target, oldString: z.string(), newString: z.string(), replaceAll: z.boolean().optional(), ...tool }).loose();
 
 export const ToolChangeSchema = CaptureContextSchema.extend({
   ...target,

@@ -23,7 +23,16 @@ describe('CheckpointedFs', () => {
     await fs.writeFile('a.bin', 'text now');
     await fs.deleteFile('a.bin');
     const [create, modify, remove] = await all();
-    expect(create).toMatchObject({ op: 'create', source: 'fs', beforeHash: null, afterHash: hashContent(binary), afterMode: 0o640, patch: null, turnId: fx.turnId, anchorMessageId: fx.userMessageId });
+    expect(create).toMatchObject({
+      op: 'create',
+      source: 'fs',
+      beforeHash: null,
+      afterHash: hashContent(binary),
+      afterMode: 0o640,
+      patch: null,
+      turnId: fx.turnId,
+      anchorMessageId: fx.userMessageId,
+    });
     expect(modify).toMatchObject({ op: 'modify', beforeHash: hashContent(binary), beforeMode: 0o640, afterMode: 0o640 });
     expect(remove).toMatchObject({ op: 'delete', beforeHash: hashContent('text now'), afterHash: null, beforeMode: 0o640 });
     expect((await fx.blobs.get(modify!.beforeHash!)).equals(binary)).toBe(true);
@@ -76,7 +85,15 @@ describe('CheckpointedFs', () => {
       await errorCode(() => fs.writeFile('d', 'x')),
       await errorCode(() => fs.rmdir('a.txt')),
     ];
-    expect(codes).toEqual(['FILE_WRITE_FAILED', 'FILE_WRITE_FAILED', 'PATH_OUTSIDE_WORKSPACE', 'PATH_OUTSIDE_WORKSPACE', 'PATH_IS_DIRECTORY', 'PATH_IS_DIRECTORY', 'PATH_NOT_DIRECTORY']);
+    expect(codes).toEqual([
+      'FILE_WRITE_FAILED',
+      'FILE_WRITE_FAILED',
+      'PATH_OUTSIDE_WORKSPACE',
+      'PATH_OUTSIDE_WORKSPACE',
+      'PATH_IS_DIRECTORY',
+      'PATH_IS_DIRECTORY',
+      'PATH_NOT_DIRECTORY',
+    ]);
     expect(readFileSync(join(fx.root, 'a.txt'), 'utf8')).toBe('A');
     expect(readFileSync(join(fx.root, 'b.txt'), 'utf8')).toBe('B');
     expect(existsSync(join(fx.dir, 'out.txt'))).toBe(false);

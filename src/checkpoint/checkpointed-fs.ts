@@ -69,22 +69,34 @@ export class CheckpointedFs {
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     const before = captureEntry(target, this.maxFileSize);
     if (before.exists && before.kind === 'dir') {
-      throw new InvalidArgumentError({ code: 'PATH_IS_DIRECTORY', parameter: 'path', value: target.key, reason: 'is a directory; write to a file path inside it.' });
+      throw new InvalidArgumentError({
+        code: 'PATH_IS_DIRECTORY',
+        parameter: 'path',
+        value: target.key,
+        reason: 'is a directory; write to a file path inside it.',
+      });
     }
-    const change: PendingChange | null = before.exists && before.content?.equals(bytes) && (options.mode === undefined || options.mode === before.mode)
-      ? null
-      : this.contentChange(target.key, before, bytes);
-    return this.apply(target, change ? [change] : [], () => {
-      const write = prepareFileWrite(target, bytes, options.mode === undefined ? {} : { mode: options.mode });
-      try {
-        // Only over what was read: a save that landed since is kept and the write refused.
-        replaceIfRead(target, before, write, { durable: true });
-      } catch (error) {
-        write.abort();
-        throw error;
-      }
-      if (change) change.afterMode = write.mode;
-    }, false, change?.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }]);
+    const change: PendingChange | null =
+      before.exists && before.content?.equals(bytes) && (options.mode === undefined || options.mode === before.mode)
+        ? null
+        : this.contentChange(target.key, before, bytes);
+    return this.apply(
+      target,
+      change ? [change] : [],
+      () => {
+        const write = prepareFileWrite(target, bytes, options.mode === undefined ? {} : { mode: options.mode });
+        try {
+          // Only over what was read: a save that landed since is kept and the write refused.
+          replaceIfRead(target, before, write, { durable: true });
+        } catch (error) {
+          write.abort();
+          throw error;
+        }
+        if (change) change.afterMode = write.mode;
+      },
+      false,
+      change?.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }],
+    );
   }
 
   /**
@@ -100,7 +112,13 @@ export class CheckpointedFs {
       throw new InvalidArgumentError({ code: 'PATH_IS_DIRECTORY', parameter: 'path', value: target.key, reason: 'is a directory; remove it with rmdir.' });
     }
     const change = this.contentChange(target.key, before, null);
-    const result = await this.apply(target, [change], () => replaceIfRead(target, before, null, { durable: true }), false, change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }]);
+    const result = await this.apply(
+      target,
+      [change],
+      () => replaceIfRead(target, before, null, { durable: true }),
+      false,
+      change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }],
+    );
     return { ...result, existed: true };
   }
 
@@ -162,7 +180,12 @@ export class CheckpointedFs {
     const before = captureEntry(target, 0);
     if (!before.exists) return { path: target.key, checkpoints: [], existed: false };
     if (before.kind !== 'dir') {
-      throw new InvalidArgumentError({ code: 'PATH_NOT_DIRECTORY', parameter: 'path', value: target.key, reason: 'is not a directory; remove it with deleteFile.' });
+      throw new InvalidArgumentError({
+        code: 'PATH_NOT_DIRECTORY',
+        parameter: 'path',
+        value: target.key,
+        reason: 'is not a directory; remove it with deleteFile.',
+      });
     }
     if (target.relativePath === '') {
       throw new InvalidArgumentError({ parameter: 'path', value: target.key, reason: 'is a root directory itself; roots are never removed.' });
@@ -199,7 +222,12 @@ export class CheckpointedFs {
     if (existing.exists) {
       if (!options.overwrite) throw new FileWriteFailedError({ path: `${source.key} -> ${destination.key}`, operation: 'move', reason: 'EEXIST' });
       if (existing.kind === 'dir') {
-        throw new InvalidArgumentError({ code: 'PATH_IS_DIRECTORY', parameter: 'to', value: destination.key, reason: 'is an existing directory; move into a path inside it.' });
+        throw new InvalidArgumentError({
+          code: 'PATH_IS_DIRECTORY',
+          parameter: 'to',
+          value: destination.key,
+          reason: 'is an existing directory; move into a path inside it.',
+        });
       }
       if (destination.tracked) changes.push(this.contentChange(destination.key, existing, null));
     }
@@ -207,7 +235,12 @@ export class CheckpointedFs {
     if (moving.kind !== 'dir' && moving.content !== null && (!existing.exists || existing.content !== null)) {
       const hash = hashContent(moving.content);
       files.push({ path: source.key, entryPath: source.entryPath, beforeHash: hash, afterHash: null });
-      files.push({ path: destination.key, entryPath: destination.entryPath, beforeHash: existing.exists ? hashContent(existing.content!) : null, afterHash: hash });
+      files.push({
+        path: destination.key,
+        entryPath: destination.entryPath,
+        beforeHash: existing.exists ? hashContent(existing.content!) : null,
+        afterHash: hash,
+      });
     }
     if (source.tracked || destination.tracked) {
       const base = { op, path: source.key, toPath: destination.key, beforeMode: moving.mode, afterMode: moving.mode, patch: null };
@@ -216,7 +249,13 @@ export class CheckpointedFs {
       else changes.push({ ...base, before: moving.content, after: moving.content });
     }
     // Recorded against the source; an untracked source moving into a tracked root still records.
-    return this.apply(source.tracked ? source : destination, changes, () => movePath(source, destination, { overwrite: options.overwrite ?? false }), true, files);
+    return this.apply(
+      source.tracked ? source : destination,
+      changes,
+      () => movePath(source, destination, { overwrite: options.overwrite ?? false }),
+      true,
+      files,
+    );
   }
 
   private contentChange(key: string, before: CapturedEntry, after: Buffer | null): PendingChange {
@@ -232,7 +271,13 @@ export class CheckpointedFs {
    * changes), then the change, then the rows, which replace the intent in one transaction. A crash
    * between the change and the rows is completed when the store is next opened.
    */
-  private async apply(target: ResolvedPath, changes: PendingChange[], perform: () => void, alwaysRecord = false, files: RecoveredFile[] = []): Promise<FsChange> {
+  private async apply(
+    target: ResolvedPath,
+    changes: PendingChange[],
+    perform: () => void,
+    alwaysRecord = false,
+    files: RecoveredFile[] = [],
+  ): Promise<FsChange> {
     const record = (target.tracked || alwaysRecord) && changes.length > 0;
     if (!record) {
       perform();

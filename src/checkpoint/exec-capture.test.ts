@@ -30,7 +30,11 @@ describe('exec capture', () => {
   it('records create, modify, delete and rename (as delete + create) made by a real child process', async () => {
     const binary = Buffer.from([0, 159, 146, 150, 0, 1]);
     seed(fx.root, { 'keep.txt': 'keep\n', 'edit.txt': 'one\ntwo\n', 'gone.txt': 'bye\n', 'old/name.bin': binary });
-    const { capture } = await captureExec(fx.context, () => bash(fx.root, 'printf "one\\n2\\n" > edit.txt; rm gone.txt; mv old/name.bin new.bin; echo hi > made.txt'), { toolName: 'Bash', toolCallId: 'b1', command: 'edit things' });
+    const { capture } = await captureExec(
+      fx.context,
+      () => bash(fx.root, 'printf "one\\n2\\n" > edit.txt; rm gone.txt; mv old/name.bin new.bin; echo hi > made.txt'),
+      { toolName: 'Bash', toolCallId: 'b1', command: 'edit things' },
+    );
     const rows = capture.checkpoints.map((row) => [row.op, row.path, row.beforeHash, row.afterHash]);
     expect(rows).toEqual([
       ['delete', 'workspace:gone.txt', hashContent('bye\n'), null],
@@ -40,7 +44,14 @@ describe('exec capture', () => {
       ['create', 'workspace:new.bin', null, hashContent(binary)],
     ]);
     for (const row of capture.checkpoints) {
-      expect(row).toMatchObject({ source: 'exec', toolName: 'Bash', toolCallId: 'b1', turnId: fx.turnId, anchorMessageId: fx.userMessageId, status: 'recorded' });
+      expect(row).toMatchObject({
+        source: 'exec',
+        toolName: 'Bash',
+        toolCallId: 'b1',
+        turnId: fx.turnId,
+        anchorMessageId: fx.userMessageId,
+        status: 'recorded',
+      });
       if (row.beforeHash) expect(hashContent(await fx.blobs.get(row.beforeHash))).toBe(row.beforeHash);
       if (row.afterHash) expect(hashContent(await fx.blobs.get(row.afterHash))).toBe(row.afterHash);
     }
@@ -98,7 +109,10 @@ describe('exec capture', () => {
 
   it('too large files and ignored paths are reported, recorded skipped, and mark the turn partially protected', async () => {
     seed(fx.root, { '.gitignore': 'build/\n', 'big.dat': Buffer.alloc(3000, 1), 'small.txt': 's', 'build/out.js': 'x' });
-    const { capture } = await captureExec(fx.context, () => bash(fx.root, 'head -c 4000 /dev/zero > big.dat; echo y > build/out.js; echo z > small.txt'), { maxFileSize: 2048, command: 'make' });
+    const { capture } = await captureExec(fx.context, () => bash(fx.root, 'head -c 4000 /dev/zero > big.dat; echo y > build/out.js; echo z > small.txt'), {
+      maxFileSize: 2048,
+      command: 'make',
+    });
     expect(capture.checkpoints.map((row) => [row.op, row.path, row.status, row.skipReason])).toEqual([
       ['modify', 'workspace:big.dat', 'skipped', 'too_large'],
       ['modify', 'workspace:small.txt', 'recorded', null],
@@ -161,7 +175,9 @@ describe('exec capture', () => {
     fx = await createCaptureFixture({ metadata: (dir) => ({ roots: [{ name: 'logs', dir: join(dir, 'logs'), kind: 'logs' }] }) });
     mkdirSync(join(fx.dir, 'logs'));
     seed(fx.root, { 'run.sh': 'echo hi\n' });
-    const { capture } = await captureExec(fx.context, () => bash(fx.root, `chmod 755 run.sh; ln -s run.sh start; echo log >> ${join(fx.dir, 'logs', 'out.log')}`));
+    const { capture } = await captureExec(fx.context, () =>
+      bash(fx.root, `chmod 755 run.sh; ln -s run.sh start; echo log >> ${join(fx.dir, 'logs', 'out.log')}`),
+    );
     expect(capture.checkpoints.map((row) => [row.op, row.path, row.beforeMode, row.afterMode])).toEqual([
       ['modify', 'workspace:run.sh', 0o644, 0o755],
       ['create', 'workspace:start', null, SYMLINK_MODE | 0o777],
@@ -173,7 +189,10 @@ describe('exec capture', () => {
   it('past the memory budget, files are read again after the scan and stored exactly', async () => {
     seed(fx.root, { 'a.txt': 'alpha\n', 'b.bin': Buffer.from([0, 1, 2, 3]), 'c.txt': 'gamma\n' });
     const { capture } = await captureExec(fx.context, () => bash(fx.root, 'echo changed > a.txt; rm c.txt'), { memoryBudgetBytes: 0 });
-    expect(capture.checkpoints.map((row) => [row.op, row.path])).toEqual([['delete', 'workspace:c.txt'], ['modify', 'workspace:a.txt']]);
+    expect(capture.checkpoints.map((row) => [row.op, row.path])).toEqual([
+      ['delete', 'workspace:c.txt'],
+      ['modify', 'workspace:a.txt'],
+    ]);
     expect((await fx.blobs.get(capture.checkpoints[0]!.beforeHash!)).toString()).toBe('gamma\n');
     expect((await fx.blobs.get(capture.checkpoints[1]!.beforeHash!)).toString()).toBe('alpha\n');
     expect((await fx.blobs.get(capture.checkpoints[1]!.afterHash!)).toString()).toBe('changed\n');

@@ -165,7 +165,12 @@ async function recordAfterScan(handle: ExecHandle, sink: ScanBlobSink): Promise<
   const unseen = unseenChanges(before, after);
   changes.push(...unseen.changes);
   uncovered.push(...unseen.uncovered);
-  if (!complete) uncovered.push({ path: '', reason: 'too_many_files', detail: `the scan stopped at ${options.maxFiles ?? 'the file limit'} files; only modifications of scanned files were recorded` });
+  if (!complete)
+    uncovered.push({
+      path: '',
+      reason: 'too_many_files',
+      detail: `the scan stopped at ${options.maxFiles ?? 'the file limit'} files; only modifications of scanned files were recorded`,
+    });
   for (const skipped of after.skipped) {
     if (skipped.reason === 'ignored' || skipped.reason === 'unreadable' || skipped.reason === 'store_file') uncovered.push(fromSkipped(skipped));
   }
@@ -204,7 +209,11 @@ async function recordAfterScan(handle: ExecHandle, sink: ScanBlobSink): Promise<
  * const { value, capture } = await captureExec(context, () => run('bash', ['-c', 'npm run build']))
  * if (capture.partiallyProtected) console.warn(capture.uncovered)
  */
-export async function captureExec<T>(context: CaptureContext, fn: () => Promise<T> | T, options: ExecCaptureOptions = {}): Promise<{ value: T; capture: ExecCaptureResult }> {
+export async function captureExec<T>(
+  context: CaptureContext,
+  fn: () => Promise<T> | T,
+  options: ExecCaptureOptions = {},
+): Promise<{ value: T; capture: ExecCaptureResult }> {
   checkCaptureContext(context);
   checkArgument(callable, fn, 'fn');
   const handle = await beginExec(context, options);
@@ -335,7 +344,13 @@ async function toPendingChanges(
   return changes;
 }
 
-async function execPatch(context: CaptureContext, path: string, old: SnapshotEntry | null, next: SnapshotEntry | null, sink: ScanBlobSink): Promise<string | null> {
+async function execPatch(
+  context: CaptureContext,
+  path: string,
+  old: SnapshotEntry | null,
+  next: SnapshotEntry | null,
+  sink: ScanBlobSink,
+): Promise<string | null> {
   if (old?.kind === 'symlink' || next?.kind === 'symlink') return null;
   const limit = 2 * 1024 * 1024;
   if ((old?.size ?? 0) > limit || (next?.size ?? 0) > limit) return null;

@@ -212,7 +212,9 @@ export async function pinSnapshot(
 }
 
 function sameEntry(a: SnapshotEntry, b: SnapshotEntry): boolean {
-  return a.hash === b.hash && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.mode === b.mode && a.kind === b.kind;
+  return (
+    a.hash === b.hash && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.mode === b.mode && a.kind === b.kind
+  );
 }
 
 function remember(stateHash: string, blob: ExecScanStateBlob, snapshot: Snapshot, cache?: StatCacheState): LoadedScanState {

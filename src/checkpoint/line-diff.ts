@@ -121,7 +121,8 @@ function diffRange(problem: Problem, aLo: number, aHi: number, bLo: number, bHi:
   aHi -= suffix;
   bHi -= suffix;
   if (aLo === aHi || bLo === bHi) out.replace(aHi - aLo, bHi - bLo);
-  else if (!myers(problem, aLo, aHi, bLo, bHi, out) && (depth >= MAX_SPLIT_DEPTH || !patience(problem, aLo, aHi, bLo, bHi, out, depth))) out.replace(aHi - aLo, bHi - bLo);
+  else if (!myers(problem, aLo, aHi, bLo, bHi, out) && (depth >= MAX_SPLIT_DEPTH || !patience(problem, aLo, aHi, bLo, bHi, out, depth)))
+    out.replace(aHi - aLo, bHi - bLo);
   out.push('equal', suffix);
 }
 

@@ -183,7 +183,8 @@ export async function beginStoreChangeContents(
     }
     changes.forEach((change, index) => {
       if (change.patch !== undefined) rows[index]!.patch = change.patch;
-      else if (!change.skipReason && ['create', 'modify', 'delete'].includes(change.op)) rows[index]!.patch = unifiedPatch(change.path, change.before ?? null, change.after ?? null);
+      else if (!change.skipReason && ['create', 'modify', 'delete'].includes(change.op))
+        rows[index]!.patch = unifiedPatch(change.path, change.before ?? null, change.after ?? null);
     });
   } catch (error) {
     pending?.abort();

@@ -82,7 +82,12 @@ describe('trimSessions', () => {
       metadata: { [SUBAGENT_METADATA]: link as unknown as JsonValue },
       messages: [{ role: 'user', kind: 'input', parts: [{ type: 'text', text: `do ${description}` }], turnId }],
     });
-    await fx.store.createTurn({ id: turnId, sessionId: session.id, userMessageId: session.headMessageId!, metadata: { [SUBAGENT_METADATA]: link as unknown as JsonValue } });
+    await fx.store.createTurn({
+      id: turnId,
+      sessionId: session.id,
+      userMessageId: session.headMessageId!,
+      metadata: { [SUBAGENT_METADATA]: link as unknown as JsonValue },
+    });
     if (content !== undefined) {
       const context = await openCaptureContext({ store: fx.store, blobs: fx.blobs, sessionId: session.id, turnId });
       await applyToolWrite(context, { path: `${description}.txt`, content });
@@ -122,10 +127,15 @@ describe('trimSessions', () => {
     const report = await trimSessions(fx.store, { keepSessions: 2 });
     expect(report.removedSessions).toEqual([
       { id: fx.sessionId, title: 'capture', createdAt: expect.any(Number), subagentSessions: [] },
-      { id: s1.id, title: 's1', createdAt: s1.createdAt, subagentSessions: [
-        { id: s1Helper.id, title: 'Subagent: helper', createdAt: s1Helper.createdAt },
-        { id: s1Second.id, title: 'Subagent: second', createdAt: s1Second.createdAt },
-      ] },
+      {
+        id: s1.id,
+        title: 's1',
+        createdAt: s1.createdAt,
+        subagentSessions: [
+          { id: s1Helper.id, title: 'Subagent: helper', createdAt: s1Helper.createdAt },
+          { id: s1Second.id, title: 'Subagent: second', createdAt: s1Second.createdAt },
+        ],
+      },
     ]);
     expect(report.orphanSubagentSessions).toEqual([]);
     expect(report.keptSessions).toBe(2);
@@ -169,10 +179,14 @@ describe('trimSessions', () => {
     const other = await subagentSession(fx.sessionId, 'other');
 
     const dry = await deleteSessionWithSubagents(fx.store, s1.id, { dryRun: true });
-    expect(dry).toEqual({ dryRun: true, session: { id: s1.id, title: 's1', createdAt: s1.createdAt }, subagentSessions: [
-      { id: helper.id, title: 'Subagent: helper', createdAt: helper.createdAt },
-      { id: nested.id, title: 'Subagent: nested', createdAt: nested.createdAt },
-    ] });
+    expect(dry).toEqual({
+      dryRun: true,
+      session: { id: s1.id, title: 's1', createdAt: s1.createdAt },
+      subagentSessions: [
+        { id: helper.id, title: 'Subagent: helper', createdAt: helper.createdAt },
+        { id: nested.id, title: 'Subagent: nested', createdAt: nested.createdAt },
+      ],
+    });
     expect(await fx.store.findSession(nested.id)).not.toBeNull();
 
     const report = await deleteSessionWithSubagents(fx.store, s1.id);
@@ -180,7 +194,9 @@ describe('trimSessions', () => {
     expect(ids(await fx.store.listSessions()).sort()).toEqual([fx.sessionId, fork.id, other.id].sort());
     expect(await fx.blobs.has(hashContent('only in the nested helper'))).toBe(true);
     const gc = await collectGarbage(fx.store);
-    expect(gc.unreachable).toEqual(expect.arrayContaining([hashContent('only in the helper'), hashContent('only in the nested helper'), hashContent('only in s1')]));
+    expect(gc.unreachable).toEqual(
+      expect.arrayContaining([hashContent('only in the helper'), hashContent('only in the nested helper'), hashContent('only in s1')]),
+    );
     expect(await fx.blobs.has(hashContent('only in the nested helper'))).toBe(false);
     expect(gc.missingRoots).toEqual([]);
 

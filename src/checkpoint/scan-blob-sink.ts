@@ -123,8 +123,12 @@ export class ScanBlobSink {
       const stats = lstatSync(target.entryPath);
       content = entry.kind === 'symlink' ? Buffer.from(readlinkSync(target.entryPath)) : readFileSync(target.entryPath);
       unchanged =
-        stats.size === entry.size && stats.size === content.length && stats.mtimeMs === entry.mtimeMs &&
-        stats.ctimeMs === entry.ctimeMs && stats.ino === entry.ino && entry.mtimeMs < racyBeforeMs;
+        stats.size === entry.size &&
+        stats.size === content.length &&
+        stats.mtimeMs === entry.mtimeMs &&
+        stats.ctimeMs === entry.ctimeMs &&
+        stats.ino === entry.ino &&
+        entry.mtimeMs < racyBeforeMs;
     } catch {
       // Gone or unreadable now: the snapshot keeps the scanned hash; no content means a later
       // checkpoint of this file reports its before as missing rather than inventing one.

@@ -74,7 +74,14 @@ function declaredRoots(session: Pick<Session, 'metadata'>): WorkspaceRootSpec[] 
     throw new InvalidArgumentError({ parameter: 'session.metadata.roots', value: declared, reason: 'expected an array of { name, dir, kind }.' });
   }
   return declared.map((root, index) => {
-    if (root === null || typeof root !== 'object' || Array.isArray(root) || typeof root.name !== 'string' || typeof root.dir !== 'string' || typeof root.kind !== 'string') {
+    if (
+      root === null ||
+      typeof root !== 'object' ||
+      Array.isArray(root) ||
+      typeof root.name !== 'string' ||
+      typeof root.dir !== 'string' ||
+      typeof root.kind !== 'string'
+    ) {
       throw new InvalidArgumentError({ parameter: `session.metadata.roots[${index}]`, value: root, reason: 'expected { name, dir, kind }.' });
     }
     return { name: root.name, dir: root.dir, kind: root.kind as RootKind };

@@ -40,7 +40,15 @@ function lockFile(lines: number, seed: string): string {
   const out: string[] = [];
   for (let index = 0; out.length < lines; index++) {
     const hash = createHash('sha256').update(`${seed}:${index}`).digest('base64');
-    out.push(`    "node_modules/pkg-${index}": {`, `      "version": "1.${index % 13}.${index % 5}",`, `      "resolved": "https://registry.example/pkg-${index}/-/pkg-${index}-1.0.0.tgz",`, `      "integrity": "sha512-${hash}",`, '      "dev": true,', '      "license": "MIT"', '    },');
+    out.push(
+      `    "node_modules/pkg-${index}": {`,
+      `      "version": "1.${index % 13}.${index % 5}",`,
+      `      "resolved": "https://registry.example/pkg-${index}/-/pkg-${index}-1.0.0.tgz",`,
+      `      "integrity": "sha512-${hash}",`,
+      '      "dev": true,',
+      '      "license": "MIT"',
+      '    },',
+    );
   }
   return `${out.slice(0, lines).join('\n')}\n`;
 }

@@ -18,8 +18,19 @@ describe('tool-level checkpoints', () => {
     const after = Buffer.from('one\n2\nthree\nfour\n');
     const checkpoint = await recordToolChange({ ...fx.context, toolName: 'Write', toolCallId: 'call_1', path: 'src/a.ts', before, after, mode: 0o644 });
     expect(checkpoint).toMatchObject({
-      op: 'modify', path: 'workspace:src/a.ts', toPath: null, source: 'tool', toolName: 'Write', toolCallId: 'call_1', status: 'recorded',
-      turnId: fx.turnId, anchorMessageId: fx.userMessageId, beforeHash: hashContent(before), afterHash: hashContent(after), beforeMode: 0o644, afterMode: 0o644,
+      op: 'modify',
+      path: 'workspace:src/a.ts',
+      toPath: null,
+      source: 'tool',
+      toolName: 'Write',
+      toolCallId: 'call_1',
+      status: 'recorded',
+      turnId: fx.turnId,
+      anchorMessageId: fx.userMessageId,
+      beforeHash: hashContent(before),
+      afterHash: hashContent(after),
+      beforeMode: 0o644,
+      afterMode: 0o644,
     });
     expect((await fx.blobs.get(checkpoint!.beforeHash!)).equals(before)).toBe(true);
     expect((await fx.blobs.get(checkpoint!.afterHash!)).equals(after)).toBe(true);
@@ -44,7 +55,9 @@ describe('tool-level checkpoints', () => {
   it('records nothing for untracked roots, unchanged content, and refuses bad input', async () => {
     expect(await recordToolChange({ ...fx.context, toolName: 'Write', path: 'run.log', root: 'logs', before: null, after: Buffer.from('x') })).toBeNull();
     expect(await recordToolChange({ ...fx.context, toolName: 'Write', path: 'same.txt', before: Buffer.from('a'), after: Buffer.from('a') })).toBeNull();
-    expect(await errorCode(() => recordToolChange({ ...fx.context, toolName: 'Write', path: '../out.txt', before: null, after: Buffer.from('x') }))).toBe('PATH_OUTSIDE_WORKSPACE');
+    expect(await errorCode(() => recordToolChange({ ...fx.context, toolName: 'Write', path: '../out.txt', before: null, after: Buffer.from('x') }))).toBe(
+      'PATH_OUTSIDE_WORKSPACE',
+    );
     expect(await errorCode(() => recordToolChange({ ...fx.context, toolName: '', path: 'a', before: null, after: Buffer.from('x') }))).toBe('INVALID_ARGUMENT');
     expect(await errorCode(() => recordToolChange({ ...fx.context, toolName: 'Write', path: 'a', before: null, after: null }))).toBe('INVALID_ARGUMENT');
     expect(await fx.store.listCheckpoints(fx.sessionId)).toEqual([]);
@@ -131,7 +144,14 @@ describe('tool-level checkpoints', () => {
       await errorCode(() => applyToolEdit(fx.context, { path: 'a.ts', oldString: '', newString: 'b' })),
       await errorCode(() => applyToolEdit(fx.context, { path: 'a.ts', oldString: 'x', newString: 'x' })),
     ];
-    expect(codes).toEqual(['EDIT_OLD_STRING_NOT_FOUND', 'EDIT_OLD_STRING_AMBIGUOUS', 'EDIT_FILE_NOT_FOUND', 'EDIT_NOT_TEXT', 'INVALID_ARGUMENT', 'INVALID_ARGUMENT']);
+    expect(codes).toEqual([
+      'EDIT_OLD_STRING_NOT_FOUND',
+      'EDIT_OLD_STRING_AMBIGUOUS',
+      'EDIT_FILE_NOT_FOUND',
+      'EDIT_NOT_TEXT',
+      'INVALID_ARGUMENT',
+      'INVALID_ARGUMENT',
+    ]);
     expect(readFileSync(join(fx.root, 'a.ts'), 'utf8')).toBe('x = 1;\nx = 1;\n');
     expect(await fx.store.listCheckpoints(fx.sessionId)).toEqual([]);
     const all = await applyToolEdit(fx.context, { path: 'a.ts', oldString: 'x = 1', newString: 'x = 2', replaceAll: true });

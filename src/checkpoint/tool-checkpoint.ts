@@ -43,10 +43,18 @@ export async function recordToolChange(input: CaptureContext & ToolChange): Prom
     throw new InvalidArgumentError({ parameter: 'toolName', value: input.toolName, reason: 'name the tool that made the change (e.g. "Write").' });
   }
   if (input.before === null && input.after === null) {
-    throw new InvalidArgumentError({ parameter: 'before/after', value: null, reason: 'at least one of before and after must be content; a change from nothing to nothing is no change.' });
+    throw new InvalidArgumentError({
+      parameter: 'before/after',
+      value: null,
+      reason: 'at least one of before and after must be content; a change from nothing to nothing is no change.',
+    });
   }
-  for (const [name, value] of [['before', input.before], ['after', input.after]] as const) {
-    if (value !== null && !Buffer.isBuffer(value)) throw new InvalidArgumentError({ parameter: name, value: typeof value, reason: 'must be a Buffer or null.' });
+  for (const [name, value] of [
+    ['before', input.before],
+    ['after', input.after],
+  ] as const) {
+    if (value !== null && !Buffer.isBuffer(value))
+      throw new InvalidArgumentError({ parameter: name, value: typeof value, reason: 'must be a Buffer or null.' });
   }
   const target = input.workspace.resolve(input.path, input.root === undefined ? {} : { root: input.root });
   if (!target.tracked) return null;
@@ -91,7 +99,12 @@ export async function applyToolWrite(context: CaptureContext, input: ToolWriteIn
   if (!Buffer.isBuffer(content)) throw new InvalidArgumentError({ parameter: 'content', value: typeof input.content, reason: 'must be a string or a Buffer.' });
   const before = captureEntry(target, maxFileSize);
   if (before.exists && before.kind === 'dir') {
-    throw new InvalidArgumentError({ code: 'PATH_IS_DIRECTORY', parameter: 'path', value: target.key, reason: 'is a directory; write to a file path inside it.' });
+    throw new InvalidArgumentError({
+      code: 'PATH_IS_DIRECTORY',
+      parameter: 'path',
+      value: target.key,
+      reason: 'is a directory; write to a file path inside it.',
+    });
   }
   return writeAndRecord(context, target, before.exists ? before : null, content, input.mode, {
     toolName: input.toolName ?? 'Write',
@@ -127,7 +140,11 @@ export async function applyToolEdit(context: CaptureContext, input: ToolEditInpu
   checkCaptureContext(context);
   checkArgument(ToolEditInputSchema, input, 'input');
   if (typeof input.oldString !== 'string' || input.oldString === '') {
-    throw new InvalidArgumentError({ parameter: 'oldString', value: input.oldString, reason: 'must be the non-empty text to replace; use a Write to create or overwrite a file.' });
+    throw new InvalidArgumentError({
+      parameter: 'oldString',
+      value: input.oldString,
+      reason: 'must be the non-empty text to replace; use a Write to create or overwrite a file.',
+    });
   }
   if (typeof input.newString !== 'string' || input.newString === input.oldString) {
     throw new InvalidArgumentError({ parameter: 'newString', value: input.newString, reason: 'must be a string different from oldString.' });
@@ -208,9 +225,20 @@ async function writeAndRecord(
   try {
     if (target.tracked && !unchanged) {
       // The mode the file will have is known once its temp file exists; recovery reads it off the file.
-      const change = toolPendingChange(target.key, before?.content ?? null, content, before?.mode ?? null, mode ?? null, tool.maxFileSize, before?.tooLarge ?? false);
+      const change = toolPendingChange(
+        target.key,
+        before?.content ?? null,
+        content,
+        before?.mode ?? null,
+        mode ?? null,
+        tool.maxFileSize,
+        before?.tooLarge ?? false,
+      );
       const files = change.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath, tempPath: tempPathOf(target, tempId) }];
-      pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change], { files, onPinned: startWrite });
+      pending = await beginStoreChangeContents(context, { source: 'tool', toolName: tool.toolName, toolCallId: tool.toolCallId }, [change], {
+        files,
+        onPinned: startWrite,
+      });
     }
     if (file.write === null) startWrite();
     await file.synced;
@@ -238,7 +266,11 @@ async function writeAndRecord(
   return { path: target.key, created: before === null, checkpoint: checkpoint! };
 }
 
-function undoWrite(target: ReturnType<typeof resolveWriteTarget>, before: Exclude<ReturnType<typeof captureEntry>, { exists: false }> | null, written: Buffer): void {
+function undoWrite(
+  target: ReturnType<typeof resolveWriteTarget>,
+  before: Exclude<ReturnType<typeof captureEntry>, { exists: false }> | null,
+  written: Buffer,
+): void {
   if (before !== null && (before.kind !== 'file' || before.content === null)) return;
   let previous: PreparedFileWrite | null = null;
   try {

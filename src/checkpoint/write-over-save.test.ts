@@ -40,7 +40,10 @@ describe('a write over a file someone saves while it runs', () => {
   });
 
   it('an Edit is refused the same way', async () => {
-    await expectRefusedAndKept(() => applyToolEdit(fx.context, { path: 'notes.md', oldString: 'first draft', newString: 'agent draft' }), '#m:start\nthe person saved a first draft again\n');
+    await expectRefusedAndKept(
+      () => applyToolEdit(fx.context, { path: 'notes.md', oldString: 'first draft', newString: 'agent draft' }),
+      '#m:start\nthe person saved a first draft again\n',
+    );
   });
 
   it('a checkpointed fs writeFile or deleteFile is refused the same way', async () => {

@@ -65,13 +65,23 @@ describe('recovering writes a crash left in flight', () => {
     const crashing = new CheckpointedFs({ ...fx.context, store: crashingBeforeRows(fx.store) });
     await expect(crashing.writeFile('a.txt', 'the agent’s\n')).rejects.toThrow('simulated crash');
     expect(readFileSync(join(fx.root, 'a.txt'), 'utf8')).toBe('the agent’s\n');
-    expect(await recoverWriteIntents(fx.store, fx.blobs)).toMatchObject({ completed: [], dropped: [], skipped: [{ reason: expect.stringContaining('this process') }] });
+    expect(await recoverWriteIntents(fx.store, fx.blobs)).toMatchObject({
+      completed: [],
+      dropped: [],
+      skipped: [{ reason: expect.stringContaining('this process') }],
+    });
 
     orphanIntents(fx.storePath);
     const report = await recoverWriteIntents(fx.store, fx.blobs);
     expect(report.completed).toHaveLength(1);
     const [checkpoint] = await fx.store.listCheckpoints(fx.sessionId);
-    expect(checkpoint).toMatchObject({ id: report.completed[0]!.checkpointIds[0], op: 'modify', source: 'fs', beforeHash: hashContent(Buffer.from('the person’s edit\n')), afterMode: 0o644 });
+    expect(checkpoint).toMatchObject({
+      id: report.completed[0]!.checkpointIds[0],
+      op: 'modify',
+      source: 'fs',
+      beforeHash: hashContent(Buffer.from('the person’s edit\n')),
+      afterMode: 0o644,
+    });
     expect(checkpoint!.patch).toContain('+the agent’s');
     expect((await fx.blobs.get(checkpoint!.beforeHash!)).toString()).toBe('the person’s edit\n');
     expect(await fx.store.listWriteIntents()).toEqual([]);
@@ -96,12 +106,16 @@ describe('recovering writes a crash left in flight', () => {
     expect(existsSync(join(fx.root, '.stays.txt.0123456789ab.wp-tmp'))).toBe(false);
     expect(readFileSync(join(fx.root, '.stays.txt.ba9876543210.wp-tmp'), 'utf8')).toBe('someone else’s\n');
     const checkpoints = await fx.store.listCheckpoints(fx.sessionId);
-    expect(checkpoints).toMatchObject([{ op: 'move', path: 'workspace:from.txt', toPath: 'workspace:to.txt', source: 'fs', beforeHash: hashContent(Buffer.from('moving\n')) }]);
+    expect(checkpoints).toMatchObject([
+      { op: 'move', path: 'workspace:from.txt', toPath: 'workspace:to.txt', source: 'fs', beforeHash: hashContent(Buffer.from('moving\n')) },
+    ]);
   });
 
   it('records a write whose file now holds something else, so nothing it overwrote is lost', async () => {
     writeFileSync(join(fx.root, 'b.txt'), 'first\n');
-    await expect(applyToolWrite({ ...fx.context, store: crashingBeforeRows(fx.store) }, { path: 'b.txt', content: 'second\n' })).rejects.toThrow('simulated crash');
+    await expect(applyToolWrite({ ...fx.context, store: crashingBeforeRows(fx.store) }, { path: 'b.txt', content: 'second\n' })).rejects.toThrow(
+      'simulated crash',
+    );
     writeFileSync(join(fx.root, 'b.txt'), 'a later edit\n');
     orphanIntents(fx.storePath);
     expect((await recoverWriteIntents(fx.store, fx.blobs)).completed).toHaveLength(1);

@@ -43,6 +43,7 @@ describe('flag values', () => {
 
   it('keyValueFlags: path=choice, split at the last "="', () => {
     expect(keyValueFlags('resolve', ['a=b.txt=merge'], ['merge', 'force'])).toEqual([{ key: 'a=b.txt', choice: 'merge' }]);
-    for (const value of ['README.md', '=merge', 'README.md=keep']) expect(() => keyValueFlags('resolve', [value], ['merge', 'force'])).toThrow(expect.objectContaining({ code: 'USAGE' }));
+    for (const value of ['README.md', '=merge', 'README.md=keep'])
+      expect(() => keyValueFlags('resolve', [value], ['merge', 'force'])).toThrow(expect.objectContaining({ code: 'USAGE' }));
   });
 });

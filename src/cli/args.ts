@@ -119,7 +119,11 @@ export function integerFlag(name: string, value: string | undefined, fallback: n
 }
 
 /** `path=choice` pairs (`--resolve README.md=merge`), checked against the allowed choices. */
-export function keyValueFlags<Choice extends string>(name: string, values: readonly string[], choices: readonly Choice[]): Array<{ key: string; choice: Choice }> {
+export function keyValueFlags<Choice extends string>(
+  name: string,
+  values: readonly string[],
+  choices: readonly Choice[],
+): Array<{ key: string; choice: Choice }> {
   return values.map((value) => {
     const at = value.lastIndexOf('=');
     const key = at > 0 ? value.slice(0, at) : '';

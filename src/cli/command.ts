@@ -56,7 +56,9 @@ export async function withWaypoint<Result>(context: CommandContext, body: (waypo
   const waypoint = await openWaypoint({ path: context.storePath });
   try {
     if (waypoint.recovery && waypoint.recovery.recovered.length > 0) {
-      context.output.note(`waypoint: recovered ${waypoint.recovery.recovered.length} file rewind(s) a crash left unfinished (files put back as they were before them)`);
+      context.output.note(
+        `waypoint: recovered ${waypoint.recovery.recovered.length} file rewind(s) a crash left unfinished (files put back as they were before them)`,
+      );
     }
     return await body(waypoint);
   } finally {

@@ -41,7 +41,11 @@ export function fullHelp(commands: readonly Command[]): string {
     if (Object.keys(command.flags).length) lines.push(...flagLines(command.flags).map((line) => `  ${line}`));
     lines.push('');
   }
-  lines.push('  waypoint --version                print the version', '  waypoint --help                   print this reference; `waypoint <command> --help` for one command', '');
+  lines.push(
+    '  waypoint --version                print the version',
+    '  waypoint --help                   print this reference; `waypoint <command> --help` for one command',
+    '',
+  );
   lines.push('Global options:', ...flagLines(GLOBAL_FLAGS), '');
   lines.push('Ids: sessions ses_…, messages msg_…, checkpoints chk_…, file rewinds jnl_… (`sessions`, `show`, `checkpoints` and `rewind … status` list them).');
   lines.push('Progress of long operations goes to stderr: a bar on a terminal, plain lines otherwise.', '');

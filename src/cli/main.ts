@@ -76,7 +76,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       return 0;
     }
     const { min, max } = command.positionals;
-    if (args.positionals.length < min) throw new UsageError(`\`waypoint ${command.name}\` needs ${command.synopsis[0]!.split(' ').slice(1, 1 + min).join(' ')}`, { command: command.name });
+    if (args.positionals.length < min)
+      throw new UsageError(
+        `\`waypoint ${command.name}\` needs ${command.synopsis[0]!.split(' ')
+          .slice(1, 1 + min)
+          .join(' ')}`,
+        { command: command.name },
+      );
     if (args.positionals.length > max) throw new UsageError(`unexpected argument "${args.positionals[max]}"`, { command: command.name });
     const cwd = options.cwd ?? process.cwd();
     const store = args.flags.store as string | undefined;

@@ -8,7 +8,7 @@ describe('effectPolicyFor', () => {
     expect(effectPolicyFor({ kind: 'side_chat', metadata: {} })).toBe('ask');
   });
 
-  it('is configurable per kind, and a session\'s own choice wins; bad values are refused', () => {
+  it("is configurable per kind, and a session's own choice wins; bad values are refused", () => {
     expect(effectPolicyFor({ kind: 'fork', metadata: {} }, { byKind: { fork: 'dry-run' } })).toBe('dry-run');
     expect(effectPolicyFor({ kind: 'fork', metadata: { effectPolicy: 'run' } }, { byKind: { fork: 'dry-run' } })).toBe('run');
     expect(() => effectPolicyFor({ kind: 'fork', metadata: { effectPolicy: 'yolo' } })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));

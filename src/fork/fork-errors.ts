@@ -31,7 +31,12 @@ export class ForkConfirmationRequiredError extends WaypointError {
   override readonly name: string = 'ForkConfirmationRequiredError';
 
   /** `hint` says how to confirm in the caller's terms (the CLI: `--yes`); the default names the API. */
-  constructor(options: { sessionId: string; files: Array<{ path: string; action: string; status: string }>; hint?: string; details?: Record<string, unknown> }) {
+  constructor(options: {
+    sessionId: string;
+    files: Array<{ path: string; action: string; status: string }>;
+    hint?: string;
+    details?: Record<string, unknown>;
+  }) {
     const names = options.files.slice(0, 3).map((file) => file.path.replace(/^workspace:/, ''));
     const hint = options.hint ?? 'Review previewFork(), then fork again with confirm: true, or fork with an isolated workspace.';
     super({

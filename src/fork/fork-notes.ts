@@ -19,20 +19,37 @@ export const SIDE_CHAT_REMINDER = [
  * conversation came from, and a divider only the person sees. A side chat gets the reminder
  * instead of the pair, and no divider, so its screen starts empty.
  */
-export function forkNotes(input: { kind: ForkKind; parentSessionId: string; parentTitle: string; at: string | null; question?: string | undefined }): NewMessage[] {
+export function forkNotes(input: {
+  kind: ForkKind;
+  parentSessionId: string;
+  parentTitle: string;
+  at: string | null;
+  question?: string | undefined;
+}): NewMessage[] {
   const fork = { parentSessionId: input.parentSessionId, at: input.at, kind: input.kind };
   if (input.kind === 'side-chat') {
     const notes: NewMessage[] = [
-      { role: 'user', kind: 'fork_note', parts: [{ type: 'text', text: SIDE_CHAT_REMINDER }], metadata: { visibility: 'model', fork, note: 'side-chat-boundary' } },
+      {
+        role: 'user',
+        kind: 'fork_note',
+        parts: [{ type: 'text', text: SIDE_CHAT_REMINDER }],
+        metadata: { visibility: 'model', fork, note: 'side-chat-boundary' },
+      },
     ];
-    if (input.question !== undefined) notes.push({ role: 'user', kind: 'input', parts: [{ type: 'text', text: input.question }], metadata: { sideChat: true } });
+    if (input.question !== undefined)
+      notes.push({ role: 'user', kind: 'input', parts: [{ type: 'text', text: input.question }], metadata: { sideChat: true } });
     return notes;
   }
   return [
     {
       role: 'user',
       kind: 'fork_note',
-      parts: [{ type: 'text', text: `This conversation is a fork of "${input.parentTitle}" (session ${input.parentSessionId}). The messages above were shared with it up to the fork point; from here on this conversation is independent of it.` }],
+      parts: [
+        {
+          type: 'text',
+          text: `This conversation is a fork of "${input.parentTitle}" (session ${input.parentSessionId}). The messages above were shared with it up to the fork point; from here on this conversation is independent of it.`,
+        },
+      ],
       metadata: { visibility: 'model', fork, note: 'fork-notice' },
     },
     {

@@ -11,7 +11,10 @@ export const ForkWorkspace = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('shared') }),
   z.object({
     mode: z.literal('isolated'),
-    dir: z.string().refine((value) => isAbsolute(value), 'must be an absolute path').optional(),
+    dir: z
+      .string()
+      .refine((value) => isAbsolute(value), 'must be an absolute path')
+      .optional(),
     /** fsync each materialized file (default true). */
     durable: z.boolean().optional(),
   }),

@@ -135,7 +135,13 @@ export async function copiedState(
   const candidates = input.pinned
     ? verifications.filter((entry) => input.pinned!.verificationEntryIds.includes(entry.id))
     : verifications.filter((entry) => typeof entry.data.messageId === 'string');
-  const inherited = input.pinned ? null : await onPath(store, input.at, candidates.map((entry) => entry.data.messageId as string));
+  const inherited = input.pinned
+    ? null
+    : await onPath(
+        store,
+        input.at,
+        candidates.map((entry) => entry.data.messageId as string),
+      );
   for (const entry of candidates) {
     if (inherited && !inherited.has(entry.data.messageId as string)) continue;
     entries.push({ type: VERIFICATION_ENTRY, data: { ...entry.data, copiedFrom: { sessionId: input.parentSessionId, entryId: entry.id } } });

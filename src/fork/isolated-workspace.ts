@@ -52,7 +52,9 @@ export async function materializeAtForkPoint(input: {
   const scan = scanWorkspace(input.workspace, { roots: [rootName], reportIgnored: false, maxFiles: Number.MAX_SAFE_INTEGER });
   const unreadable = scan.skipped.filter((skipped) => skipped.reason === 'unreadable' && skipped.path.startsWith(prefix) && !prior.has(skipped.path));
   if (unreadable.length > 0) {
-    throw new ForkStateUnavailableError({ paths: unreadable.map((skipped) => ({ path: skipped.path, checkpointId: '', reason: `cannot be read (${skipped.detail ?? 'unreadable'})` })) });
+    throw new ForkStateUnavailableError({
+      paths: unreadable.map((skipped) => ({ path: skipped.path, checkpointId: '', reason: `cannot be read (${skipped.detail ?? 'unreadable'})` })),
+    });
   }
   const files: MaterializeFile[] = [];
   for (const [key, entry] of scan.snapshot) {

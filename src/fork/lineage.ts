@@ -62,7 +62,10 @@ export async function sessionFamily(store: Store, sessionId: string): Promise<Fa
       store.listCheckpoints(member.id),
       member.forkedFromMessageId === null ? Promise.resolve(null) : store.findMessage(member.forkedFromMessageId),
     ]);
-    turnIds.set(member.id, turns.map((turn) => turn.id));
+    turnIds.set(
+      member.id,
+      turns.map((turn) => turn.id),
+    );
     const link = subagentLink(member);
     nodes.set(member.id, {
       session: member,
@@ -111,13 +114,22 @@ export function renderFamilyTree(root: FamilyNode, options: { mark?: string } = 
     if (node.subagent) {
       const { description, parentTurnId, toolCallId, turnNumber } = node.subagent;
       const title = description ?? session.title.replace(/^Subagent: /, '');
-      const parts = [`subagent: ${JSON.stringify(title)}`, session.id, turnNumber === null ? `of ${parentTurnId} (tool call ${toolCallId})` : `of turn ${turnNumber} (${parentTurnId}, tool call ${toolCallId})`];
+      const parts = [
+        `subagent: ${JSON.stringify(title)}`,
+        session.id,
+        turnNumber === null ? `of ${parentTurnId} (tool call ${toolCallId})` : `of turn ${turnNumber} (${parentTurnId}, tool call ${toolCallId})`,
+      ];
       if (node.lastTurnStatus !== null) parts.push(node.lastTurnStatus);
       if (node.changes > 0) parts.push(`${node.changes} ${node.changes === 1 ? 'change' : 'changes'}`);
       return parts.join('  ') + (options.mark === session.id ? '  ← here' : '');
     }
     const parts = [session.kind, JSON.stringify(session.title), session.id];
-    if (node.branchPoint) parts.push(node.branchPoint.messageId === null ? 'at the start' : `at ${node.branchPoint.messageId}${node.branchPoint.depth === null ? '' : ` (#${node.branchPoint.depth + 1})`}`);
+    if (node.branchPoint)
+      parts.push(
+        node.branchPoint.messageId === null
+          ? 'at the start'
+          : `at ${node.branchPoint.messageId}${node.branchPoint.depth === null ? '' : ` (#${node.branchPoint.depth + 1})`}`,
+      );
     parts.push(`${node.turns} ${node.turns === 1 ? 'turn' : 'turns'}, ${node.changes} ${node.changes === 1 ? 'change' : 'changes'}`);
     return parts.join('  ') + (options.mark === session.id ? '  ← here' : '');
   };

@@ -124,7 +124,10 @@ export class SessionForker {
         const files = await this.sharedPreview(plan);
         if (files !== null && changesFiles(files)) {
           if (input.confirm !== true) {
-            throw new ForkConfirmationRequiredError({ sessionId: plan.parent.id, files: files.files.map((file) => ({ path: file.path, action: file.action, status: file.status })) });
+            throw new ForkConfirmationRequiredError({
+              sessionId: plan.parent.id,
+              files: files.files.map((file) => ({ path: file.path, action: file.action, status: file.status })),
+            });
           }
           fileRewind = await applySharedFiles({
             ...this.sharedInput(plan),
@@ -200,7 +203,13 @@ export class SessionForker {
         commandId,
         ...(input.title === undefined ? {} : { title: input.title }),
         entries: [{ type: FORK_ORIGIN_ENTRY, data: origin }, ...copied.entries],
-        messages: forkNotes({ kind: plan.from, parentSessionId: plan.parent.id, parentTitle: plan.parent.title, at: plan.at?.id ?? null, question: input.from === 'side-chat' ? input.question : undefined }),
+        messages: forkNotes({
+          kind: plan.from,
+          parentSessionId: plan.parent.id,
+          parentTitle: plan.parent.title,
+          at: plan.at?.id ?? null,
+          question: input.from === 'side-chat' ? input.question : undefined,
+        }),
       });
     } catch (error) {
       if (materialized) rmSync(materialized.dir, { recursive: true, force: true });
@@ -211,8 +220,25 @@ export class SessionForker {
       if (materialized) rmSync(materialized.dir, { recursive: true, force: true });
       return this.replayed(result.session, input.from);
     }
-    this.events.emit('session-fork', { session: result.session, parentSessionId: plan.parent.id, from: plan.from, strategy: plan.strategy, at: origin.at, fileRewindId, workdir });
-    return { session: result.session, created: true, from: plan.from, strategy: plan.strategy, at: origin.at, fileRewind, materialized, copied: copied.summary };
+    this.events.emit('session-fork', {
+      session: result.session,
+      parentSessionId: plan.parent.id,
+      from: plan.from,
+      strategy: plan.strategy,
+      at: origin.at,
+      fileRewindId,
+      workdir,
+    });
+    return {
+      session: result.session,
+      created: true,
+      from: plan.from,
+      strategy: plan.strategy,
+      at: origin.at,
+      fileRewind,
+      materialized,
+      copied: copied.summary,
+    };
   }
 
   /**
@@ -226,7 +252,12 @@ export class SessionForker {
     );
     const target = points.at(-1);
     if (!target) {
-      throw new InvalidArgumentError({ code: 'SAVE_POINT_NOT_FOUND', parameter: 'turn', value: input.turn, reason: `turn ${input.turn} has no matching save point to fork from.` });
+      throw new InvalidArgumentError({
+        code: 'SAVE_POINT_NOT_FOUND',
+        parameter: 'turn',
+        value: input.turn,
+        reason: `turn ${input.turn} has no matching save point to fork from.`,
+      });
     }
     return this.fork({
       from: 'message',
@@ -243,7 +274,12 @@ export class SessionForker {
     const parent = await this.store.getSession(request.sessionId);
     const strategy: ForkStrategy = request.workspace?.mode === 'isolated' ? 'isolated' : 'shared';
     if (strategy === 'isolated' && parent.workdir === null) {
-      throw new InvalidArgumentError({ code: 'SESSION_HAS_NO_WORKDIR', parameter: 'workspace', value: request.workspace, reason: `session ${parent.id} has no working directory to isolate.` });
+      throw new InvalidArgumentError({
+        code: 'SESSION_HAS_NO_WORKDIR',
+        parameter: 'workspace',
+        value: request.workspace,
+        reason: `session ${parent.id} has no working directory to isolate.`,
+      });
     }
     const base = { request, parent, strategy, pinned: null };
     switch (request.from) {
@@ -252,15 +288,36 @@ export class SessionForker {
         const checkpoint = await this.resolveCheckpoint(parent, request.checkpointId);
         const anchor = checkpoint.anchorMessageId === null ? null : await this.store.getMessage(checkpoint.anchorMessageId, { parts: 'none' });
         const at = anchor ? (anchor.parentId === null ? null : await this.store.getMessage(anchor.parentId, { parts: 'none' })) : await this.headOf(parent);
-        return { ...base, from: 'checkpoint', kind: 'fork', at, moment: anchor ? anchor.createdAt : Date.now(), after: await checkpointsFrom(this.store, checkpoint), undoesFiles: true };
+        return {
+          ...base,
+          from: 'checkpoint',
+          kind: 'fork',
+          at,
+          moment: anchor ? anchor.createdAt : Date.now(),
+          after: await checkpointsFrom(this.store, checkpoint),
+          undoesFiles: true,
+        };
       }
       case 'message': {
         await this.requireIdle(parent);
         const at = await this.store.getMessage(request.messageId, { parts: 'none' });
         if (at.treeId !== parent.treeId) {
-          throw new InvalidArgumentError({ code: 'MESSAGE_NOT_IN_TREE', parameter: 'messageId', value: request.messageId, reason: `it is not part of session ${parent.id}'s conversation.` });
+          throw new InvalidArgumentError({
+            code: 'MESSAGE_NOT_IN_TREE',
+            parameter: 'messageId',
+            value: request.messageId,
+            reason: `it is not part of session ${parent.id}'s conversation.`,
+          });
         }
-        return { ...base, from: 'message', kind: 'fork', at, moment: await this.momentOf(parent, at), after: await checkpointsAfterMessage(this.store, parent, at), undoesFiles: true };
+        return {
+          ...base,
+          from: 'message',
+          kind: 'fork',
+          at,
+          moment: await this.momentOf(parent, at),
+          after: await checkpointsAfterMessage(this.store, parent, at),
+          undoesFiles: true,
+        };
       }
       case 'stable': {
         const { message, turn, pinned } = await checkStableBoundary(this.store, parent, request.messageId);
@@ -308,14 +365,20 @@ export class SessionForker {
   private async resolveCheckpoint(parent: Session, checkpointId: string | undefined): Promise<Checkpoint> {
     if (checkpointId === undefined || checkpointId === 'latest') {
       const rewound = (await RewindLedger.load(this.store, parent.id)).rewoundCheckpoints();
-      const latest = (await this.store.listCheckpoints(parent.id, { last: 200 })).filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1)
-        ?? (await this.store.listCheckpoints(parent.id)).filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
+      const latest =
+        (await this.store.listCheckpoints(parent.id, { last: 200 })).filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1) ??
+        (await this.store.listCheckpoints(parent.id)).filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
       if (!latest) throw new NoWorkspaceCheckpointError({ sessionId: parent.id });
       return latest;
     }
     const checkpoint = await this.store.getCheckpoint(checkpointId);
     if (checkpoint.sessionId !== parent.id) {
-      throw new InvalidArgumentError({ code: 'CHECKPOINT_NOT_IN_SESSION', parameter: 'checkpointId', value: checkpointId, reason: `it was recorded by session ${checkpoint.sessionId}, not ${parent.id}.` });
+      throw new InvalidArgumentError({
+        code: 'CHECKPOINT_NOT_IN_SESSION',
+        parameter: 'checkpointId',
+        value: checkpointId,
+        reason: `it was recorded by session ${checkpoint.sessionId}, not ${parent.id}.`,
+      });
     }
     return checkpoint;
   }
@@ -358,8 +421,14 @@ export class SessionForker {
     const [origin] = await this.store.listEntries(session.id, { type: FORK_ORIGIN_ENTRY, last: 1 });
     const data = origin?.data as ForkOriginData | undefined;
     return {
-      session, created: false, from: data?.from ?? from, strategy: data?.strategy ?? 'shared', at: data?.at ?? session.forkedFromMessageId,
-      fileRewind: null, materialized: null, copied: null,
+      session,
+      created: false,
+      from: data?.from ?? from,
+      strategy: data?.strategy ?? 'shared',
+      at: data?.at ?? session.forkedFromMessageId,
+      fileRewind: null,
+      materialized: null,
+      copied: null,
     };
   }
 }

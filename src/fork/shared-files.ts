@@ -63,7 +63,8 @@ export async function applySharedFiles(
     const seen = new Map(input.seen.files.map((file) => [file.path, file.currentHash]));
     for (const file of fresh.preview.files) {
       if (!seen.has(file.path)) changed.push({ path: file.path, status: file.status, reason: 'this file joined the fork after the preview' });
-      else if (seen.get(file.path) !== file.currentHash) changed.push({ path: file.path, status: 'external_modified', reason: 'the file changed since the preview' });
+      else if (seen.get(file.path) !== file.currentHash)
+        changed.push({ path: file.path, status: 'external_modified', reason: 'the file changed since the preview' });
     }
     const ids = input.seen.checkpointIds;
     if (ids.length !== fresh.preview.checkpointIds.length || ids.some((id, index) => id !== fresh.preview.checkpointIds[index])) {

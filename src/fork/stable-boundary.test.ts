@@ -17,12 +17,13 @@ afterEach(async () => {
 });
 
 describe('pinTurnBoundary', () => {
-  it('pins the turn\'s ordered message ids from its input to its final reply, and the goal without its active run', async () => {
+  it("pins the turn's ordered message ids from its input to its final reply, and the goal without its active run", async () => {
     const session = await store.createSession();
     await store.appendEntry(session.id, { type: 'goal', data: { goal: { id: 'g', objective: 'o', status: 'active', run: { runId: 'r' } } } });
     const { message: input } = await store.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: 'q' }] });
     const turn = await store.createTurn({ sessionId: session.id, userMessageId: input.id });
-    const append = async (role: 'assistant' | 'tool', metadata = {}) => (await store.appendMessage({ sessionId: session.id, role, turnId: turn.id, parts: [{ type: 'text', text: role }], metadata })).message;
+    const append = async (role: 'assistant' | 'tool', metadata = {}) =>
+      (await store.appendMessage({ sessionId: session.id, role, turnId: turn.id, parts: [{ type: 'text', text: role }], metadata })).message;
     const call = await append('assistant');
     const result = await append('tool');
     const reply = await append('assistant');

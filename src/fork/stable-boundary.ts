@@ -38,7 +38,12 @@ export async function pinTurnBoundary(store: Store, turnId: string, options: { f
   let end = -1;
   if (options.finalMessageId !== undefined) {
     end = path.findIndex((message) => message.id === options.finalMessageId);
-    if (end < 0) throw new InvalidArgumentError({ parameter: 'finalMessageId', value: options.finalMessageId, reason: `is not on the active path after turn ${turnId}'s input.` });
+    if (end < 0)
+      throw new InvalidArgumentError({
+        parameter: 'finalMessageId',
+        value: options.finalMessageId,
+        reason: `is not on the active path after turn ${turnId}'s input.`,
+      });
   } else {
     for (let index = path.length - 1; index > 0; index--) {
       if (path[index]!.turnId === turn.id && path[index]!.role === 'assistant') {
@@ -48,12 +53,21 @@ export async function pinTurnBoundary(store: Store, turnId: string, options: { f
     }
   }
   if (end <= 0 || path[end]!.role !== 'assistant') {
-    throw new InvalidArgumentError({ code: 'TURN_HAS_NO_REPLY', parameter: 'turnId', value: turnId, reason: 'the turn has no assistant reply after its input yet; pin the boundary when the final reply is written.' });
+    throw new InvalidArgumentError({
+      code: 'TURN_HAS_NO_REPLY',
+      parameter: 'turnId',
+      value: turnId,
+      reason: 'the turn has no assistant reply after its input yet; pin the boundary when the final reply is written.',
+    });
   }
   const boundary = path.slice(0, end + 1);
   const [goal] = await store.listEntries(turn.sessionId, { type: GOAL_ENTRY, last: 1 });
   const verifications = await store.listEntries(turn.sessionId, { type: VERIFICATION_ENTRY });
-  const verified = await onPath(store, boundary.at(-1)!, verifications.map((entry) => entry.data.messageId).filter((id): id is string => typeof id === 'string'));
+  const verified = await onPath(
+    store,
+    boundary.at(-1)!,
+    verifications.map((entry) => entry.data.messageId).filter((id): id is string => typeof id === 'string'),
+  );
   const goalBoundary: GoalBoundary = {
     goal: withoutActiveRun(goal?.data.goal),
     verificationEntryIds: verifications.filter((entry) => verified.has(entry.data.messageId as string)).map((entry) => entry.id),
@@ -76,19 +90,25 @@ export interface StableBoundary {
 export async function checkStableBoundary(store: Store, parent: Session, messageId: string): Promise<StableBoundary> {
   const message = await store.getMessage(messageId, { parts: 'none' });
   if (message.treeId !== parent.treeId) throw notStableBoundaryError(messageId, `it is not part of session ${parent.id}'s conversation.`);
-  if (message.role !== 'assistant') throw notStableBoundaryError(messageId, `it is a ${message.role} message; the fork button sits on a turn's final assistant reply.`);
-  if (message.status === 'error') throw notStableBoundaryError(messageId, 'that reply ended in an error; fork at an earlier completed reply, or from the message instead.');
+  if (message.role !== 'assistant')
+    throw notStableBoundaryError(messageId, `it is a ${message.role} message; the fork button sits on a turn's final assistant reply.`);
+  if (message.status === 'error')
+    throw notStableBoundaryError(messageId, 'that reply ended in an error; fork at an earlier completed reply, or from the message instead.');
   if (message.status !== 'complete') throw notStableBoundaryError(messageId, `that reply is ${message.status}, not complete.`);
   if (message.turnId === null) throw notStableBoundaryError(messageId, 'it belongs to no turn.');
   const turn = await store.getTurn(message.turnId);
   if (turn.status !== 'complete') throw notStableBoundaryError(messageId, `its turn is ${turn.status}; a stable fork needs a completed turn.`);
   const boundary = turn.boundary;
-  if (!boundary || boundary.length === 0) throw notStableBoundaryError(messageId, 'its turn has no pinned boundary (pinTurnBoundary runs before TurnComplete).');
+  if (!boundary || boundary.length === 0)
+    throw notStableBoundaryError(messageId, 'its turn has no pinned boundary (pinTurnBoundary runs before TurnComplete).');
   if (boundary.at(-1) !== messageId) throw notStableBoundaryError(messageId, `it is not the final reply of its turn (that is ${boundary.at(-1)}).`);
   const fromDepth = message.depth - (boundary.length - 1);
   const onActive = fromDepth < 0 ? [] : await store.history(parent.id, { fromDepth, toDepth: message.depth + 1, parts: 'none' });
   if (onActive.length !== boundary.length || onActive.some((candidate, index) => candidate.id !== boundary[index])) {
-    throw notStableBoundaryError(messageId, `its turn's messages are not contiguous on session ${parent.id}'s active path (it was rewound past, or the boundary is stale).`);
+    throw notStableBoundaryError(
+      messageId,
+      `its turn's messages are not contiguous on session ${parent.id}'s active path (it was rewound past, or the boundary is stale).`,
+    );
   }
   const pinned = readGoalBoundary(turn);
   return { message, turn, pinned };

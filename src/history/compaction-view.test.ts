@@ -15,7 +15,11 @@ describe('compaction views and the rewind target list', () => {
   let sessionId: string;
   const ids = new Map<string, string>();
 
-  async function add(name: string, role: 'user' | 'assistant', extra: Partial<{ kind: 'summary' | 'meta' | 'task_notification' | 'fork_note'; metadata: Record<string, string | Record<string, string>> }> = {}) {
+  async function add(
+    name: string,
+    role: 'user' | 'assistant',
+    extra: Partial<{ kind: 'summary' | 'meta' | 'task_notification' | 'fork_note'; metadata: Record<string, string | Record<string, string>> }> = {},
+  ) {
     const { message } = await store.appendMessage({
       sessionId,
       role,

@@ -31,7 +31,15 @@ export class EffectsLedger {
   }
 
   /** Record that an external call is about to run. */
-  async begin(input: { sessionId: string; turnId?: string | null; toolName: string; toolCallId?: string | null; idempotencyKey: string; kind: EffectKind; request?: JsonValue }): Promise<Effect> {
+  async begin(input: {
+    sessionId: string;
+    turnId?: string | null;
+    toolName: string;
+    toolCallId?: string | null;
+    idempotencyKey: string;
+    kind: EffectKind;
+    request?: JsonValue;
+  }): Promise<Effect> {
     if (input.kind !== 'external') {
       throw new InvalidArgumentError({
         parameter: 'kind',

@@ -12,7 +12,13 @@ export const IdArgument = z.string();
 export const HistoryStoreSchema = withMethods('history', 'appendMessage', 'moveHead');
 
 export const HistoryOptionsSchema = z
-  .object({ parts: z.enum(['full', 'none']).optional(), fromDepth: count.optional(), toDepth: count.optional(), last: count.optional(), roles: z.array(z.string()).optional() })
+  .object({
+    parts: z.enum(['full', 'none']).optional(),
+    fromDepth: count.optional(),
+    toDepth: count.optional(),
+    last: count.optional(),
+    roles: z.array(z.string()).optional(),
+  })
   .loose();
 
 export const MoveHeadInputSchema = z

@@ -44,7 +44,10 @@ describe('message tree invariants under random appends, head moves and forks', (
             const target = treeMessages.length ? treeMessages[step.target % treeMessages.length]! : null;
             switch (step.op) {
               case 'append': {
-                const message = await history.append(session.id, { role: step.target % 2 ? 'assistant' : 'user', parts: [{ type: 'text', text: String(step.target) }] });
+                const message = await history.append(session.id, {
+                  role: step.target % 2 ? 'assistant' : 'user',
+                  parts: [{ type: 'text', text: String(step.target) }],
+                });
                 model.parent.set(message.id, session.head);
                 model.treeOf.set(message.id, session.treeId);
                 session.head = message.id;

@@ -6,7 +6,10 @@ import { conversationMove, type RewindResult } from './rewind-result.js';
 import { Id, requireWorkspace } from './session-checks.js';
 
 const isPreview = (value: unknown): value is FileRewindPreview =>
-  typeof value === 'object' && value !== null && typeof (value as { sessionId?: unknown }).sessionId === 'string' && typeof (value as { target?: unknown }).target === 'object';
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { sessionId?: unknown }).sessionId === 'string' &&
+  typeof (value as { target?: unknown }).target === 'object';
 
 /**
  * Applies a preview from `previewRewind`, unchanged. `scope: 'workspace'` (default) changes the
@@ -40,14 +43,27 @@ export async function applyRewind(context: OperationContext, request: ApplyRewin
   const session = await store.getSession(input.sessionId);
   const { preview } = input;
   if (preview.sessionId !== session.id) {
-    throw new InvalidArgumentError({ code: 'PREVIEW_SESSION_MISMATCH', parameter: 'preview', value: preview.sessionId, reason: `the preview was made for session ${preview.sessionId}, not ${session.id}; preview this session first.` });
+    throw new InvalidArgumentError({
+      code: 'PREVIEW_SESSION_MISMATCH',
+      parameter: 'preview',
+      value: preview.sessionId,
+      reason: `the preview was made for session ${preview.sessionId}, not ${session.id}; preview this session first.`,
+    });
   }
   const messageId = 'messageId' in preview.target ? preview.target.messageId : null;
   if (input.scope === 'both' && messageId === null) {
-    throw new InvalidArgumentError({ code: 'PREVIEW_TARGET_MISMATCH', parameter: 'preview', value: preview.target, reason: 'scope "both" moves the conversation to before an input: preview by messageId, not by turn.' });
+    throw new InvalidArgumentError({
+      code: 'PREVIEW_TARGET_MISMATCH',
+      parameter: 'preview',
+      value: preview.target,
+      reason: 'scope "both" moves the conversation to before an input: preview by messageId, not by turn.',
+    });
   }
   requireWorkspace(session);
-  const form = messageId === null ? { kind: 'turn' as const, turnId: (preview.target as { turnId: string }).turnId } : { kind: 'message' as const, scope: input.scope, cascade: true, messageId };
+  const form =
+    messageId === null
+      ? { kind: 'turn' as const, turnId: (preview.target as { turnId: string }).turnId }
+      : { kind: 'message' as const, scope: input.scope, cascade: true, messageId };
   let result: RewindResult;
   if (input.scope === 'both') {
     const done = await applySessionRewind(store, files, preview, { messageId: messageId!, tasks });

@@ -39,7 +39,11 @@ export interface GarbageReport {
  * const report = await collectGarbage({ waypoint }, { keepSessions: 20, dryRun: true });
  * console.log(report.removedSessions.length, report.freedBytes);
  */
-export async function collectGarbage(context: OperationContext, request: CollectGarbageRequest = {}, options: { onStart?: (before: BlobStorageStats) => void } = {}): Promise<GarbageReport> {
+export async function collectGarbage(
+  context: OperationContext,
+  request: CollectGarbageRequest = {},
+  options: { onStart?: (before: BlobStorageStats) => void } = {},
+): Promise<GarbageReport> {
   const input = parseInput(CollectGarbageRequest, request, 'request');
   const { store, blobs } = context.waypoint;
   for (const session of context.isRunning ? await store.listSessions() : []) requireIdle(context, session.id, 'collect garbage');
@@ -57,5 +61,14 @@ export async function collectGarbage(context: OperationContext, request: Collect
     gc = await blobs.gc({ dryRun: input.dryRun });
   }
   const after = await store.blobs.stats();
-  return { dryRun: input.dryRun, keepSessions: input.keepSessions ?? null, removedSessions, orphanSubagentSessions, gc, freedBytes: gc.freedBytes, before, after };
+  return {
+    dryRun: input.dryRun,
+    keepSessions: input.keepSessions ?? null,
+    removedSessions,
+    orphanSubagentSessions,
+    gc,
+    freedBytes: gc.freedBytes,
+    before,
+    after,
+  };
 }

@@ -24,7 +24,9 @@ afterEach(() => fx.cleanup());
 
 describe('edit', () => {
   it('refuses while a turn runs, an input that is not the last, and an empty text; no turn starts', async () => {
-    await fx.refused('TURN_RUNNING', (context) => edit(context, { sessionId: fx.sessionId, messageId: second.inputId, text: 'x' }, startTurn), { running: true });
+    await fx.refused('TURN_RUNNING', (context) => edit(context, { sessionId: fx.sessionId, messageId: second.inputId, text: 'x' }, startTurn), {
+      running: true,
+    });
     await fx.refused('EDIT_NOT_LAST_INPUT', (context) => edit(context, { sessionId: fx.sessionId, messageId: first.inputId, text: 'x' }, startTurn));
     await fx.refused('INVALID_ARGUMENT', (context) => edit(context, { sessionId: fx.sessionId, messageId: second.inputId, text: '   ' }, startTurn));
     expect(started).toEqual([]);
@@ -32,14 +34,20 @@ describe('edit', () => {
 
   it('with workspace rewind, refuses a file changed since the agent wrote it (EDIT_FILES_UNSAFE)', async () => {
     writeFileSync(join(fx.ws, 'a.txt'), 'mine\n');
-    const error = await fx.refused('EDIT_FILES_UNSAFE', (context) => edit(context, { sessionId: fx.sessionId, messageId: second.inputId, text: 'Change a again', workspace: 'rewind' }, startTurn));
+    const error = await fx.refused('EDIT_FILES_UNSAFE', (context) =>
+      edit(context, { sessionId: fx.sessionId, messageId: second.inputId, text: 'Change a again', workspace: 'rewind' }, startTurn),
+    );
     expect(error.details.preview).toBeDefined();
     expect(started).toEqual([]);
   });
 
   it('edits: the files go back with the head in one commit, then the new turn starts with the new text', async () => {
     const events: string[] = [];
-    const result = await edit({ waypoint: fx.waypoint, events: { emit: (name, event) => events.push(`${name}:${(event as { kind: string }).kind}`) } }, { sessionId: fx.sessionId, messageId: second.inputId, text: 'Change a to a3', workspace: 'rewind' }, startTurn);
+    const result = await edit(
+      { waypoint: fx.waypoint, events: { emit: (name, event) => events.push(`${name}:${(event as { kind: string }).kind}`) } },
+      { sessionId: fx.sessionId, messageId: second.inputId, text: 'Change a to a3', workspace: 'rewind' },
+      startTurn,
+    );
     expect(fx.read('a.txt')).toBe('a1\n');
     expect(result.session.headMessageId).toBe(first.replyId);
     expect(events).toEqual(['rewind:edit']);

@@ -27,7 +27,11 @@ describe('forkSession', () => {
   });
 
   it('forks from a checkpoint or a message refuse while the parent runs a turn; stable forks and side chats do not', async () => {
-    await fx.refused('TURN_RUNNING', (context) => forkSession(context, { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } }), { running: true });
+    await fx.refused(
+      'TURN_RUNNING',
+      (context) => forkSession(context, { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } }),
+      { running: true },
+    );
     await fx.refused('TURN_RUNNING', (context) => forkSession(context, { from: 'checkpoint', sessionId: fx.sessionId, confirm: true }), { running: true });
     const stable = await forkSession({ waypoint: fx.waypoint, isRunning: () => true }, { from: 'stable', sessionId: fx.sessionId, messageId: first.replyId });
     expect(stable.session.kind).toBe('fork');
@@ -38,13 +42,20 @@ describe('forkSession', () => {
     await fx.refused('NO_WORKSPACE_CHECKPOINT', (context) => forkSession(context, { from: 'checkpoint', sessionId: empty.id }));
     await fx.refused('INVALID_ARGUMENT', (context) => forkSession(context, { from: 'nowhere', sessionId: fx.sessionId } as never));
     rmSync(fx.ws, { recursive: true });
-    await fx.refused('WORKSPACE_MISSING', (context) => forkSession(context, { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } }));
-    await fx.refused('WORKSPACE_MISSING', (context) => previewFork(context, { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } }));
+    await fx.refused('WORKSPACE_MISSING', (context) =>
+      forkSession(context, { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } }),
+    );
+    await fx.refused('WORKSPACE_MISSING', (context) =>
+      previewFork(context, { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } }),
+    );
   });
 
   it('an isolated fork materializes the fork point in its own directory, the parent untouched', async () => {
     const events: string[] = [];
-    const fork = await forkSession({ waypoint: fx.waypoint, events: { emit: (name) => events.push(name) } }, { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } });
+    const fork = await forkSession(
+      { waypoint: fx.waypoint, events: { emit: (name) => events.push(name) } },
+      { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } },
+    );
     expect(fork.materialized).not.toBeNull();
     expect(existsSync(join(fork.workdir!, 'a.txt'))).toBe(true);
     expect(fx.read('a.txt')).toBe('a2\n');

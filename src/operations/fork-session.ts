@@ -44,7 +44,11 @@ export async function forkSession(
       details: { preview },
     });
   }
-  const forked = await forker.fork({ ...input, ...(input.confirm === true ? { preview } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  const forked = await forker.fork({
+    ...input,
+    ...(input.confirm === true ? { preview } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
   const result = forkSessionResult(parent.id, forked);
   context.events?.emit('fork', { sessionId: parent.id, result });
   return result;

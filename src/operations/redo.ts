@@ -18,8 +18,14 @@ export const RedoRequest = z
     force: z.array(z.string().min(1)).default([]),
   })
   .strict()
-  .refine((request) => request.rewindId !== undefined || request.force.length === 0, { message: 'force works with a file rewind id (rewindId)', path: ['force'] })
-  .refine((request) => request.rewindId !== undefined || request.conversation !== false, { message: 'nothing to redo: give a rewindId or conversation: true', path: ['conversation'] });
+  .refine((request) => request.rewindId !== undefined || request.force.length === 0, {
+    message: 'force works with a file rewind id (rewindId)',
+    path: ['force'],
+  })
+  .refine((request) => request.rewindId !== undefined || request.conversation !== false, {
+    message: 'nothing to redo: give a rewindId or conversation: true',
+    path: ['conversation'],
+  });
 export type RedoRequest = z.input<typeof RedoRequest>;
 
 /** Where the head is after a conversation redo. */
@@ -60,7 +66,13 @@ export async function redo(context: OperationContext, request: RedoRequest): Pro
     const force = resolutionKeys(session, Object.fromEntries(input.force.map((path) => [path, 'force' as const])));
     const restored = await files.redo(session.id, input.rewindId, { resolutions: force });
     const moved = input.conversation === true ? await redoConversation(store, session.id) : null;
-    result = { type: 'files', sessionId: session.id, rewindId: input.rewindId, result: restored, conversation: moved && { headMessageId: moved.headMessageId, branchGeneration: moved.branchGeneration } };
+    result = {
+      type: 'files',
+      sessionId: session.id,
+      rewindId: input.rewindId,
+      result: restored,
+      conversation: moved && { headMessageId: moved.headMessageId, branchGeneration: moved.branchGeneration },
+    };
   }
   context.events?.emit('rewind', { sessionId: session.id, session: await store.getSession(session.id), result, kind: 'redo' });
   return result;

@@ -33,5 +33,12 @@ export interface RewindResult {
 }
 
 export function conversationMove(moved: { session: Session; targetMessageId: string; draft: string } | null): ConversationMove | null {
-  return moved && { headMessageId: moved.session.headMessageId, targetMessageId: moved.targetMessageId, draft: moved.draft, branchGeneration: moved.session.branchGeneration };
+  return (
+    moved && {
+      headMessageId: moved.session.headMessageId,
+      targetMessageId: moved.targetMessageId,
+      draft: moved.draft,
+      branchGeneration: moved.session.branchGeneration,
+    }
+  );
 }

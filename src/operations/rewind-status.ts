@@ -38,12 +38,22 @@ export async function rewindStatus(context: OperationContext, request: RewindSta
   const input = parseInput(RewindStatusRequest, request, 'request');
   const { store } = context.waypoint;
   const session = await store.getSession(input.sessionId);
-  const [all, targets, ledger, redo] = await Promise.all([store.listCheckpoints(session.id), listRewindTargets(store, session.id), RewindLedger.load(store, session.id), findRedo(store, session.id)]);
+  const [all, targets, ledger, redo] = await Promise.all([
+    store.listCheckpoints(session.id),
+    listRewindTargets(store, session.id),
+    RewindLedger.load(store, session.id),
+    findRedo(store, session.id),
+  ]);
   const rewound = ledger.rewoundCheckpoints();
   const latest = all.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1) ?? null;
-  const recent: ListedCheckpoint | null = latest && { ...latest, displayPath: displayPath(latest.path), displayToPath: latest.toPath === null ? null : displayPath(latest.toPath) };
+  const recent: ListedCheckpoint | null = latest && {
+    ...latest,
+    displayPath: displayPath(latest.path),
+    displayToPath: latest.toPath === null ? null : displayPath(latest.toPath),
+  };
   const perMessage = new Map<string, number>();
-  for (const checkpoint of all) if (checkpoint.anchorMessageId) perMessage.set(checkpoint.anchorMessageId, (perMessage.get(checkpoint.anchorMessageId) ?? 0) + 1);
+  for (const checkpoint of all)
+    if (checkpoint.anchorMessageId) perMessage.set(checkpoint.anchorMessageId, (perMessage.get(checkpoint.anchorMessageId) ?? 0) + 1);
   return {
     type: 'status',
     sessionId: session.id,
@@ -55,7 +65,12 @@ export async function rewindStatus(context: OperationContext, request: RewindSta
       fileRewinds: ledger.rewinds
         .filter((entry) => !entry.redone)
         .reverse()
-        .map((entry) => ({ rewindId: entry.rewindId, kind: entry.action === 'redo' ? `redo of ${entry.undoes ?? '?'}` : entry.kind, files: entry.files.length, createdAt: entry.createdAt })),
+        .map((entry) => ({
+          rewindId: entry.rewindId,
+          kind: entry.action === 'redo' ? `redo of ${entry.undoes ?? '?'}` : entry.kind,
+          files: entry.files.length,
+          createdAt: entry.createdAt,
+        })),
     },
   };
 }

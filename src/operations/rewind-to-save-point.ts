@@ -27,7 +27,13 @@ export async function rewindToSavePoint(context: OperationContext, request: Save
   const input = parseInput(SavePointRewindRequest, request, 'request');
   requireIdle(context, input.sessionId, 'rewind');
   const { store, tasks } = context.waypoint;
-  const point = await moveToSavePoint(store, { sessionId: input.sessionId, turn: input.turn, tasks, ...(input.point === undefined ? {} : { point: input.point }), ...(input.step === undefined ? {} : { step: input.step }) });
+  const point = await moveToSavePoint(store, {
+    sessionId: input.sessionId,
+    turn: input.turn,
+    tasks,
+    ...(input.point === undefined ? {} : { point: input.point }),
+    ...(input.step === undefined ? {} : { step: input.step }),
+  });
   context.events?.emit('rewind', { sessionId: input.sessionId, session: await store.getSession(input.sessionId), result: null, kind: 'save-point' });
   return point;
 }

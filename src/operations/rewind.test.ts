@@ -30,12 +30,16 @@ describe('rewind (direct forms)', () => {
   it('refuses a checkpoint another session recorded', async () => {
     const other = await fx.waypoint.history.createSession({ title: 'Other', workdir: fx.ws });
     const foreign = await fx.turn('Write c', { 'c.txt': 'c\n' }, other.id);
-    await fx.refused('CHECKPOINT_NOT_IN_SESSION', (context) => rewind(context, { sessionId: fx.sessionId, kind: 'checkpoint', checkpointId: foreign.checkpointIds[0]! }));
+    await fx.refused('CHECKPOINT_NOT_IN_SESSION', (context) =>
+      rewind(context, { sessionId: fx.sessionId, kind: 'checkpoint', checkpointId: foreign.checkpointIds[0]! }),
+    );
   });
 
   it('refuses a file rewind when the workspace is gone, and a both/cascade target that is not a user input', async () => {
     await fx.refused('REWIND_TARGET_NOT_USER_INPUT', (context) => rewind(context, { sessionId: fx.sessionId, messageId: second.replyId, scope: 'both' }));
-    await fx.refused('REWIND_TARGET_NOT_USER_INPUT', (context) => rewind(context, { sessionId: fx.sessionId, messageId: second.replyId, scope: 'workspace', cascade: true }));
+    await fx.refused('REWIND_TARGET_NOT_USER_INPUT', (context) =>
+      rewind(context, { sessionId: fx.sessionId, messageId: second.replyId, scope: 'workspace', cascade: true }),
+    );
     rmSync(fx.ws, { recursive: true });
     await fx.refused('WORKSPACE_MISSING', (context) => rewind(context, { sessionId: fx.sessionId, messageId: second.inputId, scope: 'both' }));
   });
@@ -46,8 +50,16 @@ describe('rewind (direct forms)', () => {
 
   it('both: files and conversation in one commit, the event emitted after it with the result every surface renders', async () => {
     const seen: Array<OperationEvents['rewind']> = [];
-    const result = await rewind({ waypoint: fx.waypoint, events: { emit: (name, event) => name === 'rewind' && seen.push(event as OperationEvents['rewind']) } }, { sessionId: fx.sessionId, messageId: second.inputId, scope: 'both' });
-    expect(result).toMatchObject({ type: 'rewind', form: { kind: 'message', scope: 'both', cascade: false }, checked: false, conversation: { targetMessageId: second.inputId, headMessageId: first.replyId, draft: 'Change a, write b' } });
+    const result = await rewind(
+      { waypoint: fx.waypoint, events: { emit: (name, event) => name === 'rewind' && seen.push(event as OperationEvents['rewind']) } },
+      { sessionId: fx.sessionId, messageId: second.inputId, scope: 'both' },
+    );
+    expect(result).toMatchObject({
+      type: 'rewind',
+      form: { kind: 'message', scope: 'both', cascade: false },
+      checked: false,
+      conversation: { targetMessageId: second.inputId, headMessageId: first.replyId, draft: 'Change a, write b' },
+    });
     // Without cascade: the latest change of that input (b.txt created) goes back; a.txt stays.
     expect(existsSync(join(fx.ws, 'b.txt'))).toBe(false);
     expect(fx.read('a.txt')).toBe('a2\n');
@@ -73,7 +85,11 @@ describe('previewRewind and applyRewind (checked)', () => {
     await fx.refused('REWIND_CONFLICT', (context) => applyRewind(context, { sessionId: fx.sessionId, preview: unresolved, scope: 'both' }));
     const forced = await previewRewind({ waypoint: fx.waypoint }, { sessionId: fx.sessionId, messageId: second.inputId, resolutions: { 'a.txt': 'force' } });
     const result = await applyRewind({ waypoint: fx.waypoint }, { sessionId: fx.sessionId, preview: forced, scope: 'both' });
-    expect(result).toMatchObject({ checked: true, conversation: { targetMessageId: second.inputId }, preview: { resolutions: { 'workspace:a.txt': 'force' } } });
+    expect(result).toMatchObject({
+      checked: true,
+      conversation: { targetMessageId: second.inputId },
+      preview: { resolutions: { 'workspace:a.txt': 'force' } },
+    });
     expect(fx.read('a.txt')).toBe('a1\n');
   });
 

@@ -16,7 +16,15 @@ import { checkpointInSession, Id, requireWorkspace } from './session-checks.js';
  */
 export const RewindRequest = z.union(
   [
-    z.object({ kind: z.literal('message').default('message'), sessionId: Id, messageId: Id, scope: z.enum(['conversation', 'workspace', 'both']), cascade: z.boolean().default(false) }).strict(),
+    z
+      .object({
+        kind: z.literal('message').default('message'),
+        sessionId: Id,
+        messageId: Id,
+        scope: z.enum(['conversation', 'workspace', 'both']),
+        cascade: z.boolean().default(false),
+      })
+      .strict(),
     z.object({ kind: z.literal('latest'), sessionId: Id }).strict(),
     z.object({ kind: z.literal('checkpoint'), sessionId: Id, checkpointId: Id }).strict(),
   ],

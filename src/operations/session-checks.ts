@@ -20,16 +20,25 @@ export function requireWorkspace(session: Session): void {
 export async function checkpointInSession(waypoint: Waypoint, session: Session, checkpointId: string): Promise<Checkpoint> {
   const checkpoint = await waypoint.store.getCheckpoint(checkpointId);
   if (checkpoint.sessionId !== session.id) {
-    throw new InvalidArgumentError({ code: 'CHECKPOINT_NOT_IN_SESSION', parameter: 'checkpointId', value: checkpointId, reason: `it was recorded by session ${checkpoint.sessionId}, not ${session.id}.` });
+    throw new InvalidArgumentError({
+      code: 'CHECKPOINT_NOT_IN_SESSION',
+      parameter: 'checkpointId',
+      value: checkpointId,
+      reason: `it was recorded by session ${checkpoint.sessionId}, not ${session.id}.`,
+    });
   }
   return checkpoint;
 }
 
 /** `src/a.ts` → `workspace:src/a.ts`; a key naming one of the session's roots (`notes:todo.md`) is kept. */
-export function resolutionKeys<Choice extends ConflictResolution>(session: Pick<Session, 'metadata'>, resolutions: Record<string, Choice>): Record<string, Choice> {
+export function resolutionKeys<Choice extends ConflictResolution>(
+  session: Pick<Session, 'metadata'>,
+  resolutions: Record<string, Choice>,
+): Record<string, Choice> {
   const roots = new Set(['workspace']);
   if (Array.isArray(session.metadata.roots)) {
-    for (const root of session.metadata.roots) if (root && typeof root === 'object' && !Array.isArray(root) && typeof root.name === 'string') roots.add(root.name);
+    for (const root of session.metadata.roots)
+      if (root && typeof root === 'object' && !Array.isArray(root) && typeof root.name === 'string') roots.add(root.name);
   }
   const keyed: Record<string, Choice> = {};
   for (const [path, resolution] of Object.entries(resolutions)) {

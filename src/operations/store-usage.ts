@@ -88,7 +88,12 @@ export async function storeUsage(context: OperationContext, request: StoreUsageR
   for (const session of sessions) {
     if (!trees.has(session.treeId)) trees.set(session.treeId, await store.listTreeMessages(session.treeId));
     const own = trees.get(session.treeId)!.filter((message) => message.sessionId === session.id);
-    const withSizes = own.length ? await store.getMessages(own.map((message) => message.id), { parts: 'none' }) : [];
+    const withSizes = own.length
+      ? await store.getMessages(
+          own.map((message) => message.id),
+          { parts: 'none' },
+        )
+      : [];
     const checkpoints = await store.listCheckpoints(session.id);
     const hashes = new Set<string>();
     for (const checkpoint of checkpoints) {
@@ -118,7 +123,13 @@ export async function storeUsage(context: OperationContext, request: StoreUsageR
   const footprint = await store.footprint();
   const bytesOf = (kind: StoreFootprintPart['kind']) => footprint.parts.filter((part) => part.kind === kind).reduce((sum, part) => sum + part.bytes, 0);
   return {
-    store: { path, databaseBytes: bytesOf('database') + bytesOf('other'), blobFileBytes: bytesOf('blobs'), totalBytes: footprint.totalBytes, parts: footprint.parts },
+    store: {
+      path,
+      databaseBytes: bytesOf('database') + bytesOf('other'),
+      blobFileBytes: bytesOf('blobs'),
+      totalBytes: footprint.totalBytes,
+      parts: footprint.parts,
+    },
     blobs: { count: stats.blobCount, rawBytes: stats.rawBytes, storedBytes: stats.storedBytes, byEncoding },
     savings: {
       copiesBytes,

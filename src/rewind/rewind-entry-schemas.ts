@@ -12,7 +12,12 @@ const text = z.string();
 const tasks = withMethods('stopTurns').optional();
 
 export const FileRewinderOptionsSchema = z
-  .object({ store: withMethods('getSession', 'listCheckpoints'), blobs: withMethods('getMany').optional(), events: withMethods('emit').optional(), workspaceFor: callable.optional() })
+  .object({
+    store: withMethods('getSession', 'listCheckpoints'),
+    blobs: withMethods('getMany').optional(),
+    events: withMethods('emit').optional(),
+    workspaceFor: callable.optional(),
+  })
   .loose();
 
 export const ApplyOptionsSchema = z.object({ onCommit: callable.optional() }).loose();
@@ -37,7 +42,13 @@ export const SessionRewindApplyOptionsSchema = z.object({ messageId: text, tasks
 export const PreviewObjectSchema = z.object({ sessionId: text }).loose();
 
 export const SavePointTargetSchema = z
-  .object({ sessionId: text, turn: z.union([z.number().int().positive(), text]), point: z.enum(['A', 'B']).optional(), step: z.number().int().positive().optional(), tasks })
+  .object({
+    sessionId: text,
+    turn: z.union([z.number().int().positive(), text]),
+    point: z.enum(['A', 'B']).optional(),
+    step: z.number().int().positive().optional(),
+    tasks,
+  })
   .loose();
 
 export const SessionIdArgument = text;

@@ -69,7 +69,12 @@ describe('a turn with write, edit and bash', () => {
 
     // Save points A and B for each of the two tool rounds.
     const points = await listSavePoints(waypoint.store, session.id, result.turn.id);
-    expect(points.map((point) => `${point.point}${point.step}:${point.messageId}`)).toEqual([`A1:${path[1]!.id}`, `B1:${path[3]!.id}`, `A2:${path[4]!.id}`, `B2:${path[5]!.id}`]);
+    expect(points.map((point) => `${point.point}${point.step}:${point.messageId}`)).toEqual([
+      `A1:${path[1]!.id}`,
+      `B1:${path[3]!.id}`,
+      `A2:${path[4]!.id}`,
+      `B2:${path[5]!.id}`,
+    ]);
 
     // The boundary was pinned and the turn complete when turn-end was emitted.
     await new Promise((resolve) => setImmediate(resolve));
@@ -80,22 +85,52 @@ describe('a turn with write, edit and bash', () => {
 
     // Streaming: every text delta was emitted, and they add up to the stored text.
     const deltas = events.filter((event) => event.name === 'message-part').map((event) => event.event as { type: string; delta: string; messageId: string });
-    expect(deltas.filter((delta) => delta.messageId === path[1]!.id && delta.type === 'text').map((delta) => delta.delta).join('')).toBe('I will create notes.txt and edit it.');
+    expect(
+      deltas
+        .filter((delta) => delta.messageId === path[1]!.id && delta.type === 'text')
+        .map((delta) => delta.delta)
+        .join(''),
+    ).toBe('I will create notes.txt and edit it.');
 
     // Event order for the turn.
     const order = events.map((event) => event.name).filter((name) => name !== 'message-part' && name !== 'checkpoint-create');
-    expect(order).toEqual(['turn-start', 'message-finish', 'save-point', 'tool-start', 'tool-end', 'tool-start', 'tool-end', 'save-point', 'message-finish', 'save-point', 'tool-start', 'tool-end', 'save-point', 'message-finish', 'turn-end']);
+    expect(order).toEqual([
+      'turn-start',
+      'message-finish',
+      'save-point',
+      'tool-start',
+      'tool-end',
+      'tool-start',
+      'tool-end',
+      'save-point',
+      'message-finish',
+      'save-point',
+      'tool-start',
+      'tool-end',
+      'save-point',
+      'message-finish',
+      'turn-end',
+    ]);
 
     // The model saw the history as AI SDK messages: on its 2nd call, both tool results of the first round
     // (the SDK joins consecutive tool messages into one).
     const second = fixture.model.calls[1]!;
     expect(second.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
-    expect((second[3]!.content as Array<{ type: string; toolName: string }>).map((part) => `${part.type}:${part.toolName}`)).toEqual(['tool-result:write', 'tool-result:edit']);
+    expect((second[3]!.content as Array<{ type: string; toolName: string }>).map((part) => `${part.type}:${part.toolName}`)).toEqual([
+      'tool-result:write',
+      'tool-result:edit',
+    ]);
   });
 
   it('gives a failed tool an error result the model sees, and keeps going', async () => {
     fixture = await runtimeFixture([
-      { toolCalls: [{ toolName: 'edit', input: { path: 'missing.txt', oldString: 'a', newString: 'b' } }, { toolName: 'read', input: { path: '../outside' } }, { toolName: 'nope', input: {} }] },
+      {
+        toolCalls: [
+          { toolName: 'edit', input: { path: 'missing.txt', oldString: 'a', newString: 'b' } },
+          { toolName: 'read', input: { path: '../outside' } },
+          { toolName: 'nope', input: {} },
+        ],
+      },
       { text: 'The file does not exist.' },
     ]);
     const session = await fixture.runtime.startSession({ workdir: fixture.workdir });

@@ -45,7 +45,7 @@ import { runTurnLoop, type TurnResult } from './turn-loop.js';
 import { compactSession, needsCompaction, type AutoCompactOptions, type CompactionResult } from './compaction.js';
 
 export const DEFAULT_SYSTEM_PROMPT = [
-  'You are a coding agent working in the user\'s workspace through tools: read, write, edit (exact string replace), bash, glob, grep, and subagent.',
+  "You are a coding agent working in the user's workspace through tools: read, write, edit (exact string replace), bash, glob, grep, and subagent.",
   'Paths are relative to the workspace root. Read a file before editing it. Keep changes focused on what was asked, then reply briefly with what you did.',
   'Every file change you make is checkpointed, so the person can rewind it.',
 ].join(' ');
@@ -150,7 +150,10 @@ export class AgentRuntime {
       streamFlushChars: options.streamFlushChars ?? 64,
     };
     const waypoint = options.waypoint;
-    this.compression = options.idleCompression === false ? null : { budgetMs: options.idleCompression?.budgetMs ?? 500, maxBytes: options.idleCompression?.maxBytes ?? 64 * 1024 * 1024 };
+    this.compression =
+      options.idleCompression === false
+        ? null
+        : { budgetMs: options.idleCompression?.budgetMs ?? 500, maxBytes: options.idleCompression?.maxBytes ?? 64 * 1024 * 1024 };
     // Shared with checkpointTools wrappers and other runtimes over this Waypoint.
     const locks = captureLocksFor(waypoint);
     this.operations = { waypoint, events: this.events, isRunning: (sessionId) => this.running.has(sessionId) };
@@ -202,7 +205,8 @@ export class AgentRuntime {
 
   /** Run one turn; resolves when it ended (complete or interrupted), rejects with the typed error of a failed one. */
   async runTurn(sessionId: string, text: string, options: RunTurnOptions = {}): Promise<TurnResult> {
-    if (typeof text !== 'string' || text.trim() === '') throw new InvalidArgumentError({ parameter: 'text', value: text, reason: 'type a request; an empty message starts no turn.' });
+    if (typeof text !== 'string' || text.trim() === '')
+      throw new InvalidArgumentError({ parameter: 'text', value: text, reason: 'type a request; an empty message starts no turn.' });
     this.requireIdle(sessionId, 'start a turn');
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
@@ -227,7 +231,11 @@ export class AgentRuntime {
    */
   async compact(sessionId: string, options: { instructions?: string; signal?: AbortSignal } = {}): Promise<CompactionResult> {
     this.requireIdle(sessionId, 'compact');
-    const result = await compactSession(this.core, sessionId, { ...(options.instructions === undefined ? {} : { instructions: options.instructions }), signal: options.signal ?? new AbortController().signal, trigger: 'manual' });
+    const result = await compactSession(this.core, sessionId, {
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      signal: options.signal ?? new AbortController().signal,
+      trigger: 'manual',
+    });
     this.events.emit('conversation-compact', { sessionId, result, error: null });
     return result;
   }
@@ -243,7 +251,11 @@ export class AgentRuntime {
     } catch (error) {
       if (signal.aborted) return;
       const typed = error as { code?: string; message?: string };
-      this.events.emit('conversation-compact', { sessionId, result: null, error: { code: typed.code ?? 'COMPACTION_FAILED', message: typed.message ?? String(error) } });
+      this.events.emit('conversation-compact', {
+        sessionId,
+        result: null,
+        error: { code: typed.code ?? 'COMPACTION_FAILED', message: typed.message ?? String(error) },
+      });
     }
   }
 
@@ -317,7 +329,8 @@ export class AgentRuntime {
 
   /** `/side <question>`: a side chat forked at the latest input, its first turn asking the question. */
   async side(sessionId: string, question: string, options: RunTurnOptions = {}): Promise<{ session: Session; turn: TurnResult }> {
-    if (typeof question !== 'string' || question.trim() === '') throw new InvalidArgumentError({ parameter: 'question', value: question, reason: 'ask a question: /side <question>.' });
+    if (typeof question !== 'string' || question.trim() === '')
+      throw new InvalidArgumentError({ parameter: 'question', value: question, reason: 'ask a question: /side <question>.' });
     const result = await this.fork({ from: 'side-chat', sessionId });
     const turn = await this.runTurn(result.session.id, question, options);
     return { session: await this.options.waypoint.store.getSession(result.session.id), turn };
@@ -390,7 +403,16 @@ export class AgentRuntime {
         // Nothing more it may touch now (the rest is in packs a live writer still appends to).
         if (report.pendingBlobs === 0 || report.blobsMoved === 0) return;
       } catch (error) {
-        this.events.emit('blobs-compress', { sessionId, blobsMoved: 0, bytesIn: 0, bytesOut: 0, pendingBlobs: 0, pendingBytes: 0, durationMs: Math.round(performance.now() - started), error: (error as Error).message });
+        this.events.emit('blobs-compress', {
+          sessionId,
+          blobsMoved: 0,
+          bytesIn: 0,
+          bytesOut: 0,
+          pendingBlobs: 0,
+          pendingBytes: 0,
+          durationMs: Math.round(performance.now() - started),
+          error: (error as Error).message,
+        });
         return;
       }
       await new Promise((resolve) => setImmediate(resolve));

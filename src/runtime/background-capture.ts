@@ -85,7 +85,8 @@ export async function endTaskCapture(
   }
   const inUnknown = (path: string) => unknown.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
   const skipReasons = new Map<string, { reason: string; detail?: string }>();
-  for (const skipped of [...handle.before.skipped, ...now.before.skipped]) skipReasons.set(skipped.path, { reason: skipped.reason, ...(skipped.detail ? { detail: skipped.detail } : {}) });
+  for (const skipped of [...handle.before.skipped, ...now.before.skipped])
+    skipReasons.set(skipped.path, { reason: skipped.reason, ...(skipped.detail ? { detail: skipped.detail } : {}) });
   const items: Array<{ path: string; old: SnapshotEntry | null; next: SnapshotEntry | null }> = [
     ...diff.deleted.map((item) => ({ path: item.path, old: base.get(item.path)!, next: null })),
     ...diff.modified.map((item) => ({ path: item.path, old: base.get(item.path)!, next: now.before.snapshot.get(item.path)! })),
@@ -95,7 +96,11 @@ export async function endTaskCapture(
   const changes: PendingChange[] = [];
   for (const { path, old, next } of items) {
     if (inUnknown(path)) {
-      uncovered.push({ path, reason: 'changed_alongside_uncaptured_change', detail: 'a checkpoint made while the task ran could not keep this path’s content' });
+      uncovered.push({
+        path,
+        reason: 'changed_alongside_uncaptured_change',
+        detail: 'a checkpoint made while the task ran could not keep this path’s content',
+      });
       continue;
     }
     const op = old === null ? 'create' : next === null ? 'delete' : 'modify';
@@ -145,7 +150,11 @@ function applyWindow(start: Snapshot, current: Snapshot, window: readonly Checkp
   const step = (path: string, before: PathState, after: PathState) => {
     const was = stateOf(path);
     if ((was?.hash ?? null) !== (before?.hash ?? null) || (was === null) !== (before === null)) {
-      uncovered.push({ path, reason: 'changed_before_later_checkpoint', detail: 'changed while the task ran, then changed again by a later tool call: that call’s checkpoint keeps the content in between' });
+      uncovered.push({
+        path,
+        reason: 'changed_before_later_checkpoint',
+        detail: 'changed while the task ran, then changed again by a later tool call: that call’s checkpoint keeps the content in between',
+      });
     }
     last.set(path, after);
   };

@@ -79,7 +79,12 @@ export class BackgroundTasks {
     let captureError: string | null = null;
     if (input.capture) {
       try {
-        captureStart = await beginTaskCapture(await input.capture(), { toolName: 'bash', toolCallId: input.toolCallId, command: input.command, onProgress: progress('before') });
+        captureStart = await beginTaskCapture(await input.capture(), {
+          toolName: 'bash',
+          toolCallId: input.toolCallId,
+          command: input.command,
+          onProgress: progress('before'),
+        });
       } catch (error) {
         captureError = (error as Error).message;
       }
@@ -87,13 +92,18 @@ export class BackgroundTasks {
       captureError = 'no capture context';
     }
     if (captureError !== null) captureError = `the scan before it started failed: ${captureError}`;
-    await this.updateTaskEntry(input.turnId, taskId, {
+    await this.updateTaskEntry(
+      input.turnId,
       taskId,
-      command: input.command,
-      toolCallId: input.toolCallId,
-      status: 'running',
-      ...(captureError === null ? {} : { reason: `its file changes will not be checkpointed: ${captureError}` }),
-    }, captureError !== null);
+      {
+        taskId,
+        command: input.command,
+        toolCallId: input.toolCallId,
+        status: 'running',
+        ...(captureError === null ? {} : { reason: `its file changes will not be checkpointed: ${captureError}` }),
+      },
+      captureError !== null,
+    );
     const child = spawnShell(shell, input.cwd);
     const output = collectOutput(child, this.host.maxOutputChars);
     let stopped = false;
@@ -105,7 +115,8 @@ export class BackgroundTasks {
       if (stopped) return 'stopped';
       const session = await store.findSession(input.sessionId);
       const current = session?.branchGeneration ?? Number.POSITIVE_INFINITY;
-      if (!tasks.acceptsResult({ sessionId: input.sessionId, branchGeneration: input.branchGeneration }) || current > input.branchGeneration) return 'stale-branch';
+      if (!tasks.acceptsResult({ sessionId: input.sessionId, branchGeneration: input.branchGeneration }) || current > input.branchGeneration)
+        return 'stale-branch';
       return stopped ? 'stopped' : null;
     };
     let handled: Promise<void> = Promise.resolve();
@@ -152,7 +163,10 @@ export class BackgroundTasks {
           const entry: JsonObject = { taskId, command: input.command, toolCallId: input.toolCallId, exitCode: code };
           if (discarded !== null) {
             entry.status = 'discarded';
-            entry.reason = discarded === 'stopped' ? 'stopped before it finished; the changes it made were not checkpointed' : 'the session was rewound past its turn; the changes it made were not checkpointed';
+            entry.reason =
+              discarded === 'stopped'
+                ? 'stopped before it finished; the changes it made were not checkpointed'
+                : 'the session was rewound past its turn; the changes it made were not checkpointed';
           } else {
             entry.status = failure === null ? 'captured' : 'not-captured';
             entry.checkpoints = result?.checkpoints.length ?? 0;
@@ -171,7 +185,15 @@ export class BackgroundTasks {
         const text = `Background task ${taskId} (\`${input.command}\`) finished with ${code === null ? 'no exit code (killed)' : `exit code ${code}`}.${filesLine(checkpoints, failure)}\n${output()}`;
         const notification: QueuedNotification = {
           parts: [{ type: 'text', text }],
-          metadata: { task: { taskId, command: input.command, exitCode: code, turnId: input.turnId, checkpointIds: checkpoints.map((checkpoint) => checkpoint.id) } as JsonValue },
+          metadata: {
+            task: {
+              taskId,
+              command: input.command,
+              exitCode: code,
+              turnId: input.turnId,
+              checkpointIds: checkpoints.map((checkpoint) => checkpoint.id),
+            } as JsonValue,
+          },
           event: { ...base, discarded: false, reason: 'finished', checkpointIds: checkpoints.map((checkpoint) => checkpoint.id), captureError: failure },
         };
         if (this.host.runningTurn(input.sessionId) !== null) this.queue(input.sessionId, notification);
@@ -187,7 +209,15 @@ export class BackgroundTasks {
         killGroup(child, 'SIGKILL');
       },
     });
-    events.emit('task-start', { sessionId: input.sessionId, turnId: input.turnId, taskId, command: input.command, branchGeneration: input.branchGeneration, toolCallId: input.toolCallId, captured: captureStart !== null });
+    events.emit('task-start', {
+      sessionId: input.sessionId,
+      turnId: input.turnId,
+      taskId,
+      command: input.command,
+      branchGeneration: input.branchGeneration,
+      toolCallId: input.toolCallId,
+      captured: captureStart !== null,
+    });
     return { taskId, pid: child.pid ?? null };
   }
 
@@ -215,7 +245,14 @@ export class BackgroundTasks {
 
   private async deliver(sessionId: string, turnId: string | null, notifications: QueuedNotification[]): Promise<void> {
     for (const notification of notifications) {
-      const { message } = await this.host.store.appendMessage({ sessionId, role: 'user', kind: 'task_notification', parts: notification.parts, turnId, metadata: notification.metadata });
+      const { message } = await this.host.store.appendMessage({
+        sessionId,
+        role: 'user',
+        kind: 'task_notification',
+        parts: notification.parts,
+        turnId,
+        metadata: notification.metadata,
+      });
       this.host.events.emit('task-end', { ...notification.event, messageId: message.id });
     }
   }
@@ -233,6 +270,9 @@ export class BackgroundTasks {
 
 function filesLine(checkpoints: readonly Checkpoint[], failure: string | null): string {
   const paths = [...new Set(checkpoints.map((checkpoint) => displayPath(checkpoint.path)))];
-  const changed = paths.length === 0 ? '' : `\nFiles it changed (checkpointed): ${paths.slice(0, 20).join(', ')}${paths.length > 20 ? ` and ${paths.length - 20} more` : ''}.`;
+  const changed =
+    paths.length === 0
+      ? ''
+      : `\nFiles it changed (checkpointed): ${paths.slice(0, 20).join(', ')}${paths.length > 20 ? ` and ${paths.length - 20} more` : ''}.`;
   return failure === null ? changed : `${changed}\nIts file changes were not checkpointed: ${failure}.`;
 }

@@ -71,7 +71,13 @@ export function checkpointTools<TOOLS extends ToolSet>(tools: TOOLS, options: Ch
           { toolName: name, toolCallId: callOptions.toolCallId },
         ),
       );
-      options.onCapture?.({ ...capture, toolName: name, toolCallId: callOptions.toolCallId, turnId: context.turnId!, error: outcome.ok ? null : outcome.error });
+      options.onCapture?.({
+        ...capture,
+        toolName: name,
+        toolCallId: callOptions.toolCallId,
+        turnId: context.turnId!,
+        error: outcome.ok ? null : outcome.error,
+      });
       if (!outcome.ok) throw outcome.error;
       return outcome.value;
     };

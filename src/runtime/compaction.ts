@@ -47,7 +47,11 @@ export function needsCompaction(path: readonly MessageWithParts[], options: Auto
  * summary and what follows; the person still sees it all (compaction is a view — nothing is
  * removed, and a rewind to before the summary brings the full conversation back).
  */
-export async function compactSession(core: RuntimeCore, sessionId: string, options: { instructions?: string; signal: AbortSignal; trigger: 'manual' | 'auto' }): Promise<CompactionResult> {
+export async function compactSession(
+  core: RuntimeCore,
+  sessionId: string,
+  options: { instructions?: string; signal: AbortSignal; trigger: 'manual' | 'auto' },
+): Promise<CompactionResult> {
   const { store } = core.waypoint;
   const session = await store.getSession(sessionId);
   const path = await store.history(sessionId);
@@ -60,7 +64,11 @@ export async function compactSession(core: RuntimeCore, sessionId: string, optio
     });
   }
   if (options.instructions !== undefined && options.instructions.length > 10_000) {
-    throw new InvalidArgumentError({ parameter: 'instructions', value: options.instructions.slice(0, 40), reason: 'compaction instructions are at most 10,000 characters.' });
+    throw new InvalidArgumentError({
+      parameter: 'instructions',
+      value: options.instructions.slice(0, 40),
+      reason: 'compaction instructions are at most 10,000 characters.',
+    });
   }
   const messages = toModelMessages(path);
   const request = `${INSTRUCTIONS}${options.instructions ? `\nAlso: ${options.instructions}` : ''}`;
@@ -73,7 +81,8 @@ export async function compactSession(core: RuntimeCore, sessionId: string, optio
     maxRetries: core.settings.maxRetries,
     onDelta: async () => {},
   });
-  if (outcome.aborted) throw new ConflictError({ code: 'COMPACTION_ABORTED', message: 'Compaction was interrupted; the conversation is unchanged.', details: { sessionId } });
+  if (outcome.aborted)
+    throw new ConflictError({ code: 'COMPACTION_ABORTED', message: 'Compaction was interrupted; the conversation is unchanged.', details: { sessionId } });
   if (outcome.error) throw outcome.error;
   const summary = outcome.parts
     .filter((part) => part.type === 'text')
@@ -81,7 +90,11 @@ export async function compactSession(core: RuntimeCore, sessionId: string, optio
     .join('')
     .trim();
   if (summary === '') {
-    throw new ConflictError({ code: 'COMPACTION_EMPTY', message: 'The model returned no summary, so nothing was compacted; try again or with other instructions.', details: { sessionId } });
+    throw new ConflictError({
+      code: 'COMPACTION_EMPTY',
+      message: 'The model returned no summary, so nothing was compacted; try again or with other instructions.',
+      details: { sessionId },
+    });
   }
   const coversTo = session.headMessageId;
   const appended = await store.appendMessage({

@@ -100,14 +100,16 @@ function storedMessage(message: ModelMessage): { role: 'assistant' | 'tool'; kin
     const parts: PartContent[] = [];
     for (const part of content) {
       if ((part.type === 'text' || part.type === 'reasoning') && part.text !== '') parts.push({ type: part.type, text: part.text });
-      else if (part.type === 'tool-call') parts.push({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: (part.input ?? {}) as JsonValue });
+      else if (part.type === 'tool-call')
+        parts.push({ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: (part.input ?? {}) as JsonValue });
     }
     return parts.length > 0 ? { role: 'assistant', kind: 'reply', parts } : null;
   }
   if (message.role === 'tool') {
     const parts: PartContent[] = [];
     for (const part of message.content) {
-      if (part.type === 'tool-result') parts.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: part.output as unknown as JsonValue });
+      if (part.type === 'tool-result')
+        parts.push({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: part.output as unknown as JsonValue });
     }
     return parts.length > 0 ? { role: 'tool', kind: 'tool_result', parts } : null;
   }

@@ -32,10 +32,15 @@ export interface RewoundFileNotice {
  * Returns null when there is nothing to tell (the common case: one indexed read of the entries
  * after the last note).
  */
-export async function fileRewindNotice(store: Store, sessionId: string, path: readonly MessageWithParts[]): Promise<{ files: RewoundFileNotice[]; rewindsThrough: number; rewindIds: string[] } | null> {
+export async function fileRewindNotice(
+  store: Store,
+  sessionId: string,
+  path: readonly MessageWithParts[],
+): Promise<{ files: RewoundFileNotice[]; rewindsThrough: number; rewindIds: string[] } | null> {
   let told = 0;
   for (const message of path) {
-    if (message.metadata.note === FILE_REWIND_NOTE && typeof message.metadata.rewindsThrough === 'number') told = Math.max(told, message.metadata.rewindsThrough);
+    if (message.metadata.note === FILE_REWIND_NOTE && typeof message.metadata.rewindsThrough === 'number')
+      told = Math.max(told, message.metadata.rewindsThrough);
   }
   const entries = await store.listEntries(sessionId, { type: FILE_REWIND_ENTRY, afterSeq: told });
   if (entries.length === 0) return null;
@@ -45,7 +50,9 @@ export async function fileRewindNotice(store: Store, sessionId: string, path: re
   for (const entry of entries) {
     const data = entry.data as FileRewindEntryData;
     const touched = await pathsByTurn(store, entry);
-    const matters = (file: string) => data.action === 'redo' || touched.some((checkpoint) => checkpoint.turnId !== null && turnsOnPath.has(checkpoint.turnId) && checkpoint.paths.includes(file));
+    const matters = (file: string) =>
+      data.action === 'redo' ||
+      touched.some((checkpoint) => checkpoint.turnId !== null && turnsOnPath.has(checkpoint.turnId) && checkpoint.paths.includes(file));
     const files = data.files.filter((file) => matters(file.path));
     if (files.length > 0) rewindIds.push(data.rewindId);
     for (const file of files) {
@@ -93,7 +100,13 @@ export async function withFileRewindNote(store: Store, scope: { sessionId: strin
     kind: 'meta',
     turnId: scope.turnId,
     parts: [{ type: 'text', text: fileRewindNoteText(notice.files) }],
-    metadata: { visibility: 'model', note: FILE_REWIND_NOTE, rewindsThrough: notice.rewindsThrough, rewindIds: notice.rewindIds, files: notice.files.map((file) => ({ ...file })) },
+    metadata: {
+      visibility: 'model',
+      note: FILE_REWIND_NOTE,
+      rewindsThrough: notice.rewindsThrough,
+      rewindIds: notice.rewindIds,
+      files: notice.files.map((file) => ({ ...file })),
+    },
   });
   return [...path, message];
 }

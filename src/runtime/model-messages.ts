@@ -18,14 +18,17 @@ export function toModelMessages(path: readonly MessageWithParts[]): ModelMessage
       if (text === '') continue;
       messages.push(messages.length === 0 ? { role: 'system', content: text } : { role: 'user', content: [{ type: 'text', text }] });
     } else if (message.role === 'user') {
-      const content = parts.filter((part) => part.type === 'text' && typeof part.text === 'string' && part.text !== '').map((part) => ({ type: 'text' as const, text: part.text as string }));
+      const content = parts
+        .filter((part) => part.type === 'text' && typeof part.text === 'string' && part.text !== '')
+        .map((part) => ({ type: 'text' as const, text: part.text as string }));
       if (content.length > 0) messages.push({ role: 'user', content: content satisfies UserContent });
     } else if (message.role === 'assistant') {
       const content: Exclude<AssistantContent, string> = [];
       for (const part of parts) {
         if (part.type === 'text' && typeof part.text === 'string' && part.text !== '') content.push({ type: 'text', text: part.text });
         else if (part.type === 'reasoning' && typeof part.text === 'string' && part.text !== '') content.push({ type: 'reasoning', text: part.text });
-        else if (part.type === 'tool-call') content.push({ type: 'tool-call', toolCallId: String(part.toolCallId), toolName: String(part.toolName), input: part.input ?? {} });
+        else if (part.type === 'tool-call')
+          content.push({ type: 'tool-call', toolCallId: String(part.toolCallId), toolName: String(part.toolName), input: part.input ?? {} });
       }
       if (content.length > 0) messages.push({ role: 'assistant', content });
     } else if (message.role === 'tool') {

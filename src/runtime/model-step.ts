@@ -36,7 +36,12 @@ export interface StepOptions {
 
 /** The SDK tool set: schemas only. Tools run in the runtime, one checkpointed call at a time. */
 export function sdkTools(tools: readonly AnyRuntimeTool[]): ToolSet {
-  return Object.fromEntries(tools.map((entry) => [entry.name, tool({ description: entry.description, inputSchema: jsonSchema(z.toJSONSchema(entry.inputSchema, { io: 'input' }) as never) })]));
+  return Object.fromEntries(
+    tools.map((entry) => [
+      entry.name,
+      tool({ description: entry.description, inputSchema: jsonSchema(z.toJSONSchema(entry.inputSchema, { io: 'input' }) as never) }),
+    ]),
+  );
 }
 
 /**

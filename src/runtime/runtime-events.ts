@@ -30,7 +30,13 @@ export interface RuntimeEvents extends OperationEvents {
   /** `taskId`: recorded when a background task ended (its turn may be over by then). */
   'checkpoint-create': TurnScope & { checkpoint: Checkpoint; taskId?: string };
   'save-point': TurnScope & { point: 'A' | 'B'; step: number; messageId: string };
-  'turn-end': TurnScope & { turn: Turn; status: TurnStatus; finalMessageId: string | null; summary: TurnSummary; error: { code: string; message: string } | null };
+  'turn-end': TurnScope & {
+    turn: Turn;
+    status: TurnStatus;
+    finalMessageId: string | null;
+    summary: TurnSummary;
+    error: { code: string; message: string } | null;
+  };
   /** `captured`: the workspace was scanned before it started, so its file changes will be checkpointed when it ends. */
   'task-start': { sessionId: string; turnId: string; taskId: string; command: string; branchGeneration: number; toolCallId: string; captured: boolean };
   'task-end': {

@@ -41,7 +41,8 @@ export class StreamingWriter {
   }
 
   private emitPending(): void {
-    for (const delta of this.pending) this.core.events.emit('message-part', { ...this.scope, messageId: this.messageId, partIndex: delta.partIndex, type: delta.type, delta: delta.text });
+    for (const delta of this.pending)
+      this.core.events.emit('message-part', { ...this.scope, messageId: this.messageId, partIndex: delta.partIndex, type: delta.type, delta: delta.text });
     this.pending = [];
     this.pendingChars = 0;
   }

@@ -41,7 +41,12 @@ export async function runSubagent(
 ): Promise<SubagentRun> {
   const { store } = core.waypoint;
   const parent = state.session;
-  const link: SubagentLink = { parentSessionId: parent.id, parentTurnId: state.turnId, toolCallId: input.parentToolCallId, description: input.description ?? null };
+  const link: SubagentLink = {
+    parentSessionId: parent.id,
+    parentTurnId: state.turnId,
+    toolCallId: input.parentToolCallId,
+    description: input.description ?? null,
+  };
   const [modelChoice] = await store.listEntries(parent.id, { type: MODEL_CHOICE_ENTRY, last: 1 });
   const childTurnId = newId('turn');
   const { session: child } = await store.forkSession({
@@ -57,7 +62,13 @@ export async function runSubagent(
   await store.createTurn({ id: childTurnId, sessionId: child.id, userMessageId: promptId, metadata: { [SUBAGENT_METADATA]: link as unknown as JsonValue } });
   const scope: TurnScope = { sessionId: parent.id, turnId: state.turnId, subagent: { toolCallId: input.parentToolCallId, sessionId: child.id } };
   const childScope = { sessionId: child.id, turnId: childTurnId };
-  core.events.emit('subagent-start', { ...scope, toolCallId: input.parentToolCallId, childSessionId: child.id, prompt: input.prompt, description: input.description ?? null });
+  core.events.emit('subagent-start', {
+    ...scope,
+    toolCallId: input.parentToolCallId,
+    childSessionId: child.id,
+    prompt: input.prompt,
+    description: input.description ?? null,
+  });
   const tools = new Map([...core.tools].filter(([name]) => name !== 'subagent')) as ReadonlyMap<string, AnyRuntimeTool>;
   let messages = 1;
   let answer = '';
@@ -79,11 +90,22 @@ export async function runSubagent(
       });
       const final = await writer.finish(outcome.aborted ? 'interrupted' : outcome.error ? 'error' : 'complete', outcome.parts);
       core.events.emit('message-finish', { ...scope, message: final });
-      answer = outcome.parts.filter((part) => part.type === 'text').map((part) => part.text as string).join('');
+      answer = outcome.parts
+        .filter((part) => part.type === 'text')
+        .map((part) => part.text as string)
+        .join('');
       if (outcome.error || outcome.aborted) {
         status = outcome.aborted ? 'interrupted' : 'error';
         failure = outcome.error;
-        if (await closeCalls(store, childScope, outcome.calls, outcome.aborted ? 'Interrupted: the sub-agent was stopped before this tool call ran.' : 'Not run: the model call failed.')) messages++;
+        if (
+          await closeCalls(
+            store,
+            childScope,
+            outcome.calls,
+            outcome.aborted ? 'Interrupted: the sub-agent was stopped before this tool call ran.' : 'Not run: the model call failed.',
+          )
+        )
+          messages++;
         break;
       }
       if (outcome.calls.length === 0) {
@@ -92,10 +114,21 @@ export async function runSubagent(
       }
       for (const call of outcome.calls) {
         const checkpointIds: string[] = [];
-        core.events.emit('tool-start', { ...scope, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, effect: tools.get(call.toolName)?.effect ?? 'none' });
+        core.events.emit('tool-start', {
+          ...scope,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          input: call.input,
+          effect: tools.get(call.toolName)?.effect ?? 'none',
+        });
         const result = state.signal.aborted
           ? { output: { type: 'error-text' as const, value: 'Interrupted: the sub-agent was stopped before this tool call ran.' } }
-          : await executeToolCall(call, toolContext(core, state, scope, call.toolCallId, checkpointIds), { tools, ledger: core.ledger, approveEffect: core.approveEffect, effectPolicy: core.effectPolicy });
+          : await executeToolCall(call, toolContext(core, state, scope, call.toolCallId, checkpointIds), {
+              tools,
+              ledger: core.ledger,
+              approveEffect: core.approveEffect,
+              effectPolicy: core.effectPolicy,
+            });
         const { message } = await store.appendMessage({
           ...childScope,
           role: 'tool',
@@ -104,7 +137,14 @@ export async function runSubagent(
           ...('metadata' in result && result.metadata ? { metadata: result.metadata } : {}),
         });
         messages++;
-        core.events.emit('tool-end', { ...scope, toolCallId: call.toolCallId, toolName: call.toolName, output: result.output, checkpointIds, messageId: message.id });
+        core.events.emit('tool-end', {
+          ...scope,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          output: result.output,
+          checkpointIds,
+          messageId: message.id,
+        });
       }
       if (state.signal.aborted) {
         status = 'interrupted';
@@ -132,13 +172,20 @@ export async function runSubagent(
 }
 
 /** Results for calls that will not run, so the transcript stays valid model input. */
-async function closeCalls(store: RuntimeCore['waypoint']['store'], scope: { sessionId: string; turnId: string }, calls: ProposedCall[], reason: string): Promise<boolean> {
+async function closeCalls(
+  store: RuntimeCore['waypoint']['store'],
+  scope: { sessionId: string; turnId: string },
+  calls: ProposedCall[],
+  reason: string,
+): Promise<boolean> {
   if (calls.length === 0) return false;
   await store.appendMessage({
     ...scope,
     role: 'tool',
     kind: 'tool_result',
-    parts: calls.map((call): PartContent => ({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: reason } })),
+    parts: calls.map(
+      (call): PartContent => ({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: reason } }),
+    ),
     metadata: { synthetic: 'not-run' },
   });
   return true;

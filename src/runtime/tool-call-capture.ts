@@ -51,7 +51,11 @@ const running = new AsyncLocalStorage<RunningCall>();
  * const { outcome, capture } = await captureToolCall(context, () => tool.execute(input), { toolName: 'format', toolCallId })
  * if (capture.partiallyProtected) console.warn(capture.uncovered)
  */
-export async function captureToolCall<T>(context: CaptureContext, fn: () => Promise<T> | T, options: ToolCallCaptureOptions): Promise<{ outcome: CapturedOutcome<T>; capture: ToolCallCapture }> {
+export async function captureToolCall<T>(
+  context: CaptureContext,
+  fn: () => Promise<T> | T,
+  options: ToolCallCaptureOptions,
+): Promise<{ outcome: CapturedOutcome<T>; capture: ToolCallCapture }> {
   const scanOptions = { toolName: options.toolName, toolCallId: options.toolCallId, ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
   const handle = await beginExec(context, scanOptions);
   const [last] = await context.store.listCheckpoints(context.sessionId, { last: 1 });
@@ -68,7 +72,10 @@ export async function captureToolCall<T>(context: CaptureContext, fn: () => Prom
     uncovered = (await endExec(handle)).uncovered;
   } else {
     // Some changes were checkpointed as they happened: the scan records only what those do not explain.
-    const result = await endTaskCapture({ context, handle, mark }, { stillWanted: async () => true, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    const result = await endTaskCapture(
+      { context, handle, mark },
+      { stillWanted: async () => true, ...(options.onProgress ? { onProgress: options.onProgress } : {}) },
+    );
     uncovered = result?.uncovered ?? [];
   }
   const checkpoints = await context.store.listCheckpoints(context.sessionId, { afterSeq: mark });
@@ -92,7 +99,8 @@ export function checkpointedFs(): CheckpointedFs {
   if (!call) {
     throw new ConflictError({
       code: 'NOT_IN_TOOL_CALL',
-      message: 'checkpointedFs() works only while a tool wrapped by checkpointTools (or a runtime tool with effect "workspace") runs; call it inside the tool\'s execute.',
+      message:
+        'checkpointedFs() works only while a tool wrapped by checkpointTools (or a runtime tool with effect "workspace") runs; call it inside the tool\'s execute.',
     });
   }
   call.fs ??= new CheckpointedFs(call.context, { toolName: call.toolName, toolCallId: call.toolCallId });

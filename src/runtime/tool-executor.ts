@@ -61,7 +61,9 @@ async function run(tool: AnyRuntimeTool, input: unknown, context: ToolContext): 
   try {
     // A file-changing tool runs under the session's capture lock, so a background task's end scan never sees it half done.
     if (tool.effect === 'workspace' && !tool.runsTools) {
-      return await context.exclusive(() => (tool.capture === 'self' ? tool.execute(input, context) : runScanned(tool, input, context, (thrown) => failed(tool, thrown, context))));
+      return await context.exclusive(() =>
+        tool.capture === 'self' ? tool.execute(input, context) : runScanned(tool, input, context, (thrown) => failed(tool, thrown, context)),
+      );
     }
     return await tool.execute(input, context);
   } catch (thrown) {
@@ -84,23 +86,51 @@ async function runExternal(tool: AnyRuntimeTool, input: unknown, call: ProposedC
     const decision = await ask('already-succeeded', check.effect, 'deny');
     if (decision !== 'run') {
       return {
-        output: { type: 'text', value: `Not run again: an identical ${tool.name} call already succeeded in this session (effect ${check.effect.id}). Its result was: ${JSON.stringify(check.effect.result)}` },
+        output: {
+          type: 'text',
+          value: `Not run again: an identical ${tool.name} call already succeeded in this session (effect ${check.effect.id}). Its result was: ${JSON.stringify(check.effect.result)}`,
+        },
         metadata: { effect: { key, decision: 'skipped-duplicate', previous: check.effect.id } },
       };
     }
   } else if (check.status === 'in_doubt') {
     const decision = await ask('in-doubt', check.effect, 'deny');
-    if (decision !== 'run') return { ...error(`Not run: an identical ${tool.name} call started earlier (effect ${check.effect.id}) and never reported an outcome, so it may already have happened. Check by other means before calling it again.`), metadata: { effect: { key, decision: 'in-doubt' } } };
+    if (decision !== 'run')
+      return {
+        ...error(
+          `Not run: an identical ${tool.name} call started earlier (effect ${check.effect.id}) and never reported an outcome, so it may already have happened. Check by other means before calling it again.`,
+        ),
+        metadata: { effect: { key, decision: 'in-doubt' } },
+      };
   }
   const policy = effectPolicyFor(session, options.effectPolicy);
   const decision: EffectDecision = policy === 'run' ? 'run' : policy === 'dry-run' ? 'dry-run' : await ask('policy', null, 'deny');
   if (decision === 'dry-run') {
-    return { output: { type: 'text', value: `Dry run: ${tool.name} was not performed (this ${session.kind === 'main' ? 'session' : session.kind.replace('_', ' ')} runs external effects as dry runs). It would have been called with ${JSON.stringify(call.input)}.` }, metadata: { effect: { key, decision: 'dry-run' } } };
+    return {
+      output: {
+        type: 'text',
+        value: `Dry run: ${tool.name} was not performed (this ${session.kind === 'main' ? 'session' : session.kind.replace('_', ' ')} runs external effects as dry runs). It would have been called with ${JSON.stringify(call.input)}.`,
+      },
+      metadata: { effect: { key, decision: 'dry-run' } },
+    };
   }
   if (decision === 'deny') {
-    return { ...error(`Not run: ${tool.name} changes things outside the workspace, and this ${session.kind === 'main' ? 'session' : session.kind.replace('_', ' ')} needs approval for that, which was not given.`), metadata: { effect: { key, decision: 'denied' } } };
+    return {
+      ...error(
+        `Not run: ${tool.name} changes things outside the workspace, and this ${session.kind === 'main' ? 'session' : session.kind.replace('_', ' ')} needs approval for that, which was not given.`,
+      ),
+      metadata: { effect: { key, decision: 'denied' } },
+    };
   }
-  const started = await options.ledger.begin({ sessionId: session.id, turnId: context.turnId, toolName: tool.name, toolCallId: call.toolCallId, idempotencyKey: key, kind: 'external', request: call.input });
+  const started = await options.ledger.begin({
+    sessionId: session.id,
+    turnId: context.turnId,
+    toolName: tool.name,
+    toolCallId: call.toolCallId,
+    idempotencyKey: key,
+    kind: 'external',
+    request: call.input,
+  });
   const result = await run(tool, input, context);
   if (result.output.type === 'error-text') await options.ledger.fail(started, result.output.value);
   else await options.ledger.succeed(started, result.output.value);

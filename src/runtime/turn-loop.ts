@@ -57,7 +57,12 @@ export async function runTurnLoop(core: RuntimeCore, sessionId: string, text: st
   try {
     for (;;) {
       if (steps >= core.settings.maxSteps) {
-        final = await appendReply(core, scope, [{ type: 'text', text: `Stopped after ${core.settings.maxSteps} model calls, the turn's limit. Ask me to continue if there is more to do.` }], { stepLimit: true });
+        final = await appendReply(
+          core,
+          scope,
+          [{ type: 'text', text: `Stopped after ${core.settings.maxSteps} model calls, the turn's limit. Ask me to continue if there is more to do.` }],
+          { stepLimit: true },
+        );
         break;
       }
       steps++;
@@ -66,13 +71,26 @@ export async function runTurnLoop(core: RuntimeCore, sessionId: string, text: st
       const messages = toModelMessages(await withFileRewindNote(store, scope, await store.history(sessionId)));
       const { message: streaming } = await store.appendMessage({ sessionId, role: 'assistant', kind: 'reply', status: 'streaming', parts: [], turnId });
       const writer = new StreamingWriter(core, store, scope, streaming.id);
-      const outcome = await streamModelStep({ model: core.model, system: core.system, messages, tools: [...core.tools.values()], signal, maxRetries: core.settings.maxRetries, onDelta: writer.onDelta });
+      const outcome = await streamModelStep({
+        model: core.model,
+        system: core.system,
+        messages,
+        tools: [...core.tools.values()],
+        signal,
+        maxRetries: core.settings.maxRetries,
+        onDelta: writer.onDelta,
+      });
       final = await writer.finish(outcome.aborted ? 'interrupted' : outcome.error ? 'error' : 'complete', outcome.parts);
       core.events.emit('message-finish', { ...scope, message: final });
       if (outcome.aborted || outcome.error) {
         status = outcome.aborted ? 'interrupted' : 'error';
         failure = outcome.error;
-        await closeCalls(core, scope, outcome.calls, outcome.aborted ? 'Interrupted: the turn was stopped before this tool call ran.' : 'Not run: the model call failed.');
+        await closeCalls(
+          core,
+          scope,
+          outcome.calls,
+          outcome.aborted ? 'Interrupted: the turn was stopped before this tool call ran.' : 'Not run: the model call failed.',
+        );
         break;
       }
       if (outcome.calls.length === 0) break;
@@ -87,13 +105,27 @@ export async function runTurnLoop(core: RuntimeCore, sessionId: string, text: st
   } catch (thrown) {
     // Something outside the model and the tools failed (the store …): leave a valid history behind.
     status = 'error';
-    failure = thrown instanceof WaypointError ? thrown : new WaypointError({ code: 'TURN_FAILED', message: `The turn failed: ${(thrown as Error)?.message ?? String(thrown)}`, cause: thrown });
+    failure =
+      thrown instanceof WaypointError
+        ? thrown
+        : new WaypointError({ code: 'TURN_FAILED', message: `The turn failed: ${(thrown as Error)?.message ?? String(thrown)}`, cause: thrown });
     await repairDanglingToolCalls(store, sessionId).catch(() => undefined);
   }
   if (status === 'complete') await pinTurnBoundary(store, turnId);
-  const ended = await store.updateTurn(turnId, { status, endedAt: Date.now(), ...(failure ? { metadata: { error: { code: failure.code, message: failure.message } } } : {}) });
+  const ended = await store.updateTurn(turnId, {
+    status,
+    endedAt: Date.now(),
+    ...(failure ? { metadata: { error: { code: failure.code, message: failure.message } } } : {}),
+  });
   const summary = await summarizeTurn(store, core.waypoint.blobs, turnId);
-  core.events.emit('turn-end', { ...scope, turn: ended, status, finalMessageId: final?.id ?? null, summary, error: failure ? { code: failure.code, message: failure.message } : null });
+  core.events.emit('turn-end', {
+    ...scope,
+    turn: ended,
+    status,
+    finalMessageId: final?.id ?? null,
+    summary,
+    error: failure ? { code: failure.code, message: failure.message } : null,
+  });
   await core.background.flush(sessionId, null);
   if (failure) throw failure;
   return { turn: ended, status, text: textOf(final), finalMessageId: final?.id ?? null, summary, steps };
@@ -111,8 +143,15 @@ async function runCalls(core: RuntimeCore, state: TurnState, scope: TurnScope, c
     } else {
       const tool = core.tools.get(call.toolName);
       core.events.emit('tool-start', { ...scope, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, effect: tool?.effect ?? 'none' });
-      const context = toolContext(core, state, scope, call.toolCallId, checkpointIds, (prompt, options) => runSubagent(core, state, { parentToolCallId: call.toolCallId, prompt, ...options }));
-      const result = await executeToolCall(call, context, { tools: core.tools, ledger: core.ledger, approveEffect: core.approveEffect, effectPolicy: core.effectPolicy });
+      const context = toolContext(core, state, scope, call.toolCallId, checkpointIds, (prompt, options) =>
+        runSubagent(core, state, { parentToolCallId: call.toolCallId, prompt, ...options }),
+      );
+      const result = await executeToolCall(call, context, {
+        tools: core.tools,
+        ledger: core.ledger,
+        approveEffect: core.approveEffect,
+        effectPolicy: core.effectPolicy,
+      });
       output = result.output;
       metadata = result.metadata;
     }
@@ -149,7 +188,14 @@ async function savePoint(core: RuntimeCore, scope: TurnScope, point: 'A' | 'B', 
 }
 
 async function appendReply(core: RuntimeCore, scope: TurnScope, parts: PartContent[], metadata: JsonObject): Promise<MessageWithParts> {
-  const { message } = await core.waypoint.store.appendMessage({ sessionId: scope.sessionId, role: 'assistant', kind: 'reply', turnId: scope.turnId, parts, metadata });
+  const { message } = await core.waypoint.store.appendMessage({
+    sessionId: scope.sessionId,
+    role: 'assistant',
+    kind: 'reply',
+    turnId: scope.turnId,
+    parts,
+    metadata,
+  });
   core.events.emit('message-finish', { ...scope, message });
   return message;
 }

@@ -1,4 +1,20 @@
-import { closeSync, fchmodSync, fchownSync, fstatSync, fsync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  fsync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { InvalidArgumentError } from '../model/errors/index.js';
@@ -113,7 +129,9 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
   const destination = target.realPath;
   const directory = prepareDirectory(target, dirname(destination), options.createParents ?? true, 'write');
   const fail = (error: unknown): FileWriteFailedError =>
-    error instanceof FileWriteFailedError ? error : new FileWriteFailedError({ path: target.key, operation: 'write', reason: errorReason(error), cause: error });
+    error instanceof FileWriteFailedError
+      ? error
+      : new FileWriteFailedError({ path: target.key, operation: 'write', reason: errorReason(error), cause: error });
 
   let mode = options.mode;
   let owner: { uid: number; gid: number } | undefined;

@@ -3,7 +3,14 @@ import { diffSnapshots } from './diff-snapshots.js';
 import type { Snapshot, SnapshotEntry } from './snapshot.js';
 
 const entry = (overrides: Partial<SnapshotEntry> = {}): SnapshotEntry => ({
-  kind: 'file', hash: 'h', size: 1, mode: 0o644, mtimeMs: 1, ctimeMs: 1, ino: 1, ...overrides,
+  kind: 'file',
+  hash: 'h',
+  size: 1,
+  mode: 0o644,
+  mtimeMs: 1,
+  ctimeMs: 1,
+  ino: 1,
+  ...overrides,
 });
 
 describe('diffSnapshots', () => {
@@ -24,7 +31,10 @@ describe('diffSnapshots', () => {
       ['w:became-link', entry({ hash: 'x', kind: 'symlink' })],
     ]);
     const diff = diffSnapshots(before, after);
-    expect(diff.created.map((file) => [file.path, file.hash])).toEqual([['w:a-new', 'n2'], ['w:z-new', 'n']]);
+    expect(diff.created.map((file) => [file.path, file.hash])).toEqual([
+      ['w:a-new', 'n2'],
+      ['w:z-new', 'n'],
+    ]);
     expect(diff.deleted).toEqual([{ path: 'w:gone', kind: 'file', hash: 'g', size: 1, mode: 0o644 }]);
     expect(diff.modified.map((change) => change.path)).toEqual(['w:became-link', 'w:chmod', 'w:edited']);
     expect(diff.modified[2]).toEqual({

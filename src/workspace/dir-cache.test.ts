@@ -110,7 +110,7 @@ describe('scanWorkspace directory cache', () => {
   });
 
   it('handles a directory replaced by a file and a file replaced by a directory', () => {
-    const { dir, workspace } = setup({ 'thing/inner.ts': 'i', 'other': 'o' });
+    const { dir, workspace } = setup({ 'thing/inner.ts': 'i', other: 'o' });
     const first = scanWorkspace(workspace);
     rmSync(join(dir, 'thing'), { recursive: true });
     writeFileSync(join(dir, 'thing'), 'now a file');

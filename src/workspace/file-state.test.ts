@@ -47,7 +47,15 @@ describe('readFileState', () => {
     symlinkSync('sub/t.txt', join(dir, 'link'));
     symlinkSync('sub', join(dir, 'dirlink'));
     writeFileSync(join(dir, 'plain'), 'x');
-    for (const key of ['workspace:sub/t.txt', 'workspace:link', 'workspace:sub', 'workspace:dirlink', 'workspace:dirlink/t.txt', 'workspace:missing', 'workspace:plain/below']) {
+    for (const key of [
+      'workspace:sub/t.txt',
+      'workspace:link',
+      'workspace:sub',
+      'workspace:dirlink',
+      'workspace:dirlink/t.txt',
+      'workspace:missing',
+      'workspace:plain/below',
+    ]) {
       const { resolved, entry } = workspace.resolveKeyEntry(key);
       expect(resolved).toEqual(workspace.resolveKey(key));
       const { mtimeMs: _a, ...once } = readFileState(resolved, { withContent: true, entry }) as { mtimeMs?: number };

@@ -68,7 +68,13 @@ export function readFileState(target: ResolvedPath, options: ReadFileStateOption
     const linkTarget = readlinkSync(path);
     const content = Buffer.from(linkTarget);
     return {
-      exists: true, kind: 'symlink', hash: hashContent(content), size: content.length, mode, mtimeMs: stats.mtimeMs, linkTarget,
+      exists: true,
+      kind: 'symlink',
+      hash: hashContent(content),
+      size: content.length,
+      mode,
+      mtimeMs: stats.mtimeMs,
+      linkTarget,
       ...(options.withContent ? { content } : {}),
     };
   }
@@ -83,7 +89,12 @@ export function readFileState(target: ResolvedPath, options: ReadFileStateOption
     throw new FileReadFailedError({ path: target.key, reason: errorReason(error), cause: error });
   }
   return {
-    exists: true, kind: 'file', hash: hashContent(content), size: content.length, mode, mtimeMs: stats.mtimeMs,
+    exists: true,
+    kind: 'file',
+    hash: hashContent(content),
+    size: content.length,
+    mode,
+    mtimeMs: stats.mtimeMs,
     ...(options.withContent ? { content } : {}),
   };
 }

@@ -32,4 +32,3 @@ export class FileWriteFailedError extends WaypointError {
     this.reason = options.reason;
   }
 }
-

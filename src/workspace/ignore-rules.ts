@@ -69,7 +69,9 @@ export class IgnoreRules {
       }
     }
     if (texts.length === 0) return this;
-    const key = createHash('sha256').update(JSON.stringify([this.key, relativeDir, texts])).digest('base64url');
+    const key = createHash('sha256')
+      .update(JSON.stringify([this.key, relativeDir, texts]))
+      .digest('base64url');
     return new IgnoreRules([...this.layers, { base: relativeDir, matcher: matcherFor(relativeDir, texts) }], key);
   }
 

@@ -45,7 +45,8 @@ export function checkMaterializeTarget(target: string): void {
       lstatSync(existing);
       break;
     } catch (error) {
-      if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR')) throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
+      if (!hasErrorCode(error, 'ENOENT', 'ENOTDIR'))
+        throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
       existing = dirname(existing);
     }
   }

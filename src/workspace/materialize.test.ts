@@ -31,7 +31,13 @@ describe('materializeTree', () => {
     }
     expect(lstatSync(join(dir, 'link')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(join(dir, 'link'))).toBe('bin/run.sh');
-    expect(progress).toEqual([[1, 5], [2, 5], [3, 5], [4, 5], [5, 5]]);
+    expect(progress).toEqual([
+      [1, 5],
+      [2, 5],
+      [3, 5],
+      [4, 5],
+      [5, 5],
+    ]);
     expect(readdirSync(parent)).toEqual(['fork']);
   });
 
@@ -66,7 +72,13 @@ describe('materializeTree', () => {
     }
     const failing: MaterializeFile[] = [
       { path: 'a', mode: 0o644, content: Buffer.from('a') },
-      { path: 'b', mode: 0o644, content: () => { throw new Error('blob gone'); } },
+      {
+        path: 'b',
+        mode: 0o644,
+        content: () => {
+          throw new Error('blob gone');
+        },
+      },
     ];
     expect(() => materializeTree(join(parent, 'fork'), failing)).toThrow(/blob gone/);
     expect(existsSync(join(parent, 'fork'))).toBe(false);

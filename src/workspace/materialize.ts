@@ -1,5 +1,19 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, fchmodSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { InvalidArgumentError, WaypointError } from '../model/errors/index.js';
 import { fsyncDirectory } from './atomic-write.js';

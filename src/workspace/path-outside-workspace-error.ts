@@ -1,12 +1,7 @@
 import { WaypointError } from '../model/errors/index.js';
 
 /** Why a path was refused by workspace confinement. */
-export type PathRefusalReason =
-  | 'parent_escape'
-  | 'absolute_outside'
-  | 'nul_byte'
-  | 'symlink_escape'
-  | 'symlink_loop';
+export type PathRefusalReason = 'parent_escape' | 'absolute_outside' | 'nul_byte' | 'symlink_escape' | 'symlink_loop';
 
 const EXPLANATIONS: Record<PathRefusalReason, string> = {
   parent_escape: 'it uses ".." to climb out of the root',

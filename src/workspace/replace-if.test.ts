@@ -45,11 +45,25 @@ describe('replaceIf / moveIf: compare and replace in one step', () => {
     };
     writeFileSync(join(dir, 'a.txt'), 'expected');
     const next = prepareFileWrite(workspace.resolve('a.txt'), 'agent', { durable: false });
-    const raced = replaceIf(workspace.resolve('a.txt'), (held) => { save('person, at that instant'); return text(held) === 'expected'; }, next);
+    const raced = replaceIf(
+      workspace.resolve('a.txt'),
+      (held) => {
+        save('person, at that instant');
+        return text(held) === 'expected';
+      },
+      next,
+    );
     expect(raced).toMatchObject({ replaced: false, reason: 'raced' });
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('person, at that instant');
 
-    const refused = replaceIf(workspace.resolve('a.txt'), (held) => { save('person, again'); return text(held) === 'expected'; }, null);
+    const refused = replaceIf(
+      workspace.resolve('a.txt'),
+      (held) => {
+        save('person, again');
+        return text(held) === 'expected';
+      },
+      null,
+    );
     expect(refused).toMatchObject({ replaced: false, reason: 'refused', displaced: { content: Buffer.from('person, at that instant') } });
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('person, again');
     expect(readFileSync(refused.displaced!.parkedAt, 'utf8')).toBe('person, at that instant');

@@ -38,11 +38,18 @@ export type ReplaceOutcome =
  *
  * The directory is fsynced only when `durable` (default false: the caller fsyncs `directory`).
  */
-export function replaceIf(target: ResolvedPath, accept: (held: HeldFile) => boolean, next: PreparedFileWrite | null, options: { durable?: boolean } = {}): ReplaceOutcome {
+export function replaceIf(
+  target: ResolvedPath,
+  accept: (held: HeldFile) => boolean,
+  next: PreparedFileWrite | null,
+  options: { durable?: boolean } = {},
+): ReplaceOutcome {
   const directory = prepareDirectory(target, dirname(target.entryPath), false, next ? 'write' : 'delete');
   const path = join(directory, basename(target.entryPath));
   const fail = (error: unknown): FileWriteFailedError =>
-    error instanceof FileWriteFailedError ? error : new FileWriteFailedError({ path: target.key, operation: next ? 'write' : 'delete', reason: errorReason(error), cause: error });
+    error instanceof FileWriteFailedError
+      ? error
+      : new FileWriteFailedError({ path: target.key, operation: next ? 'write' : 'delete', reason: errorReason(error), cause: error });
   const kind = kindAt(path);
   if (kind === 'other') return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
 

@@ -38,10 +38,12 @@ describe('scanWorkspace', () => {
     chmodSync(join(dir, 'a.txt'), 0o755);
     symlinkSync('a.txt', join(dir, 'link'));
     const contents = new Map<string, string>();
-    const result = scanWorkspace(workspace, { onContent: (path, content, hash) => {
-      expect(hash).toBe(sha256(content));
-      contents.set(path, content.toString());
-    } });
+    const result = scanWorkspace(workspace, {
+      onContent: (path, content, hash) => {
+        expect(hash).toBe(sha256(content));
+        contents.set(path, content.toString());
+      },
+    });
     expect([...result.snapshot.keys()].sort()).toEqual(['workspace:a.txt', 'workspace:link', 'workspace:src/deep/b.ts']);
     expect(result.snapshot.get('workspace:a.txt')).toMatchObject({ kind: 'file', hash: sha256('alpha'), size: 5, mode: 0o755 });
     expect(result.snapshot.get('workspace:link')).toMatchObject({ kind: 'symlink', hash: sha256('a.txt') });
@@ -83,7 +85,10 @@ describe('scanWorkspace', () => {
       'workspace:src/lib/deeper/.gitignore',
       'workspace:src/lib/deeper/nested/local.txt',
     ]);
-    const ignored = result.skipped.filter((skip) => skip.reason === 'ignored').map((skip) => skip.path).sort();
+    const ignored = result.skipped
+      .filter((skip) => skip.reason === 'ignored')
+      .map((skip) => skip.path)
+      .sort();
     expect(ignored).toEqual([
       'workspace:build',
       'workspace:keep.log',
@@ -119,7 +124,7 @@ describe('scanWorkspace', () => {
   });
 
   it('stops at maxFiles, reporting too_many_files and an incomplete scan', () => {
-    const { workspace } = setup({ 'a': '1', 'b': '2', 'c': '3', 'd': '4' });
+    const { workspace } = setup({ a: '1', b: '2', c: '3', d: '4' });
     const result = scanWorkspace(workspace, { maxFiles: 2 });
     expect(result.complete).toBe(false);
     expect(result.snapshot.size).toBe(2);

@@ -88,9 +88,7 @@ export function scanWorkspace(workspace: Workspace, options: ScanOptions = {}): 
   const startedAtMs = Date.now();
   const started = process.hrtime.bigint();
   const racyWindowMs = options.racyWindowMs ?? DEFAULT_RACY_WINDOW_MS;
-  const roots = workspace
-    .trackedRoots()
-    .filter((root) => options.roots === undefined || options.roots.includes(root.name));
+  const roots = workspace.trackedRoots().filter((root) => options.roots === undefined || options.roots.includes(root.name));
   const walker = new Walker(workspace, options);
   for (const root of roots) {
     if (!walker.walkRoot(root)) break;
@@ -196,9 +194,7 @@ class Walker {
   /** Lists one root's directories (reusing unchanged listings); false when the file cap was reached. */
   walkRoot(root: WorkspaceRoot): boolean {
     const prefix = `${root.name}:`;
-    const stack: { absolute: string; relative: string; rules: IgnoreRules }[] = [
-      { absolute: root.realDir, relative: '', rules: IgnoreRules.empty() },
-    ];
+    const stack: { absolute: string; relative: string; rules: IgnoreRules }[] = [{ absolute: root.realDir, relative: '', rules: IgnoreRules.empty() }];
     while (stack.length > 0) {
       const { absolute, relative, rules: parentRules } = stack.pop()!;
       const key = prefix + relative;
@@ -257,7 +253,12 @@ class Walker {
           const stat = rawEntrySignature(absolute, name);
           if (stat === null) continue;
           const what = stat.startsWith('dir:') ? 'a directory (not descended)' : 'a file';
-          this.skipped.push({ path: prefix + childPrefix + name, reason: 'invalid_name', detail: `${what} whose name is not valid UTF-8 (shown escaped): its content cannot be checkpointed`, signature: stat });
+          this.skipped.push({
+            path: prefix + childPrefix + name,
+            reason: 'invalid_name',
+            detail: `${what} whose name is not valid UTF-8 (shown escaped): its content cannot be checkpointed`,
+            signature: stat,
+          });
         }
       }
       if (listing.files.length > 0 && !this.addFiles(listing, absolute, prefix + childPrefix, prefix)) return false;

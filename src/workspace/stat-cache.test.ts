@@ -3,11 +3,25 @@ import type { SnapshotEntry } from './snapshot.js';
 import { createStatCacheState, isStatCacheState, StatCache } from './stat-cache.js';
 
 const entry = (overrides: Partial<SnapshotEntry> = {}): SnapshotEntry => ({
-  kind: 'file', hash: 'h1', size: 10, mode: 0o644, mtimeMs: 1_000, ctimeMs: 1_000, ino: 7, ...overrides,
+  kind: 'file',
+  hash: 'h1',
+  size: 10,
+  mode: 0o644,
+  mtimeMs: 1_000,
+  ctimeMs: 1_000,
+  ino: 7,
+  ...overrides,
 });
 
 describe('StatCache', () => {
-  const state = createStatCacheState([['workspace:a', entry()], ['workspace:big', entry({ hash: null })]], 10_000, 2_000);
+  const state = createStatCacheState(
+    [
+      ['workspace:a', entry()],
+      ['workspace:big', entry({ hash: null })],
+    ],
+    10_000,
+    2_000,
+  );
 
   it('trusts an old entry whose whole signature matches', () => {
     expect(new StatCache(state).lookup('workspace:a', 'file', entry())).toBe('h1');

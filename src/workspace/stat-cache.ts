@@ -76,15 +76,7 @@ export class StatCache {
    * {@link lookup} for the scanner's hot loop: stat fields as numbers (`mode` already masked to
    * permission bits), and the cached entry itself, which then equals the entry the scan would build.
    */
-  match(
-    key: WorkspacePath,
-    kind: SnapshotEntry['kind'],
-    size: number,
-    mode: number,
-    mtimeMs: number,
-    ctimeMs: number,
-    ino: number,
-  ): SnapshotEntry | null {
+  match(key: WorkspacePath, kind: SnapshotEntry['kind'], size: number, mode: number, mtimeMs: number, ctimeMs: number, ino: number): SnapshotEntry | null {
     return this.matchEntry(this.entries[key], kind, size, mode, mtimeMs, ctimeMs, ino);
   }
 

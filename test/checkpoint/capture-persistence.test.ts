@@ -6,14 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BlobStore } from '../../src/blobs/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { hashContent } from '../../src/model/index.js';
-import {
-  applyToolWrite,
-  CheckpointedFs,
-  captureExec,
-  listRecentCheckpoints,
-  openCaptureContext,
-  summarizeTurn,
-} from '../../src/checkpoint/index.js';
+import { applyToolWrite, CheckpointedFs, captureExec, listRecentCheckpoints, openCaptureContext, summarizeTurn } from '../../src/checkpoint/index.js';
 
 describe('checkpoints across capture paths and restarts', () => {
   let dir: string;

@@ -44,7 +44,12 @@ describe('names longer than the file system allows', () => {
       } catch (error) {
         caught = error;
       }
-      expect({ name, typed: WaypointError.is(caught), code: (caught as WaypointError).code, exitCode: (caught as WaypointError).exitCode }).toEqual({ name, typed: true, code: 'NAME_TOO_LONG', exitCode: 2 });
+      expect({ name, typed: WaypointError.is(caught), code: (caught as WaypointError).code, exitCode: (caught as WaypointError).exitCode }).toEqual({
+        name,
+        typed: true,
+        code: 'NAME_TOO_LONG',
+        exitCode: 2,
+      });
       expect((caught as WaypointError).message).toMatch(/bytes long, more than the (255|4095)/);
     }
     expect(snapshotDir(fx.root)).toEqual(before);

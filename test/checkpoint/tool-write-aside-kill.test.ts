@@ -25,8 +25,17 @@ afterAll(() => {
  * the instant doc.txt is seen missing after `skip` such instants: the write took the person's file
  * aside to compare it and has not linked its own content in yet. Resolves once it is dead.
  */
-function killWhileAside(db: string, workdir: string, trial: number, skip: number, when: 'aside' | 'temp' = 'aside'): Promise<{ sessionId: string; signal: string | null; stderr: string; aside: boolean }> {
-  const process_ = spawn(process.execPath, ['--import', 'tsx', child, db, workdir, String(trial), ...(when === 'aside' ? [String(LINES)] : [])], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+function killWhileAside(
+  db: string,
+  workdir: string,
+  trial: number,
+  skip: number,
+  when: 'aside' | 'temp' = 'aside',
+): Promise<{ sessionId: string; signal: string | null; stderr: string; aside: boolean }> {
+  const process_ = spawn(process.execPath, ['--import', 'tsx', child, db, workdir, String(trial), ...(when === 'aside' ? [String(LINES)] : [])], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let sessionId = '';
@@ -56,15 +65,17 @@ function killWhileAside(db: string, workdir: string, trial: number, skip: number
     stdout += chunk;
     sessionId ||= /^ready (\S+)$/m.exec(stdout)?.[1] ?? '';
   });
-  return new Promise((done) => process_.on('exit', (_code, signal) => {
-    watcher.close();
-    clearTimeout(deadline);
-    done({ sessionId, signal, stderr, aside });
-  }));
+  return new Promise((done) =>
+    process_.on('exit', (_code, signal) => {
+      watcher.close();
+      clearTimeout(deadline);
+      done({ sessionId, signal, stderr, aside });
+    }),
+  );
 }
 
 describe('a tool write killed while it holds the file aside to compare it', () => {
-  it('gets the file back at the next open: wholly the person\'s or the agent\'s, recorded, nothing left beside it', async () => {
+  it("gets the file back at the next open: wholly the person's or the agent's, recorded, nothing left beside it", async () => {
     const failures: string[] = [];
     let hits = 0;
     const runTrial = async (trial: number) => {
@@ -101,16 +112,19 @@ describe('a tool write killed while it holds the file aside to compare it', () =
         if (kind === 'agent') {
           const checkpoints = await waypoint.store.listCheckpoints(killed.sessionId);
           const record = checkpoints.find((checkpoint) => checkpoint.afterHash === hashContent(file));
-          if (record?.beforeHash !== hashContent(personContent(trial, round, LINES))) failures.push(`${where}: the agent's write ${round} is in place with no record of the person's file it replaced`);
+          if (record?.beforeHash !== hashContent(personContent(trial, round, LINES)))
+            failures.push(`${where}: the agent's write ${round} is in place with no record of the person's file it replaced`);
         }
       } finally {
         await waypoint.close();
       }
     };
     const queue = Array.from({ length: TRIALS }, (_, trial) => trial);
-    await Promise.all(Array.from({ length: PARALLEL }, async () => {
-      for (let trial = queue.shift(); trial !== undefined; trial = queue.shift()) await runTrial(trial);
-    }));
+    await Promise.all(
+      Array.from({ length: PARALLEL }, async () => {
+        for (let trial = queue.shift(); trial !== undefined; trial = queue.shift()) await runTrial(trial);
+      }),
+    );
     expect(failures, `seed ${seed}`).toEqual([]);
     // The kills must have landed in the window at least sometimes, or the test proved nothing.
     expect(hits, `seed ${seed}: kills that landed while the file was aside`).toBeGreaterThan(0);
@@ -138,9 +152,11 @@ describe('a tool write killed while it holds the file aside to compare it', () =
       if (left.length > 0) failures.push(`seed ${seed}, trial ${trial}: left after recovery: ${left.join(', ')}`);
     };
     const queue = Array.from({ length: TRIALS }, (_, trial) => trial);
-    await Promise.all(Array.from({ length: PARALLEL }, async () => {
-      for (let trial = queue.shift(); trial !== undefined; trial = queue.shift()) await runTrial(trial);
-    }));
+    await Promise.all(
+      Array.from({ length: PARALLEL }, async () => {
+        for (let trial = queue.shift(); trial !== undefined; trial = queue.shift()) await runTrial(trial);
+      }),
+    );
     expect(failures, `seed ${seed}`).toEqual([]);
     expect(hits, `seed ${seed}: kills that landed as the temp file appeared`).toBeGreaterThan(0);
   }, 120_000);

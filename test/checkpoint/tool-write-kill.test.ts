@@ -33,7 +33,13 @@ function random(state: number): () => number {
  * loop), `landed` trials `delayMs` after the agent's content is seen landing in the file (the
  * instants right after the rename, where a write is most fragile). Resolves once it is dead.
  */
-function killWhileWriting(db: string, workdir: string, trial: number, when: 'timed' | 'landed', delayMs: number): Promise<{ sessionId: string; signal: string | null; stderr: string }> {
+function killWhileWriting(
+  db: string,
+  workdir: string,
+  trial: number,
+  when: 'timed' | 'landed',
+  delayMs: number,
+): Promise<{ sessionId: string; signal: string | null; stderr: string }> {
   const process_ = spawn(process.execPath, ['--import', 'tsx', child, db, workdir, String(trial)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -45,14 +51,17 @@ function killWhileWriting(db: string, workdir: string, trial: number, when: 'tim
     setTimeout(() => process_.kill('SIGKILL'), delayMs);
   };
   process_.stderr.on('data', (chunk) => (stderr += chunk));
-  const watcher = when === 'landed' ? watch(workdir, () => {
-    if (!sessionId) return;
-    try {
-      if (readFileSync(join(workdir, 'doc.txt')).subarray(0, 6).toString() === 'agent ') kill();
-    } catch {
-      // Between renames: look again at the next event.
-    }
-  }) : null;
+  const watcher =
+    when === 'landed'
+      ? watch(workdir, () => {
+          if (!sessionId) return;
+          try {
+            if (readFileSync(join(workdir, 'doc.txt')).subarray(0, 6).toString() === 'agent ') kill();
+          } catch {
+            // Between renames: look again at the next event.
+          }
+        })
+      : null;
   process_.stdout.on('data', (chunk) => {
     stdout += chunk;
     const ready = /^ready (\S+)$/m.exec(stdout);
@@ -61,10 +70,12 @@ function killWhileWriting(db: string, workdir: string, trial: number, when: 'tim
       if (when === 'timed') kill();
     }
   });
-  return new Promise((done) => process_.on('exit', (_code, signal) => {
-    watcher?.close();
-    done({ sessionId, signal, stderr });
-  }));
+  return new Promise((done) =>
+    process_.on('exit', (_code, signal) => {
+      watcher?.close();
+      done({ sessionId, signal, stderr });
+    }),
+  );
 }
 
 describe('a tool write killed at any instant', () => {
@@ -123,9 +134,11 @@ describe('a tool write killed at any instant', () => {
       }
     };
     const queue = [...trials];
-    await Promise.all(Array.from({ length: PARALLEL }, async () => {
-      for (let item = queue.shift(); item; item = queue.shift()) await runTrial(item);
-    }));
+    await Promise.all(
+      Array.from({ length: PARALLEL }, async () => {
+        for (let item = queue.shift(); item; item = queue.shift()) await runTrial(item);
+      }),
+    );
     expect(failures, `seed ${seed}: outcomes ${JSON.stringify(outcomes)}`).toEqual([]);
     expect(outcomes.before + outcomes.after).toBe(TRIALS);
     console.log(`tool-write kills (seed ${seed}): ${JSON.stringify(outcomes)}`);

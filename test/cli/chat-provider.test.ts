@@ -9,7 +9,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 /** `waypoint chat` against a real HTTP endpoint speaking the OpenAI chat-completions stream (local, no network). */
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'waypoint.js');
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'local-model',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 function sse(response: ServerResponse, events: unknown[]): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -38,7 +44,11 @@ describe('waypoint chat with an OpenAI-compatible endpoint', () => {
           sse(response, [
             chunk({ role: 'assistant', content: 'Writing ' }),
             chunk({ content: 'the file.' }),
-            chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'write', arguments: '{"path":"hello.txt","content":"hi from the model\\n"}' } }] }),
+            chunk({
+              tool_calls: [
+                { index: 0, id: 'call_1', type: 'function', function: { name: 'write', arguments: '{"path":"hello.txt","content":"hi from the model\\n"}' } },
+              ],
+            }),
             chunk({}, 'tool_calls'),
             '[DONE]',
           ]);

@@ -35,7 +35,11 @@ function fixture(steps: unknown[]): Fixture {
 
 /** The texts of the person's inputs in a session, as stored. */
 function storedInputs(fx: Fixture, sessionId: string): string[] {
-  const run = spawnSync(process.execPath, [BIN, 'show', sessionId, '--json'], { cwd: fx.project, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home } });
+  const run = spawnSync(process.execPath, [BIN, 'show', sessionId, '--json'], {
+    cwd: fx.project,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: fx.home, WAYPOINT_HOME: fx.home },
+  });
   expect(run.status, run.stderr).toBe(0);
   const report = JSON.parse(run.stdout) as { messages: Array<{ role: string; parts: Array<{ type: string; text?: string } | null> }> };
   return report.messages.filter((message) => message.role === 'user').map((message) => message.parts.map((part) => part?.text ?? '').join(''));

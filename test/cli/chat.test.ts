@@ -69,7 +69,10 @@ async function inputId(pty: PtySession, text: string): Promise<string> {
 }
 
 const write = (path: string, content: string, text = `Wrote ${path}.`) => [{ toolCalls: [{ toolName: 'write', input: { path, content } }] }, { text }];
-const edit = (path: string, oldString: string, newString: string, text = `Edited ${path}.`) => [{ toolCalls: [{ toolName: 'edit', input: { path, oldString, newString } }] }, { text }];
+const edit = (path: string, oldString: string, newString: string, text = `Edited ${path}.`) => [
+  { toolCalls: [{ toolName: 'edit', input: { path, oldString, newString } }] },
+  { text },
+];
 const bash = (command: string, text = 'Ran it.') => [{ toolCalls: [{ toolName: 'bash', input: { command } }] }, { text }];
 
 describe('waypoint chat in a terminal', () => {
@@ -195,7 +198,10 @@ describe('waypoint chat in a terminal', () => {
 
   describe('a background task', () => {
     beforeEach(() => {
-      fx = fixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'sleep 1.5; echo later > late.txt', background: true } }] }, { text: 'Started it in the background.' }]);
+      fx = fixture([
+        { toolCalls: [{ toolName: 'bash', input: { command: 'sleep 1.5; echo later > late.txt', background: true } }] },
+        { text: 'Started it in the background.' },
+      ]);
     });
 
     it('ends while the /rewind list is open: its line goes above the list, which still works, and its file change is checkpointed', async () => {
@@ -405,7 +411,23 @@ describe('waypoint chat in a terminal', () => {
       pty = chat(fx, ['--title', 'Planning']);
       await pty.waitFor('/help lists');
       let screen = await send(pty, '/help', '/exit');
-      for (const name of ['/rewind', '/undo', '/redo', '/diff', '/edit', '/retry', '/fork', '/side', '/btw', '/compact', '/sessions', '/resume', '/title', '/help']) expect(screen).toContain(name);
+      for (const name of [
+        '/rewind',
+        '/undo',
+        '/redo',
+        '/diff',
+        '/edit',
+        '/retry',
+        '/fork',
+        '/side',
+        '/btw',
+        '/compact',
+        '/sessions',
+        '/resume',
+        '/title',
+        '/help',
+      ])
+        expect(screen).toContain(name);
       screen = await send(pty, '/frobnicate', 'Unknown command /frobnicate');
 
       await send(pty, 'write the plan', 'Plan A written.');

@@ -68,7 +68,12 @@ export async function createCliFixture() {
   const waypoint = await openWaypoint({ path: storePath });
   try {
     const session = await waypoint.history.createSession({ title: 'Parser work', workdir: project });
-    const turn = async (waypointIn: Waypoint, text: string, work: (capture: Awaited<ReturnType<typeof openCaptureContext>>) => Promise<void>, reply: string): Promise<TurnIds> => {
+    const turn = async (
+      waypointIn: Waypoint,
+      text: string,
+      work: (capture: Awaited<ReturnType<typeof openCaptureContext>>) => Promise<void>,
+      reply: string,
+    ): Promise<TurnIds> => {
       const input = await waypointIn.history.append(session.id, { role: 'user', parts: [{ type: 'text', text }] });
       const record = await waypointIn.store.createTurn({ sessionId: session.id, userMessageId: input.id });
       await work(await openCaptureContext({ store: waypointIn.store, blobs: waypointIn.blobs, sessionId: session.id, turnId: record.id }));
@@ -77,15 +82,43 @@ export async function createCliFixture() {
       await pinTurnBoundary(waypointIn.store, record.id);
       return { turnId: record.id, inputId: input.id, replyId: answer.id };
     };
-    const first = await turn(waypoint, 'Why does the parser choke on empty lines?', async (capture) => {
-      await applyToolEdit(capture, { path: 'src/parser.js', oldString: "  return text.split('\\n').map((line) => {", newString: "  return text.split('\\n').filter((line) => line.trim() !== '').map((line) => {", toolCallId: 'call_1' });
-      await applyToolWrite(capture, { path: 'assets/logo.bin', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0xff]), toolCallId: 'call_2' });
-    }, 'Empty lines are now skipped.');
-    const second = await turn(waypoint, 'Add a test, run it, and document the format.', async (capture) => {
-      await applyToolWrite(capture, { path: 'test/parser.test.js', content: "import { parse } from '../src/parser.js';\nconsole.log(parse('a=1\\n\\nb=2').length === 2 ? 'ok' : 'fail');\n", toolCallId: 'call_3' });
-      await captureExec(capture, () => execFileSync('bash', ['-c', 'printf "ok 1 parser\\n" > test-results.txt'], { cwd: project }));
-      await applyToolEdit(capture, { path: 'README.md', oldString: 'Parses key=value lines.', newString: 'Parses key=value lines; empty lines are skipped.', toolCallId: 'call_4' });
-    }, 'Added the test, ran it, documented empty lines.');
+    const first = await turn(
+      waypoint,
+      'Why does the parser choke on empty lines?',
+      async (capture) => {
+        await applyToolEdit(capture, {
+          path: 'src/parser.js',
+          oldString: "  return text.split('\\n').map((line) => {",
+          newString: "  return text.split('\\n').filter((line) => line.trim() !== '').map((line) => {",
+          toolCallId: 'call_1',
+        });
+        await applyToolWrite(capture, {
+          path: 'assets/logo.bin',
+          content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0xff]),
+          toolCallId: 'call_2',
+        });
+      },
+      'Empty lines are now skipped.',
+    );
+    const second = await turn(
+      waypoint,
+      'Add a test, run it, and document the format.',
+      async (capture) => {
+        await applyToolWrite(capture, {
+          path: 'test/parser.test.js',
+          content: "import { parse } from '../src/parser.js';\nconsole.log(parse('a=1\\n\\nb=2').length === 2 ? 'ok' : 'fail');\n",
+          toolCallId: 'call_3',
+        });
+        await captureExec(capture, () => execFileSync('bash', ['-c', 'printf "ok 1 parser\\n" > test-results.txt'], { cwd: project }));
+        await applyToolEdit(capture, {
+          path: 'README.md',
+          oldString: 'Parses key=value lines.',
+          newString: 'Parses key=value lines; empty lines are skipped.',
+          toolCallId: 'call_4',
+        });
+      },
+      'Added the test, ran it, documented empty lines.',
+    );
     const checkpoints = await waypoint.store.listCheckpoints(session.id);
     return {
       dir,
@@ -117,7 +150,10 @@ export function snapshotTree(dir: string): Record<string, string> {
       const stats = lstatSync(join(dir, path));
       if (stats.isDirectory()) walk(path);
       else if (stats.isSymbolicLink()) out[path] = `link:${readlinkSync(join(dir, path))}`;
-      else out[path] = `${(stats.mode & 0o7777).toString(8)} ${createHash('sha256').update(readFileSync(join(dir, path))).digest('hex')}`;
+      else
+        out[path] = `${(stats.mode & 0o7777).toString(8)} ${createHash('sha256')
+          .update(readFileSync(join(dir, path)))
+          .digest('hex')}`;
     }
   };
   walk('');

@@ -91,7 +91,9 @@ describe('waypoint demo', () => {
     expect(preview).toMatch(/CHANGELOG\.md\s+safe\s+would be restored; changed by a shell command/);
     expect(preview).toMatch(/test\/parser\.test\.js\s+safe\s+would be deleted/);
     expect(preview).toContain('can apply as is: no (1 file needs a choice: merge or force)');
-    expect(preview).toContain(`merge would leave README.md as:\n    | # kv-parser\n    | \n    | Parses key=value lines.\n    | \n    | Maintained by the parser team.`);
+    expect(preview).toContain(
+      `merge would leave README.md as:\n    | # kv-parser\n    | \n    | Parses key=value lines.\n    | \n    | Maintained by the parser team.`,
+    );
 
     // Applied with the merge: the turn's files are undone, the person's line kept.
     const undone = after.get('undo')!.project;
@@ -124,7 +126,12 @@ describe('waypoint demo', () => {
     // Isolated fork: its own directory as the files were after turn 1, the parent's untouched.
     const isolated = after.get('isolated-fork')!;
     expect(isolated.project).toEqual(after.get('redo')!.project);
-    expect(isolated.fork).toEqual({ 'CHANGELOG.md': CHANGELOG, 'README.md': README, 'package.json': afterTurn2['package.json'], 'src/parser.js': after.get('turn-1')!.project['src/parser.js'] });
+    expect(isolated.fork).toEqual({
+      'CHANGELOG.md': CHANGELOG,
+      'README.md': README,
+      'package.json': afterTurn2['package.json'],
+      'src/parser.js': after.get('turn-1')!.project['src/parser.js'],
+    });
     expect(result.forks.isolated.comparison).toEqual([
       { path: 'CHANGELOG.md', state: 'differs' },
       { path: 'README.md', state: 'differs' },
@@ -150,7 +157,9 @@ describe('waypoint demo', () => {
     expect(result.log[0]).toMatch(new RegExp(`^main  "Demo: fix the parser"  ${result.sessionId}  2 turns, 4 changes  ← here$`));
     expect(result.log.slice(1)).toEqual([
       expect.stringMatching(new RegExp(`^├─ fork  "Fork of Demo: fix the parser"  ${result.forks.stable}  at msg_\\w+ \\(#\\d+\\)  0 turns, 0 changes$`)),
-      expect.stringMatching(new RegExp(`^├─ fork  "Try a streaming tokenizer"  ${result.forks.isolated.sessionId}  at msg_\\w+ \\(#\\d+\\)  1 turn, 1 change$`)),
+      expect.stringMatching(
+        new RegExp(`^├─ fork  "Try a streaming tokenizer"  ${result.forks.isolated.sessionId}  at msg_\\w+ \\(#\\d+\\)  1 turn, 1 change$`),
+      ),
       expect.stringMatching(new RegExp(`^└─ side_chat  "Selection side chat"  ${result.forks.sideChat}  at msg_\\w+ \\(#\\d+\\)  1 turn, 0 changes$`)),
     ]);
     for (const line of result.log) expect(log).toContain(`  ${line}`);

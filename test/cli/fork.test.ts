@@ -22,15 +22,27 @@ describe('waypoint fork (built CLI)', () => {
     expect(refused.stderr).toContain('Run it again with --yes');
     const json = fixture.cli('fork', fixture.sessionId, 'latest', '--json');
     expect(json.code).toBe(4);
-    expect(json.json().error).toMatchObject({ code: 'FORK_NEEDS_CONFIRMATION', details: { sessionId: fixture.sessionId, files: [{ path: 'workspace:README.md', action: 'write', status: 'safe' }] } });
+    expect(json.json().error).toMatchObject({
+      code: 'FORK_NEEDS_CONFIRMATION',
+      details: { sessionId: fixture.sessionId, files: [{ path: 'workspace:README.md', action: 'write', status: 'safe' }] },
+    });
     expect(snapshotTree(fixture.dir)).toEqual(before);
   });
 
-  it('--yes forks from the latest checkpoint: the child is created and the parent\'s file rewound; redo on the parent brings it back', async () => {
+  it("--yes forks from the latest checkpoint: the child is created and the parent's file rewound; redo on the parent brings it back", async () => {
     const run = fixture.cli('fork', fixture.sessionId, '--yes', '--json');
     expect(run.code).toBe(0);
     const report = run.json();
-    expect(report).toMatchObject({ type: 'fork', created: true, from: 'checkpoint', strategy: 'shared', at: fixture.first.replyId, parentSessionId: fixture.sessionId, session: { kind: 'fork', title: 'Fork of Parser work', parentSessionId: fixture.sessionId }, workdir: fixture.project });
+    expect(report).toMatchObject({
+      type: 'fork',
+      created: true,
+      from: 'checkpoint',
+      strategy: 'shared',
+      at: fixture.first.replyId,
+      parentSessionId: fixture.sessionId,
+      session: { kind: 'fork', title: 'Fork of Parser work', parentSessionId: fixture.sessionId },
+      workdir: fixture.project,
+    });
     expect(fixture.read('README.md')).toBe(README_BEFORE);
     expect(fixture.cli('redo', fixture.sessionId, report.fileRewind.rewindId).code).toBe(0);
     expect(fixture.read('README.md')).toBe(README_AFTER);
@@ -62,7 +74,10 @@ describe('waypoint fork (built CLI)', () => {
     const report = run.json();
     expect(report.materialized.dir).toBe(`${fixture.project}.forks/${report.session.id}`);
     expect(readFileSync(join(report.materialized.dir, 'README.md'), 'utf8')).toBe(README_BEFORE);
-    const relative = runCli(['fork', fixture.sessionId, '--stable', fixture.first.replyId, '--isolated', './here', '--json'], { home: fixture.home, cwd: fixture.dir });
+    const relative = runCli(['fork', fixture.sessionId, '--stable', fixture.first.replyId, '--isolated', './here', '--json'], {
+      home: fixture.home,
+      cwd: fixture.dir,
+    });
     expect(relative.code).toBe(0);
     expect(relative.json().workdir).toBe(join(fixture.dir, 'here'));
   });
@@ -76,7 +91,12 @@ describe('waypoint fork (built CLI)', () => {
     expect(side.code).toBe(0);
     expect(side.json()).toMatchObject({ from: 'side-chat', session: { kind: 'side_chat', title: 'Selection side chat' } });
     expect(snapshotTree(fixture.project)).toEqual(before);
-    expect(fixture.cli('sessions', '--json').json().sessions.map((session: { kind: string }) => session.kind)).toEqual(['main', 'fork', 'side_chat']);
+    expect(
+      fixture
+        .cli('sessions', '--json')
+        .json()
+        .sessions.map((session: { kind: string }) => session.kind),
+    ).toEqual(['main', 'fork', 'side_chat']);
   });
 
   it('--message <id> in the shared workspace undoes only the changes after it (with --yes)', () => {

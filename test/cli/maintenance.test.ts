@@ -57,7 +57,12 @@ describe('waypoint gc and usage (built CLI)', () => {
     const real = fixture.cli('gc', '--keep-sessions', '1', '--json');
     expect(real.code).toBe(0);
     expect(real.json().removedSessions.map((session: { id: string }) => session.id)).toEqual([fixture.sessionId]);
-    expect(fixture.cli('sessions', '--json').json().sessions.map((session: { id: string }) => session.id)).toEqual([fork.session.id]);
+    expect(
+      fixture
+        .cli('sessions', '--json')
+        .json()
+        .sessions.map((session: { id: string }) => session.id),
+    ).toEqual([fork.session.id]);
     // The kept fork still reads the messages it inherited.
     expect(fixture.cli('show', fork.session.id).stdout).toContain('Why does the parser choke on empty lines?');
   });
@@ -117,7 +122,16 @@ describe('waypoint: store location, global flags and usage errors (built CLI)', 
 
   it('unknown commands and options, missing and extra arguments are usage errors (exit 2)', () => {
     const before = snapshotTree(fixture.dir);
-    for (const args of [['bogus'], ['--store'], ['log'], ['log', fixture.sessionId, 'extra'], ['checkpoints', fixture.sessionId, '--limit', 'ten'], ['sessions', '--verbose'], ['gc', '--keep-sessions', '0'], ['redo', fixture.sessionId, '--resolve', 'a=merge']]) {
+    for (const args of [
+      ['bogus'],
+      ['--store'],
+      ['log'],
+      ['log', fixture.sessionId, 'extra'],
+      ['checkpoints', fixture.sessionId, '--limit', 'ten'],
+      ['sessions', '--verbose'],
+      ['gc', '--keep-sessions', '0'],
+      ['redo', fixture.sessionId, '--resolve', 'a=merge'],
+    ]) {
       const run = fixture.cli(...args, '--json');
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.json().error.code).toBe('USAGE');

@@ -5,7 +5,18 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const HOST = join(ROOT, 'test', 'cli', 'pty-host.py');
 const BIN = join(ROOT, 'bin', 'waypoint.js');
 
-export const KEYS = { up: '\x1b[A', down: '\x1b[B', left: '\x1b[D', right: '\x1b[C', enter: '\r', escape: '\x1b', ctrlC: '\x03', ctrlD: '\x04', ctrlU: '\x15', backspace: '\x7f' } as const;
+export const KEYS = {
+  up: '\x1b[A',
+  down: '\x1b[B',
+  left: '\x1b[D',
+  right: '\x1b[C',
+  enter: '\r',
+  escape: '\x1b',
+  ctrlC: '\x03',
+  ctrlD: '\x04',
+  ctrlU: '\x15',
+  backspace: '\x7f',
+} as const;
 
 /** Removes terminal escape sequences, keeping the text a person reads. */
 export function plain(text: string): string {
@@ -27,7 +38,15 @@ export class PtySession {
   constructor(args: string[], options: { home: string; cwd: string; env?: Record<string, string> }) {
     this.child = spawn('python3', [HOST, process.execPath, BIN, ...args], {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: options.home, WAYPOINT_HOME: options.home, TERM: 'xterm-256color', PTY_COLS: '120', PTY_ROWS: '40', ...options.env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: options.home,
+        WAYPOINT_HOME: options.home,
+        TERM: 'xterm-256color',
+        PTY_COLS: '120',
+        PTY_ROWS: '40',
+        ...options.env,
+      },
     });
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => (this.output += chunk));

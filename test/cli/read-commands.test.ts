@@ -24,7 +24,15 @@ describe('waypoint read commands (built CLI)', () => {
     const json = fixture.cli('sessions', '--json').json();
     expect(json.store).toBe(fixture.storePath);
     expect(json.sessions).toEqual([
-      expect.objectContaining({ id: fixture.sessionId, kind: 'main', title: 'Parser work', headMessageId: fixture.second.replyId, messages: 4, turns: 2, parentSessionId: null }),
+      expect.objectContaining({
+        id: fixture.sessionId,
+        kind: 'main',
+        title: 'Parser work',
+        headMessageId: fixture.second.replyId,
+        messages: 4,
+        turns: 2,
+        parentSessionId: null,
+      }),
     ]);
     expect(typeof json.sessions[0].createdAt).toBe('number');
   });
@@ -40,7 +48,11 @@ describe('waypoint read commands (built CLI)', () => {
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe(`main  "Parser work"  ${fixture.sessionId}  2 turns, 5 changes  ← here`);
     const json = fixture.cli('log', fixture.sessionId, '--json').json();
-    expect(json).toMatchObject({ sessionId: fixture.sessionId, rootSessionId: fixture.sessionId, family: { session: { id: fixture.sessionId }, turns: 2, changes: 5, children: [] } });
+    expect(json).toMatchObject({
+      sessionId: fixture.sessionId,
+      rootSessionId: fixture.sessionId,
+      family: { session: { id: fixture.sessionId }, turns: 2, changes: 5, children: [] },
+    });
   });
 
   it('show <session>: the visible conversation with message ids; --last; --json', () => {
@@ -57,7 +69,7 @@ describe('waypoint read commands (built CLI)', () => {
     expect(last.messages[0].parts).toEqual([{ type: 'text', text: 'Added the test, ran it, documented empty lines.' }]);
   });
 
-  it('show <message>: one message in full, the sessions it is on, its turn\'s file changes', () => {
+  it("show <message>: one message in full, the sessions it is on, its turn's file changes", () => {
     const run = fixture.cli('show', fixture.second.inputId);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`on the active path of: ${fixture.sessionId}`);
@@ -82,7 +94,9 @@ describe('waypoint read commands (built CLI)', () => {
     ]);
     const json = fixture.cli('checkpoints', fixture.sessionId, '--limit', '2', '--json').json();
     expect(json.limit).toBe(2);
-    expect(json.checkpoints.map((checkpoint: { id: string; rewound: boolean; displayPath: string }) => [checkpoint.id, checkpoint.displayPath, checkpoint.rewound])).toEqual([
+    expect(
+      json.checkpoints.map((checkpoint: { id: string; rewound: boolean; displayPath: string }) => [checkpoint.id, checkpoint.displayPath, checkpoint.rewound]),
+    ).toEqual([
       [fixture.checkpointIds[4], 'README.md', false],
       [fixture.checkpointIds[3], 'test-results.txt', false],
     ]);
@@ -107,7 +121,20 @@ describe('waypoint read commands (built CLI)', () => {
   it('--help prints the full reference; <command> --help one command; --version', () => {
     const help = fixture.cli('--help');
     expect(help.code).toBe(0);
-    for (const name of ['sessions', 'log <session>', 'show <session>', 'checkpoints <session>', 'diff <checkpoint>', 'rewind <session> cascade', 'fork <session>', 'redo <session>', 'gc [--dry-run]', 'usage', 'demo', 'Exit codes:']) {
+    for (const name of [
+      'sessions',
+      'log <session>',
+      'show <session>',
+      'checkpoints <session>',
+      'diff <checkpoint>',
+      'rewind <session> cascade',
+      'fork <session>',
+      'redo <session>',
+      'gc [--dry-run]',
+      'usage',
+      'demo',
+      'Exit codes:',
+    ]) {
       expect(help.stdout).toContain(name);
     }
     const rewind = fixture.cli('rewind', '--help');
@@ -127,7 +154,9 @@ describe('waypoint diff without a stored patch', () => {
       try {
         const beforeHash = await waypoint.blobs.put(Buffer.from('one\ntwo\nthree\n'));
         const afterHash = await waypoint.blobs.put(Buffer.from('one\n2\nthree\n'), { baseHash: beforeHash });
-        const [checkpoint] = await waypoint.store.addCheckpoints([{ sessionId: fixture.sessionId, op: 'modify', path: 'workspace:notes.txt', beforeHash, afterHash, patch: null, source: 'fs' }]);
+        const [checkpoint] = await waypoint.store.addCheckpoints([
+          { sessionId: fixture.sessionId, op: 'modify', path: 'workspace:notes.txt', beforeHash, afterHash, patch: null, source: 'fs' },
+        ]);
         checkpointId = checkpoint!.id;
       } finally {
         await waypoint.close();

@@ -30,12 +30,21 @@ describe('waypoint rewind: every form (built CLI)', () => {
     }
     expect(fixture.cli('rewind', fixture.sessionId).stdout).toContain('Latest checkpoint: #5');
     const json = fixture.cli('rewind', fixture.sessionId, 'status', '--json').json();
-    expect(json).toMatchObject({ type: 'status', sessionId: fixture.sessionId, checkpointCount: 5, latestCheckpoint: { id: fixture.checkpointIds[4], displayPath: 'README.md' }, redo: { conversation: null, fileRewinds: [] } });
-    expect(json.targets.map((target: { messageId: string; fileChanges: number }) => [target.messageId, target.fileChanges])).toEqual([[fixture.first.inputId, 2], [fixture.second.inputId, 3]]);
+    expect(json).toMatchObject({
+      type: 'status',
+      sessionId: fixture.sessionId,
+      checkpointCount: 5,
+      latestCheckpoint: { id: fixture.checkpointIds[4], displayPath: 'README.md' },
+      redo: { conversation: null, fileRewinds: [] },
+    });
+    expect(json.targets.map((target: { messageId: string; fileChanges: number }) => [target.messageId, target.fileChanges])).toEqual([
+      [fixture.first.inputId, 2],
+      [fixture.second.inputId, 3],
+    ]);
     expect(snapshotTree(fixture.dir)).toEqual(before);
   });
 
-  it('latest restores the newest checkpoint\'s file; the next latest is the one before; redo <id> puts it back', () => {
+  it("latest restores the newest checkpoint's file; the next latest is the one before; redo <id> puts it back", () => {
     const run = fixture.cli('rewind', fixture.sessionId, 'latest');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Restored 1 file (1 change undone):');
@@ -50,10 +59,15 @@ describe('waypoint rewind: every form (built CLI)', () => {
     expect(fixture.read('README.md')).toBe(README_AFTER);
   });
 
-  it('<checkpointId> restores that checkpoint\'s file (--json reports the rewind)', () => {
+  it("<checkpointId> restores that checkpoint's file (--json reports the rewind)", () => {
     const run = fixture.cli('rewind', fixture.sessionId, fixture.checkpointIds[0]!, '--json');
     expect(run.code).toBe(0);
-    expect(run.json()).toMatchObject({ type: 'rewind', form: { kind: 'checkpoint', checkpointId: fixture.checkpointIds[0] }, conversation: null, files: { kind: 'checkpoint', checkpointIds: [fixture.checkpointIds[0]], files: [{ path: 'workspace:src/parser.js', resolution: null }] } });
+    expect(run.json()).toMatchObject({
+      type: 'rewind',
+      form: { kind: 'checkpoint', checkpointId: fixture.checkpointIds[0] },
+      conversation: null,
+      files: { kind: 'checkpoint', checkpointIds: [fixture.checkpointIds[0]], files: [{ path: 'workspace:src/parser.js', resolution: null }] },
+    });
     expect(fixture.read('src/parser.js')).toBe(PARSER);
     expect(fixture.read('README.md')).toBe(README_AFTER);
   });
@@ -70,10 +84,13 @@ describe('waypoint rewind: every form (built CLI)', () => {
     // `message` is the same form; a reply maps to its turn's input for a conversation-only rewind.
     const alias = fixture.cli('rewind', fixture.sessionId, 'message', fixture.second.replyId, '--json');
     expect(alias.code).toBe(0);
-    expect(alias.json()).toMatchObject({ conversation: { targetMessageId: fixture.second.inputId, headMessageId: fixture.first.replyId, draft: 'Add a test, run it, and document the format.' }, files: null });
+    expect(alias.json()).toMatchObject({
+      conversation: { targetMessageId: fixture.second.inputId, headMessageId: fixture.first.replyId, draft: 'Add a test, run it, and document the format.' },
+      files: null,
+    });
   });
 
-  it('code|workspace <id> restores the latest file change of that input\'s turn only', async () => {
+  it("code|workspace <id> restores the latest file change of that input's turn only", async () => {
     const run = fixture.cli('rewind', fixture.sessionId, 'code', fixture.second.inputId);
     expect(run.code).toBe(0);
     expect(fixture.read('README.md')).toBe(README_BEFORE);
@@ -88,7 +105,10 @@ describe('waypoint rewind: every form (built CLI)', () => {
   it('both <id> restores the files, then rewinds the conversation', async () => {
     const run = fixture.cli('rewind', fixture.sessionId, 'both', fixture.second.inputId, '--json');
     expect(run.code).toBe(0);
-    expect(run.json()).toMatchObject({ conversation: { targetMessageId: fixture.second.inputId, headMessageId: fixture.first.replyId }, files: { checkpointIds: [fixture.checkpointIds[4]] } });
+    expect(run.json()).toMatchObject({
+      conversation: { targetMessageId: fixture.second.inputId, headMessageId: fixture.first.replyId },
+      files: { checkpointIds: [fixture.checkpointIds[4]] },
+    });
     expect(fixture.read('README.md')).toBe(README_BEFORE);
     expect(await head()).toBe(fixture.first.replyId);
   });
@@ -131,7 +151,11 @@ describe('waypoint rewind: every form (built CLI)', () => {
       expect(run.stdout).toContain(`Apply with: waypoint rewind ${fixture.sessionId} both ${fixture.second.inputId} --apply --resolve README.md=merge`);
       const preview = fixture.cli('rewind', fixture.sessionId, 'both', fixture.second.inputId, '--preview', '--json').json().preview;
       expect(preview.canApply).toBe(false);
-      expect(preview.files.find((file: { path: string }) => file.path === 'workspace:README.md')).toMatchObject({ status: 'external_modified', mergeAvailable: true, mergedText: README_BEFORE + PERSON_LINE });
+      expect(preview.files.find((file: { path: string }) => file.path === 'workspace:README.md')).toMatchObject({
+        status: 'external_modified',
+        mergeAvailable: true,
+        mergedText: README_BEFORE + PERSON_LINE,
+      });
       expect(preview.shellChanges).toEqual([expect.objectContaining({ checkpointId: fixture.checkpointIds[3], included: false })]);
       expect(snapshotTree(fixture.dir)).toEqual(before);
     });
@@ -149,7 +173,7 @@ describe('waypoint rewind: every form (built CLI)', () => {
       expect(await head()).toBe(fixture.second.replyId);
     });
 
-    it('--resolve <path>=merge applies, keeping the person\'s line, and moves the head in the same commit', async () => {
+    it("--resolve <path>=merge applies, keeping the person's line, and moves the head in the same commit", async () => {
       const run = fixture.cli('rewind', fixture.sessionId, 'both', fixture.second.inputId, '--resolve', 'README.md=merge');
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/README\.md\s+restored\s+\(merge\)/);
@@ -160,10 +184,24 @@ describe('waypoint rewind: every form (built CLI)', () => {
     });
 
     it('--resolve <path>=force --include-shell overwrites (shell changes too); redo brings back what was there', async () => {
-      const run = fixture.cli('rewind', fixture.sessionId, 'cascade', 'code', fixture.second.inputId, '--resolve', 'README.md=force', '--include-shell', '--json');
+      const run = fixture.cli(
+        'rewind',
+        fixture.sessionId,
+        'cascade',
+        'code',
+        fixture.second.inputId,
+        '--resolve',
+        'README.md=force',
+        '--include-shell',
+        '--json',
+      );
       expect(run.code).toBe(0);
       const report = run.json();
-      expect(report).toMatchObject({ checked: true, conversation: null, preview: { includeShellChanges: true, resolutions: { 'workspace:README.md': 'force' } } });
+      expect(report).toMatchObject({
+        checked: true,
+        conversation: null,
+        preview: { includeShellChanges: true, resolutions: { 'workspace:README.md': 'force' } },
+      });
       expect(fixture.read('README.md')).toBe(README_BEFORE);
       expect(existsSync(join(fixture.project, 'test-results.txt'))).toBe(false);
       expect(await head()).toBe(fixture.second.replyId);
@@ -190,7 +228,10 @@ describe('waypoint rewind: every form (built CLI)', () => {
     const args = ['rewind', fixture.sessionId, 'cascade', 'code', fixture.second.inputId, '--resolve', 'README.md=force'];
     const preview = fixture.cli(...args, '--preview', '--json').json().preview;
     expect(preview.canApply).toBe(false);
-    expect(preview.files.find((file: { path: string }) => file.path === 'workspace:README.md')).toMatchObject({ status: expect.stringMatching(/^checkpoint_(missing|unreadable)$/), resolution: null });
+    expect(preview.files.find((file: { path: string }) => file.path === 'workspace:README.md')).toMatchObject({
+      status: expect.stringMatching(/^checkpoint_(missing|unreadable)$/),
+      resolution: null,
+    });
     const run = fixture.cli(...args, '--apply', '--json');
     expect(run.code).toBe(4);
     expect(run.json().error).toMatchObject({ code: 'SNAPSHOT_MISSING' });
@@ -212,7 +253,12 @@ describe('waypoint rewind: every form (built CLI)', () => {
       ['a malformed --resolve', (f) => ['rewind', f.sessionId, 'both', f.second.inputId, '--resolve', 'README.md'], 2, 'USAGE'],
       ['an unknown option', (f) => ['rewind', f.sessionId, 'latest', '--hard'], 2, 'USAGE'],
       ['a reply where both needs an input', (f) => ['rewind', f.sessionId, 'both', f.second.replyId], 2, 'REWIND_TARGET_NOT_USER_INPUT'],
-      ['a resolution for a file the rewind does not touch', (f) => ['rewind', f.sessionId, 'both', f.second.inputId, '--resolve', 'nope.txt=force'], 2, 'RESOLUTION_UNKNOWN_PATH'],
+      [
+        'a resolution for a file the rewind does not touch',
+        (f) => ['rewind', f.sessionId, 'both', f.second.inputId, '--resolve', 'nope.txt=force'],
+        2,
+        'RESOLUTION_UNKNOWN_PATH',
+      ],
     ];
     for (const [name, args, exitCode, code] of cases) {
       it(name, () => {
@@ -230,7 +276,12 @@ describe('waypoint rewind: every form (built CLI)', () => {
     it('a missing workspace: WORKSPACE_MISSING for file rewinds, nothing recreated', () => {
       renameSync(fixture.project, `${fixture.project}-moved`);
       const before = snapshotTree(fixture.dir);
-      for (const args of [['latest'], ['code', fixture.second.inputId], ['both', fixture.second.inputId, '--preview'], ['cascade', 'both', fixture.first.inputId]]) {
+      for (const args of [
+        ['latest'],
+        ['code', fixture.second.inputId],
+        ['both', fixture.second.inputId, '--preview'],
+        ['cascade', 'both', fixture.first.inputId],
+      ]) {
         const run = fixture.cli('rewind', fixture.sessionId, ...args, '--json');
         expect(run.code).toBe(4);
         expect(run.json().error).toMatchObject({ code: 'WORKSPACE_MISSING', details: { workdir: fixture.project } });

@@ -20,7 +20,10 @@ async function createSubagentStore() {
   const storePath = join(home, 'waypoint.db');
   const waypoint = await openWaypoint({ path: storePath });
   const model = ScriptedModel.fromSteps([
-    { text: 'Delegating.', toolCalls: [{ toolName: 'subagent', input: { prompt: 'List the callers of parse() in callers.txt.', description: 'find the callers' } }] },
+    {
+      text: 'Delegating.',
+      toolCalls: [{ toolName: 'subagent', input: { prompt: 'List the callers of parse() in callers.txt.', description: 'find the callers' } }],
+    },
     { toolCalls: [{ toolName: 'write', input: { path: 'callers.txt', content: 'main.js\n' } }] },
     { text: 'One caller: main.js.' },
     { text: 'The helper found one caller.' },
@@ -31,7 +34,7 @@ async function createSubagentStore() {
     const parent = await runtime.startSession({ workdir, title: 'Parser work' });
     const turn = await runtime.runTurn(parent.id, 'Who calls parse()?');
     expect(turn.status).toBe('complete');
-    const [child] = (await waypoint.store.listSessions({ parentSessionId: parent.id }));
+    const [child] = await waypoint.store.listSessions({ parentSessionId: parent.id });
     const toolMessage = (await waypoint.store.history(parent.id)).find((message) => message.role === 'tool')!;
     await new Promise((resolve) => setTimeout(resolve, 5));
     const later = await runtime.startSession({ workdir, title: 'Later work' });
@@ -90,7 +93,17 @@ describe('subagent sessions in the read commands (built CLI)', () => {
     const json = fixture.cli('log', fixture.parentId, '--json').json();
     expect(json.family.subagent).toBeNull();
     expect(json.family.children).toEqual([
-      expect.objectContaining({ session: expect.objectContaining({ id: fixture.childId }), subagent: { parentSessionId: fixture.parentId, parentTurnId: fixture.turnId, toolCallId: 'scripted_1_1', description: 'find the callers', turnNumber: 1 }, lastTurnStatus: 'complete' }),
+      expect.objectContaining({
+        session: expect.objectContaining({ id: fixture.childId }),
+        subagent: {
+          parentSessionId: fixture.parentId,
+          parentTurnId: fixture.turnId,
+          toolCallId: 'scripted_1_1',
+          description: 'find the callers',
+          turnNumber: 1,
+        },
+        lastTurnStatus: 'complete',
+      }),
     ]);
   });
 
@@ -104,7 +117,12 @@ describe('subagent sessions in the read commands (built CLI)', () => {
     expect(run.stdout).toContain('List the callers of parse() in callers.txt.');
     expect(run.stdout).toContain('One caller: main.js.');
     const json = fixture.cli('show', fixture.childId, '--json').json();
-    expect(json).toMatchObject({ type: 'session', subagent: { parentSessionId: fixture.parentId, parentTurnId: fixture.turnId, toolCallId: 'scripted_1_1', parentTitle: 'Parser work', turnNumber: 1 }, turns: 1, pathLength: 4 });
+    expect(json).toMatchObject({
+      type: 'session',
+      subagent: { parentSessionId: fixture.parentId, parentTurnId: fixture.turnId, toolCallId: 'scripted_1_1', parentTitle: 'Parser work', turnNumber: 1 },
+      turns: 1,
+      pathLength: 4,
+    });
     expect(json.messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
 
     const parent = fixture.cli('show', fixture.parentId);
@@ -127,9 +145,17 @@ describe('subagent sessions in the read commands (built CLI)', () => {
     const keepOne = fixture.cli('gc', '--keep-sessions', '1', '--json').json();
     expect(keepOne.orphanSubagentSessions).toEqual([]);
     expect(keepOne.removedSessions).toEqual([
-      expect.objectContaining({ id: fixture.parentId, subagentSessions: [expect.objectContaining({ id: fixture.childId, title: 'Subagent: find the callers' })] }),
+      expect.objectContaining({
+        id: fixture.parentId,
+        subagentSessions: [expect.objectContaining({ id: fixture.childId, title: 'Subagent: find the callers' })],
+      }),
     ]);
-    expect(fixture.cli('sessions', '--json').json().sessions.map((row: { id: string }) => row.id)).toEqual([fixture.laterId]);
+    expect(
+      fixture
+        .cli('sessions', '--json')
+        .json()
+        .sessions.map((row: { id: string }) => row.id),
+    ).toEqual([fixture.laterId]);
     expect(fixture.cli('show', fixture.childId).code).not.toBe(0);
   });
 });

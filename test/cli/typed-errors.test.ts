@@ -54,7 +54,10 @@ describe('the CLI on errors that used to escape untyped', () => {
     for (const target of ['/proc/waypoint-fork', '/proc/no-such-dir/deeper/fork']) {
       const run = runBounded(['fork', fx.sessionId, '--isolated', target, '--json'], { home: fx.home });
       expect({ target, signal: run.signal, exit: run.code }).toEqual({ target, signal: null, exit: 2 });
-      expect(JSON.parse(run.stdout).error).toMatchObject({ code: 'DIRECTORY_UNUSABLE', details: { path: target, reason: 'special_filesystem', filesystem: 'proc' } });
+      expect(JSON.parse(run.stdout).error).toMatchObject({
+        code: 'DIRECTORY_UNUSABLE',
+        details: { path: target, reason: 'special_filesystem', filesystem: 'proc' },
+      });
     }
     expect(existsSync('/proc/no-such-dir')).toBe(false);
   });

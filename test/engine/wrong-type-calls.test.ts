@@ -80,7 +80,11 @@ describe('library entry points called with wrong types', () => {
       ['applyToolEdit(ctx, { oldString: 1 })', 'input.oldString', () => applyToolEdit(context, { path: 'a.txt', oldString: bad(1), newString: 'b' })],
       ['recordToolChange(null)', 'input', () => recordToolChange(bad(null))],
       ['openCaptureContext(null)', 'options', () => openCaptureContext(bad(null))],
-      ['openCaptureContext({ turnId: undefined })', 'options.turnId', () => openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId, turnId: bad(undefined) })],
+      [
+        'openCaptureContext({ turnId: undefined })',
+        'options.turnId',
+        () => openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId, turnId: bad(undefined) }),
+      ],
       ['new CheckpointedFs(null)', 'context', () => new CheckpointedFs(bad(null))],
       ['fs.writeFile(null, "x")', 'path', () => fs.writeFile(bad(null), 'x')],
       ['fs.writeFile("a.txt", 42)', 'content', () => fs.writeFile('a.txt', bad(42))],

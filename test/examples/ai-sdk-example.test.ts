@@ -14,7 +14,11 @@ afterEach(() => {
 describe('examples/checkpointed-ai-sdk-tools.ts', () => {
   it('runs a real generateText loop over wrapped tools, then undoes the turn: the files are back', () => {
     dir = mkdtempSync(join(tmpdir(), 'waypoint-example-'));
-    const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', 'checkpointed-ai-sdk-tools.ts'), dir], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', 'checkpointed-ai-sdk-tools.ts'), dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('model: Rewrote the notes and built the report.');

@@ -24,12 +24,21 @@ export async function createForkFixture() {
   const session = await store.createSession({ title: 'Main', workdir: root });
 
   /** One complete turn: input, whatever `work` does through a capture context, a final reply; boundary pinned. */
-  async function turn(text: string, work?: (context: CaptureContext) => Promise<void>, reply: { metadata?: JsonObject; status?: 'complete' | 'error' } = {}): Promise<TurnIds> {
+  async function turn(
+    text: string,
+    work?: (context: CaptureContext) => Promise<void>,
+    reply: { metadata?: JsonObject; status?: 'complete' | 'error' } = {},
+  ): Promise<TurnIds> {
     const { message: input } = await store.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text }] });
     const created = await store.createTurn({ sessionId: session.id, userMessageId: input.id });
     if (work) await work(await openCaptureContext({ store, blobs, sessionId: session.id, turnId: created.id }));
     const { message: last } = await store.appendMessage({
-      sessionId: session.id, role: 'assistant', turnId: created.id, status: reply.status ?? 'complete', parts: [{ type: 'text', text: `done: ${text}` }], metadata: reply.metadata ?? {},
+      sessionId: session.id,
+      role: 'assistant',
+      turnId: created.id,
+      status: reply.status ?? 'complete',
+      parts: [{ type: 'text', text: `done: ${text}` }],
+      metadata: reply.metadata ?? {},
     });
     await pinTurnBoundary(store, created.id);
     await store.updateTurn(created.id, { status: reply.status === 'error' ? 'error' : 'complete', endedAt: Date.now() });
@@ -37,7 +46,13 @@ export async function createForkFixture() {
   }
 
   return {
-    dir, root, storePath, store, blobs, sessionId: session.id, turn,
+    dir,
+    root,
+    storePath,
+    store,
+    blobs,
+    sessionId: session.id,
+    turn,
     async cleanup() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

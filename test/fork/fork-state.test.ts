@@ -13,14 +13,21 @@ afterEach(async () => fx.cleanup());
 const entries = async (sessionId: string, type: string) => (await fx.store.listEntries(sessionId, { type })).map((entry) => entry.data);
 
 describe('state copied into a fork', () => {
-  it('model choice, the execution state of the range (not the parent\'s current), the goal without its active run, verification records before the boundary; never todos or queued input', async () => {
+  it("model choice, the execution state of the range (not the parent's current), the goal without its active run, verification records before the boundary; never todos or queued input", async () => {
     await fx.store.appendEntry(fx.sessionId, { type: MODEL_CHOICE_ENTRY, data: { model: 'small' } });
     await fx.store.appendEntry(fx.sessionId, { type: MODEL_CHOICE_ENTRY, data: { model: 'large' } });
-    await fx.store.appendEntry(fx.sessionId, { type: GOAL_ENTRY, data: { goal: { id: 'g1', objective: 'ship it', status: 'active', run: { runId: 'r1', leaseUntil: 1 } } } });
+    await fx.store.appendEntry(fx.sessionId, {
+      type: GOAL_ENTRY,
+      data: { goal: { id: 'g1', objective: 'ship it', status: 'active', run: { runId: 'r1', leaseUntil: 1 } } },
+    });
     // Verification recorded during the turn, before its boundary is pinned.
-    const one = await fx.turn('one', async (context) => {
-      await fx.store.appendEntry(fx.sessionId, { type: VERIFICATION_ENTRY, data: { id: 'v1', messageId: context.anchorMessageId, passed: true } });
-    }, { metadata: { executionState: { mode: 'plan' } } });
+    const one = await fx.turn(
+      'one',
+      async (context) => {
+        await fx.store.appendEntry(fx.sessionId, { type: VERIFICATION_ENTRY, data: { id: 'v1', messageId: context.anchorMessageId, passed: true } });
+      },
+      { metadata: { executionState: { mode: 'plan' } } },
+    );
     await fx.store.appendEntry(fx.sessionId, { type: 'todo', data: { items: ['x'] } });
     await fx.store.appendEntry(fx.sessionId, { type: 'queued-input', data: { text: 'later' } });
     const two = await fx.turn('two', undefined, { metadata: { executionState: { mode: 'auto' } } });

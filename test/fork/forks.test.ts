@@ -25,7 +25,10 @@ const ids = async (sessionId: string) => (await fx.store.history(sessionId, { pa
 describe('fork from a checkpoint', () => {
   it('refuses with the stable error when the session has no checkpoint yet, and changes nothing', async () => {
     await fx.turn('hello');
-    const error = (await forker.fork({ from: 'checkpoint', sessionId: fx.sessionId }).then(() => null, (caught: unknown) => caught)) as Error & { code: string };
+    const error = (await forker.fork({ from: 'checkpoint', sessionId: fx.sessionId }).then(
+      () => null,
+      (caught: unknown) => caught,
+    )) as Error & { code: string };
     expect(error.code).toBe('NO_WORKSPACE_CHECKPOINT');
     expect(error.message).toBe('No workspace checkpoint is available yet.');
     expect(await fx.store.listSessions({ parentSessionId: fx.sessionId })).toEqual([]);
@@ -33,19 +36,24 @@ describe('fork from a checkpoint', () => {
   });
 
   it('ends before the turn of the checkpoint and undoes that change and every later one, only after confirmation', async () => {
-    const first = await fx.turn('create a', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' }); });
+    const first = await fx.turn('create a', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' });
+    });
     const second = await fx.turn('edit a, add b', async (context) => {
       await applyToolEdit(context, { path: 'a.txt', oldString: 'a1', newString: 'a2' });
       await applyToolWrite(context, { path: 'b.txt', content: 'b1\n' });
     });
-    await fx.turn('edit b', async (context) => { await applyToolWrite(context, { path: 'b.txt', content: 'b2\n' }); });
+    await fx.turn('edit b', async (context) => {
+      await applyToolWrite(context, { path: 'b.txt', content: 'b2\n' });
+    });
     const [edit] = await fx.store.listCheckpoints(fx.sessionId, { turnId: second.turnId });
 
     const preview = await forker.previewFork({ from: 'checkpoint', sessionId: fx.sessionId, checkpointId: edit!.id });
     expect(preview.requiresConfirmation).toBe(true);
     expect(preview.at).toBe(first.replyId);
     expect(preview.files!.files.map((file) => [file.path, file.action, file.status]).sort()).toEqual([
-      ['workspace:a.txt', 'write', 'safe'], ['workspace:b.txt', 'delete', 'safe'],
+      ['workspace:a.txt', 'write', 'safe'],
+      ['workspace:b.txt', 'delete', 'safe'],
     ]);
     // Without confirm: refused, no file changed, no child.
     expect(await errorCode(() => forker.fork({ from: 'checkpoint', sessionId: fx.sessionId, checkpointId: edit!.id }))).toBe('FORK_NEEDS_CONFIRMATION');
@@ -71,8 +79,12 @@ describe('fork from a checkpoint', () => {
   });
 
   it('/fork latest takes the newest checkpoint; a conflict blocks even with confirm, and force passes it', async () => {
-    await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' }); });
-    const two = await fx.turn('two', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' }); });
+    await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' });
+    });
+    const two = await fx.turn('two', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' });
+    });
     writeFileSync(join(fx.root, 'a.txt'), 'edited by a person\n');
     const preview = await forker.previewFork({ from: 'checkpoint', sessionId: fx.sessionId, checkpointId: 'latest' });
     expect(preview.at).not.toBe(two.inputId);
@@ -88,12 +100,16 @@ describe('fork from a checkpoint', () => {
 
 describe('fork from a message', () => {
   it('keeps the target turn and undoes only later changes, each file to its content before its first later change', async () => {
-    const one = await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' }); });
+    const one = await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' });
+    });
     await fx.turn('two', async (context) => {
       await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' });
       await applyToolWrite(context, { path: 'c.txt', content: 'c\n' });
     });
-    await fx.turn('three', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a3\n' }); });
+    await fx.turn('three', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a3\n' });
+    });
     const result = await forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, confirm: true });
     expect(read('a.txt')).toBe('a1\n'); // the target turn's own change stays
     expect(() => read('c.txt')).toThrow();
@@ -103,7 +119,9 @@ describe('fork from a message', () => {
 
   it('with no change after the fork point is a pure conversation fork (no confirmation needed)', async () => {
     await fx.turn('one');
-    const two = await fx.turn('two', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a\n' }); });
+    const two = await fx.turn('two', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a\n' });
+    });
     const result = await forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: two.replyId });
     expect(result.fileRewind).toBeNull();
     expect(read('a.txt')).toBe('a\n');
@@ -120,9 +138,14 @@ describe('fork from a message', () => {
     expect(await fx.store.listSessions({ parentSessionId: fx.sessionId })).toEqual([]);
   });
 
-  it('forkFrom(turn, name) starts at the turn\'s last save point by default, or at A', async () => {
+  it("forkFrom(turn, name) starts at the turn's last save point by default, or at A", async () => {
     const one = await fx.turn('one');
-    const { message: proposal } = await fx.store.appendMessage({ sessionId: fx.sessionId, role: 'assistant', turnId: one.turnId, parts: [{ type: 'text', text: 'plan' }] });
+    const { message: proposal } = await fx.store.appendMessage({
+      sessionId: fx.sessionId,
+      role: 'assistant',
+      turnId: one.turnId,
+      parts: [{ type: 'text', text: 'plan' }],
+    });
     await recordSavePoint(fx.store, { sessionId: fx.sessionId, turnId: one.turnId, point: 'A', step: 1, messageId: one.inputId });
     await recordSavePoint(fx.store, { sessionId: fx.sessionId, turnId: one.turnId, point: 'B', step: 1, messageId: one.replyId });
     const planB = await forker.forkFrom({ sessionId: fx.sessionId, turn: 1, name: 'plan-b' });
@@ -137,8 +160,12 @@ describe('fork from a message', () => {
 
 describe('stable fork', () => {
   it('only at the final, non-error reply of a completed turn whose boundary is contiguous on the active path; files untouched', async () => {
-    const one = await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' }); });
-    const two = await fx.turn('two', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' }); });
+    const one = await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' });
+    });
+    const two = await fx.turn('two', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' });
+    });
     const failed = await fx.turn('three', undefined, { status: 'error' });
     expect(await errorCode(() => forker.fork({ from: 'stable', sessionId: fx.sessionId, messageId: one.inputId }))).toBe('NOT_A_STABLE_BOUNDARY');
     expect(await errorCode(() => forker.fork({ from: 'stable', sessionId: fx.sessionId, messageId: failed.replyId }))).toBe('NOT_A_STABLE_BOUNDARY');
@@ -156,7 +183,12 @@ describe('stable fork', () => {
   it('a turn without a pinned boundary is refused', async () => {
     const { message: input } = await fx.store.appendMessage({ sessionId: fx.sessionId, role: 'user', parts: [{ type: 'text', text: 'q' }] });
     const turn = await fx.store.createTurn({ sessionId: fx.sessionId, userMessageId: input.id });
-    const { message: reply } = await fx.store.appendMessage({ sessionId: fx.sessionId, role: 'assistant', turnId: turn.id, parts: [{ type: 'text', text: 'a' }] });
+    const { message: reply } = await fx.store.appendMessage({
+      sessionId: fx.sessionId,
+      role: 'assistant',
+      turnId: turn.id,
+      parts: [{ type: 'text', text: 'a' }],
+    });
     await fx.store.updateTurn(turn.id, { status: 'complete', endedAt: Date.now() });
     expect(await errorCode(() => forker.fork({ from: 'stable', sessionId: fx.sessionId, messageId: reply.id }))).toBe('NOT_A_STABLE_BOUNDARY');
   });
@@ -178,11 +210,17 @@ describe('side chat', () => {
     expect(await listRewindTargets(fx.store, side.session.id)).toEqual([]);
   });
 
-  it('while the parent runs a turn, stops at that turn\'s user input (no reply being generated), and carries the question', async () => {
+  it("while the parent runs a turn, stops at that turn's user input (no reply being generated), and carries the question", async () => {
     await fx.turn('one');
     const { message: input } = await fx.store.appendMessage({ sessionId: fx.sessionId, role: 'user', parts: [{ type: 'text', text: 'long task' }] });
     const running = await fx.store.createTurn({ sessionId: fx.sessionId, userMessageId: input.id });
-    await fx.store.appendMessage({ sessionId: fx.sessionId, role: 'assistant', turnId: running.id, status: 'streaming', parts: [{ type: 'text', text: 'half a reply' }] });
+    await fx.store.appendMessage({
+      sessionId: fx.sessionId,
+      role: 'assistant',
+      turnId: running.id,
+      status: 'streaming',
+      parts: [{ type: 'text', text: 'half a reply' }],
+    });
     const side = await forker.fork({ from: 'side-chat', sessionId: fx.sessionId, question: 'what is a monad?' });
     expect(side.session.forkedFromMessageId).toBe(input.id);
     const path = await fx.store.history(side.session.id);
@@ -203,7 +241,10 @@ describe('every fork', () => {
     expect(grandchild.session.title).toBe('deeper');
     const path = await fx.store.history(child.session.id);
     const notes = path.slice(2);
-    expect(notes.map((message) => [message.kind, message.metadata.visibility])).toEqual([['fork_note', 'model'], ['fork_note', 'ui']]);
+    expect(notes.map((message) => [message.kind, message.metadata.visibility])).toEqual([
+      ['fork_note', 'model'],
+      ['fork_note', 'ui'],
+    ]);
     expect(modelView(path).map((message) => message.id)).not.toContain(notes[1]!.id);
     expect(uiView(path).map((message) => message.id)).not.toContain(notes[0]!.id);
     // Shared, not copied: the same message rows.
@@ -212,8 +253,12 @@ describe('every fork', () => {
   });
 
   it('is idempotent: the same command id returns the same child and does nothing again', async () => {
-    await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' }); });
-    await fx.turn('two', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' }); });
+    await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' });
+    });
+    await fx.turn('two', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' });
+    });
     const first = await forker.fork({ from: 'checkpoint', sessionId: fx.sessionId, confirm: true, commandId: 'cmd-1' });
     writeFileSync(join(fx.root, 'a.txt'), 'a2\n'); // even with the file changed back, a replay touches nothing
     const again = await forker.fork({ from: 'checkpoint', sessionId: fx.sessionId, confirm: true, commandId: 'cmd-1' });
@@ -226,8 +271,12 @@ describe('every fork', () => {
   });
 
   it('a replay after the files were rewound but before the child committed finishes the fork without touching files again', async () => {
-    await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' }); });
-    await fx.turn('two', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' }); });
+    await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' });
+    });
+    await fx.turn('two', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' });
+    });
     // First attempt: the file rewind commits, then the child's commit fails (as a crash between the two would).
     const store = fx.store;
     const original = store.forkSession.bind(store);
@@ -255,7 +304,9 @@ describe('every fork', () => {
     expect(await errorCode(() => forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: '' }))).toBe('INVALID_ARGUMENT');
     expect(await errorCode(() => forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: 'msg_nope' }))).toBe('MESSAGE_NOT_FOUND');
     expect(await errorCode(() => forker.fork({ from: 'side-chat', sessionId: 'ses_nope' }))).toBe('SESSION_NOT_FOUND');
-    expect(await errorCode(() => forker.fork({ from: 'side-chat', sessionId: fx.sessionId, workspace: { mode: 'isolated', dir: 'relative/dir' } }))).toBe('INVALID_ARGUMENT');
+    expect(await errorCode(() => forker.fork({ from: 'side-chat', sessionId: fx.sessionId, workspace: { mode: 'isolated', dir: 'relative/dir' } }))).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect(await fx.store.listSessions({ parentSessionId: fx.sessionId })).toEqual([]);
   });
 });

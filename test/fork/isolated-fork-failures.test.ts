@@ -45,7 +45,9 @@ const staging = (parent: string) => readdirSync(parent).filter((name) => name.en
 describe('isolated fork failures', () => {
   it('a fork killed with SIGKILL mid-materialization leaves a staging directory that the next fork into the same parent removes; a live one is kept', async () => {
     for (let index = 0; index < 8; index++) writeFileSync(join(fx.root, `file-${index}.txt`), `content ${index}\n`);
-    const one = await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a\n' }); });
+    const one = await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a\n' });
+    });
     const forks = join(fx.dir, 'forks');
 
     const killed = await forkChild(one.replyId, join(forks, 'killed'));
@@ -60,7 +62,12 @@ describe('isolated fork failures', () => {
     const aliveStaging = staging(forks).filter((name) => name !== left);
     expect(aliveStaging).toHaveLength(1);
 
-    const result = await forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: join(forks, 'next') } });
+    const result = await forker.fork({
+      from: 'message',
+      sessionId: fx.sessionId,
+      messageId: one.replyId,
+      workspace: { mode: 'isolated', dir: join(forks, 'next') },
+    });
     expect(result.session.workdir).toBe(join(forks, 'next'));
     // The dead process's directory is gone, the live one's is untouched.
     expect(staging(forks)).toEqual(aliveStaging);
@@ -75,16 +82,28 @@ describe('isolated fork failures', () => {
   it('copies a file over 2 GiB (sparse, so it costs no disk) byte for byte, holes kept', async () => {
     const big = join(fx.root, 'big.img');
     const size = 2 * 1024 ** 3 + 5 * 1024 ** 2 + 123;
-    const marks: Array<[number, string]> = [[0, 'start'], [1024 ** 3 + 7, 'middle'], [2 * 1024 ** 3 + 4096, 'past 2 GiB'], [size - 3, 'end']];
+    const marks: Array<[number, string]> = [
+      [0, 'start'],
+      [1024 ** 3 + 7, 'middle'],
+      [2 * 1024 ** 3 + 4096, 'past 2 GiB'],
+      [size - 3, 'end'],
+    ];
     const fd = openSync(big, 'w');
     ftruncateSync(fd, size);
     for (const [at, text] of marks) writeSync(fd, text, at);
     closeSync(fd);
     writeFileSync(join(fx.root, 'small.txt'), 'small\n');
-    const one = await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a\n' }); });
+    const one = await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a\n' });
+    });
 
     const target = join(fx.dir, 'child');
-    const result = await forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: target, durable: false } });
+    const result = await forker.fork({
+      from: 'message',
+      sessionId: fx.sessionId,
+      messageId: one.replyId,
+      workspace: { mode: 'isolated', dir: target, durable: false },
+    });
     expect(result.materialized!.files).toBe(3);
     const copy = join(target, 'big.img');
     expect(statSync(copy).size).toBe(size);
@@ -94,7 +113,7 @@ describe('isolated fork failures', () => {
     try {
       for (const [at, text] of marks) {
         const buffer = Buffer.alloc(text.length + 2);
-        const read = readSync(check, buffer, 0, buffer.length, Math.max(at - 1 , 0));
+        const read = readSync(check, buffer, 0, buffer.length, Math.max(at - 1, 0));
         const expected = at === 0 ? Buffer.concat([Buffer.from(text), Buffer.alloc(2)]) : Buffer.concat([Buffer.alloc(1), Buffer.from(text), Buffer.alloc(1)]);
         expect(buffer.subarray(0, read)).toEqual(expected.subarray(0, read));
       }
@@ -104,7 +123,9 @@ describe('isolated fork failures', () => {
   });
 
   it('refuses a target on /proc or /sys, below a regular file, or with a name too long, at once and with nothing written', async () => {
-    const one = await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a\n' }); });
+    const one = await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a\n' });
+    });
     writeFileSync(join(fx.dir, 'plain-file'), 'x');
     const before = snapshotDir(fx.root);
     const listing = readdirSync(fx.dir).sort();
@@ -117,7 +138,10 @@ describe('isolated fork failures', () => {
       [join(fx.dir, 'x'.repeat(256)), 'NAME_TOO_LONG'],
     ];
     for (const [dir, code] of cases) {
-      expect({ dir, code: await errorCode(() => forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir } })) }).toEqual({ dir, code });
+      expect({
+        dir,
+        code: await errorCode(() => forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir } })),
+      }).toEqual({ dir, code });
     }
     expect(existsSync('/proc/no-such-dir')).toBe(false);
     expect(snapshotDir(fx.root)).toEqual(before);
@@ -125,6 +149,8 @@ describe('isolated fork failures', () => {
     expect(await fx.store.listSessions()).toHaveLength(sessions);
     // A long name that fits (250 bytes) still works: its hidden staging directory's name is bounded.
     const fits = join(fx.dir, 'y'.repeat(250));
-    expect((await forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: fits } })).session.workdir).toBe(fits);
+    expect(
+      (await forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: fits } })).session.workdir,
+    ).toBe(fits);
   });
 });

@@ -33,17 +33,37 @@ describe('isolated fork of a session with several roots', () => {
       const { message } = await store.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text }] });
       const record = await store.createTurn({ sessionId: session.id, userMessageId: message.id });
       const context = await openCaptureContext({ store, blobs, sessionId: session.id, turnId: record.id });
-      for (const write of writes) await applyToolWrite(context, write.root ? { path: write.path, root: write.root, content: write.content } : { path: write.path, content: write.content });
-      const { message: reply } = await store.appendMessage({ sessionId: session.id, role: 'assistant', turnId: record.id, parts: [{ type: 'text', text: 'ok' }] });
+      for (const write of writes)
+        await applyToolWrite(
+          context,
+          write.root ? { path: write.path, root: write.root, content: write.content } : { path: write.path, content: write.content },
+        );
+      const { message: reply } = await store.appendMessage({
+        sessionId: session.id,
+        role: 'assistant',
+        turnId: record.id,
+        parts: [{ type: 'text', text: 'ok' }],
+      });
       await pinTurnBoundary(store, record.id);
       await store.updateTurn(record.id, { status: 'complete', endedAt: Date.now() });
       return reply.id;
     };
-    const forkPoint = await turn('one', [{ path: 'a.txt', content: 'a1\n' }, { path: 'plan.md', root: 'notes', content: 'plan v2\n' }]);
-    await turn('two', [{ path: 'plan.md', root: 'notes', content: 'plan v3\n' }, { path: 'a.txt', content: 'a2\n' }]);
+    const forkPoint = await turn('one', [
+      { path: 'a.txt', content: 'a1\n' },
+      { path: 'plan.md', root: 'notes', content: 'plan v2\n' },
+    ]);
+    await turn('two', [
+      { path: 'plan.md', root: 'notes', content: 'plan v3\n' },
+      { path: 'a.txt', content: 'a2\n' },
+    ]);
 
     const target = join(dir, 'alt');
-    const { session: child } = await new SessionForker({ store, blobs }).fork({ from: 'message', sessionId: session.id, messageId: forkPoint, workspace: { mode: 'isolated', dir: target } });
+    const { session: child } = await new SessionForker({ store, blobs }).fork({
+      from: 'message',
+      sessionId: session.id,
+      messageId: forkPoint,
+      workspace: { mode: 'isolated', dir: target },
+    });
     expect(readFileSync(join(target, 'a.txt'), 'utf8')).toBe('a1\n');
     expect(readFileSync(join(`${target}.roots`, 'notes', 'plan.md'), 'utf8')).toBe('plan v2\n');
     expect(readFileSync(join(dir, 'notes', 'plan.md'), 'utf8')).toBe('plan v3\n');

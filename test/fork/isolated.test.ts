@@ -41,18 +41,30 @@ describe('isolated workspace', () => {
       await fs.rename('src/b.ts', 'src/b2.ts');
       await fs.deleteFile('README.md');
       await applyToolWrite(context, { path: 'new.txt', content: 'new\n' });
-      await captureExec(context, () => {
-        chmodSync(join(fx.root, 'src/a.ts'), 0o750);
-        writeFileSync(join(fx.root, 'shell.txt'), 'x\n');
-        writeFileSync(join(fx.root, 'src/deep/data.bin'), Buffer.from([9]));
-      }, { command: 'chmod 750 src/a.ts; echo x > shell.txt; …' });
+      await captureExec(
+        context,
+        () => {
+          chmodSync(join(fx.root, 'src/a.ts'), 0o750);
+          writeFileSync(join(fx.root, 'shell.txt'), 'x\n');
+          writeFileSync(join(fx.root, 'src/deep/data.bin'), Buffer.from([9]));
+        },
+        { command: 'chmod 750 src/a.ts; echo x > shell.txt; …' },
+      );
     });
-    await fx.turn('three', async (context) => { await applyToolEdit(context, { path: 'src/a.ts', oldString: '2', newString: '3' }); });
+    await fx.turn('three', async (context) => {
+      await applyToolEdit(context, { path: 'src/a.ts', oldString: '2', newString: '3' });
+    });
     const parentBefore = snapshotDir(fx.root);
 
     const progress: number[] = [];
     const target = join(fx.dir, 'child-ws');
-    const result = await forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: target }, onProgress: (done) => progress.push(done) });
+    const result = await forker.fork({
+      from: 'message',
+      sessionId: fx.sessionId,
+      messageId: one.replyId,
+      workspace: { mode: 'isolated', dir: target },
+      onProgress: (done) => progress.push(done),
+    });
     expect(result.strategy).toBe('isolated');
     expect(result.session.workdir).toBe(target);
     expect(snapshotDir(target)).toEqual(expected);
@@ -62,10 +74,14 @@ describe('isolated workspace', () => {
     expect(await fx.store.listEntries(fx.sessionId, { type: 'file-rewind' })).toEqual([]);
   });
 
-  it('from a checkpoint: the default directory sits beside the parent\'s, at the state before that checkpoint', async () => {
-    await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' }); });
+  it("from a checkpoint: the default directory sits beside the parent's, at the state before that checkpoint", async () => {
+    await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' });
+    });
     const expected = snapshotDir(fx.root);
-    await fx.turn('two', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' }); });
+    await fx.turn('two', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a2\n' });
+    });
     const result = await forker.fork({ from: 'checkpoint', sessionId: fx.sessionId, workspace: { mode: 'isolated' } });
     expect(result.session.workdir).toBe(`${fx.root}.forks/${result.session.id}`);
     expect(snapshotDir(result.session.workdir!)).toEqual(expected);
@@ -73,7 +89,9 @@ describe('isolated workspace', () => {
   });
 
   it('two strategies run side by side: changes in the child do not reach the parent', async () => {
-    const one = await fx.turn('one', async (context) => { await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' }); });
+    const one = await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a1\n' });
+    });
     const child = await forker.fork({ from: 'stable', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated' } });
     writeFileSync(join(child.session.workdir!, 'a.txt'), 'plan b\n');
     expect(readFileSync(join(fx.root, 'a.txt'), 'utf8')).toBe('a1\n');
@@ -84,7 +102,9 @@ describe('isolated workspace', () => {
     const target = join(fx.dir, 'busy');
     mkdirSync(target);
     writeFileSync(join(target, 'keep.txt'), 'mine\n');
-    expect(await errorCode(() => forker.fork({ from: 'stable', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: target } }))).toBe('MATERIALIZE_TARGET_NOT_EMPTY');
+    expect(
+      await errorCode(() => forker.fork({ from: 'stable', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: target } })),
+    ).toBe('MATERIALIZE_TARGET_NOT_EMPTY');
     expect(snapshotDir(target)).toEqual({ 'keep.txt': { kind: 'file', mode: expect.any(Number), content: Buffer.from('mine\n').toString('base64') } });
     expect(await fx.store.listSessions({ parentSessionId: fx.sessionId })).toEqual([]);
   });
@@ -93,8 +113,12 @@ describe('isolated workspace', () => {
     const one = await fx.turn('one');
     const target = join(fx.dir, 'gone');
     const original = fx.store.forkSession.bind(fx.store);
-    fx.store.forkSession = async () => { throw new Error('commit failed'); };
-    await expect(forker.fork({ from: 'stable', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: target } })).rejects.toThrow('commit failed');
+    fx.store.forkSession = async () => {
+      throw new Error('commit failed');
+    };
+    await expect(
+      forker.fork({ from: 'stable', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: target } }),
+    ).rejects.toThrow('commit failed');
     fx.store.forkSession = original;
     expect(existsSync(target)).toBe(false);
   });

@@ -4,17 +4,24 @@ import { SessionForker } from '../../src/fork/index.js';
 import { createForkFixture, type ForkFixture } from './fork-fixture.js';
 
 let fx: ForkFixture;
-beforeEach(async () => { fx = await createForkFixture(); });
+beforeEach(async () => {
+  fx = await createForkFixture();
+});
 afterEach(async () => fx.cleanup());
 
 describe('stable fork while the parent runs its next turn', () => {
   it('commits while another process appends to the parent, without failing and without disturbing it', async () => {
     const one = await fx.turn('one');
     // The parent's next turn, running in another process: it appends under the parent's head until killed.
-    const worker = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/append-forever.ts', fx.storePath, fx.sessionId], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const worker = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/append-forever.ts', fx.storePath, fx.sessionId], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
-        worker.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(); });
+        worker.stdout.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('ready')) resolve();
+        });
         worker.once('exit', (code) => reject(new Error(`appender exited early (${code})`)));
       });
       const forker = new SessionForker({ store: fx.store, blobs: fx.blobs });

@@ -6,7 +6,13 @@ import { repoRoot } from './packed-project.js';
 /** The functions and classes an entry point exports that have no JSDoc `@example` on their declaration. */
 function undocumented(entry: string): { checked: number; missing: string[] } {
   const file = join(repoRoot, 'src', entry);
-  const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true });
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    noEmit: true,
+  });
   const checker = program.getTypeChecker();
   const module = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
   const missing: string[] = [];

@@ -44,7 +44,13 @@ console.log(JSON.stringify({
 }));`,
     );
     expect(run.stderr).toBe('');
-    const names = JSON.parse(run.stdout) as { wanted: Record<string, string>; schema: string; internals: string[]; count: number; testing: Record<string, string> };
+    const names = JSON.parse(run.stdout) as {
+      wanted: Record<string, string>;
+      schema: string;
+      internals: string[];
+      count: number;
+      testing: Record<string, string>;
+    };
     expect(Object.entries(names.wanted).filter(([, type]) => type !== 'function')).toEqual([]);
     expect(names.schema).toBe('function');
     expect(names.internals).toEqual([]);
@@ -88,7 +94,21 @@ export const conformance: typeof runStoreConformance = runStoreConformance;
 `,
     );
     const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-    const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--types', 'node', '--typeRoots', join(repoRoot, 'node_modules', '@types')];
+    const flags = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--skipLibCheck',
+      '--types',
+      'node',
+      '--typeRoots',
+      join(repoRoot, 'node_modules', '@types'),
+    ];
     const run = spawnSync(process.execPath, [tsc, ...flags, 'consumer.mts'], { cwd: project.dir, encoding: 'utf8' });
     expect(run.stdout + run.stderr).toBe('');
     expect(run.status).toBe(0);

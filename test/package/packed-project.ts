@@ -22,15 +22,29 @@ export function createPackedProject(): { dir: string; tarball: string } {
   const dir = mkdtempSync(join(tmpdir(), 'waypoint-packed-'));
   const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: repoRoot, encoding: 'utf8' }).trim().split('\n').at(-1)!;
   const tarball = join(dir, packed);
-  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; engines: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies: Record<string, string>;
+    engines: Record<string, string>;
+  };
   const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
   const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
   const packages: Record<string, unknown> = {
     '': { name: 'packed-consumer', dependencies: { waypoint: `file:${packed}` } },
-    'node_modules/waypoint': { version: pkg.version, resolved: `file:${packed}`, integrity, dependencies: pkg.dependencies, engines: pkg.engines, bin: { waypoint: 'bin/waypoint.js' } },
+    'node_modules/waypoint': {
+      version: pkg.version,
+      resolved: `file:${packed}`,
+      integrity,
+      dependencies: pkg.dependencies,
+      engines: pkg.engines,
+      bin: { waypoint: 'bin/waypoint.js' },
+    },
   };
   for (const [path, entry] of Object.entries(lock.packages)) if (path !== '' && !entry.dev) packages[path] = entry;
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'packed-consumer', private: true, type: 'module', dependencies: { waypoint: `file:${packed}` } }, null, 2));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'packed-consumer', private: true, type: 'module', dependencies: { waypoint: `file:${packed}` } }, null, 2),
+  );
   writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ name: 'packed-consumer', lockfileVersion: 3, requires: true, packages }, null, 2));
   execFileSync('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, encoding: 'utf8' });
   const require = createRequire(join(repoRoot, 'package.json'));

@@ -35,9 +35,18 @@ async function buildHistory(h: RewindHarness, round: number): Promise<History> {
   for (const name of ['a', 'c', 'd']) h.put(`${dir}/${name}.txt`, `${name}0\n`);
   const turns: TurnRef[] = [];
   const plan: Array<Array<[string, string]>> = [
-    [['a', 'a1'], ['b', 'b1']],
-    [['a', 'a2'], ['c', 'c1']],
-    [['d', 'd1'], ['b', 'b2']],
+    [
+      ['a', 'a1'],
+      ['b', 'b1'],
+    ],
+    [
+      ['a', 'a2'],
+      ['c', 'c1'],
+    ],
+    [
+      ['d', 'd1'],
+      ['b', 'b2'],
+    ],
   ];
   const labels = new Map<string, string>();
   for (const [index, writes] of plan.entries()) {
@@ -58,7 +67,10 @@ function describeOp(op: Op): string {
 function report(reply: WorkerReply | { ok: true; checkpointIds: string[] } | { ok: false; code: string }, labels: Map<string, string>): string {
   if ('code' in reply) return `error ${reply.code}`;
   if (!('checkpointIds' in reply)) return 'person';
-  return `undid ${reply.checkpointIds.map((id) => labels.get(id) ?? id).sort().join(',')}`;
+  return `undid ${reply.checkpointIds
+    .map((id) => labels.get(id) ?? id)
+    .sort()
+    .join(',')}`;
 }
 
 async function rewoundLabels(store: RewindHarness['store'], history: History): Promise<string[]> {
@@ -66,7 +78,10 @@ async function rewoundLabels(store: RewindHarness['store'], history: History): P
   const rewinds = await rewinder.listRewinds(history.session.id);
   const latest = new Map<string, boolean>();
   for (const rewind of rewinds) for (const id of rewind.checkpointIds) latest.set(id, rewind.action === 'rewind');
-  return [...latest].filter(([, rewound]) => rewound).map(([id]) => history.labels.get(id)!).sort();
+  return [...latest]
+    .filter(([, rewound]) => rewound)
+    .map(([id]) => history.labels.get(id)!)
+    .sort();
 }
 
 function roundFiles(h: RewindHarness, dir: string): Record<string, string> {
@@ -86,7 +101,10 @@ async function serialOutcome(ops: Op[], order: number[]): Promise<Outcome> {
       const op = ops[index]!;
       let result: FileRewindResult | { ok: false; code: string };
       try {
-        result = op.kind === 'latest' ? await rewinder.restoreLatest(history.session.id) : await rewinder.cascade(history.session.id, history.turns[op.turn]!.messageId);
+        result =
+          op.kind === 'latest'
+            ? await rewinder.restoreLatest(history.session.id)
+            : await rewinder.cascade(history.session.id, history.turns[op.turn]!.messageId);
       } catch (error) {
         if (!WaypointError.is(error)) throw error;
         result = { ok: false, code: error.code };
@@ -121,7 +139,9 @@ describe('concurrent rewinds of one session (separate processes)', () => {
     const seen = new Map<string, number>();
     for (let round = 0; round < ROUNDS; round++) {
       const count = 2 + Math.floor(random() * 2);
-      const ops: Op[] = Array.from({ length: count }, (_, index) => (index === 0 || random() < 0.5 ? { kind: 'cascade', turn: Math.floor(random() * 3) } : { kind: 'latest' }));
+      const ops: Op[] = Array.from({ length: count }, (_, index) =>
+        index === 0 || random() < 0.5 ? { kind: 'cascade', turn: Math.floor(random() * 3) } : { kind: 'latest' },
+      );
       const delays = ops.map(() => random() * 3);
       const context = `seed ${seed} (rerun with WAYPOINT_TEST_SEED=${seed}), round ${round}: ${ops.map(describeOp).join(' | ')}`;
       const history = await buildHistory(h, round);

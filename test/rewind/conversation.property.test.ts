@@ -31,7 +31,13 @@ describe('conversation invariants under random turns, rewinds, redos and compact
               created.push(user.message.id, reply.message.id);
             } else if (op === 'compact' && before.length > 2) {
               const to = before[pick % (before.length - 1)]!;
-              const summary = await store.appendMessage({ sessionId, role: 'user', kind: 'summary', parts: [{ type: 'text', text: 'summary' }], metadata: { covers: { to } } });
+              const summary = await store.appendMessage({
+                sessionId,
+                role: 'user',
+                kind: 'summary',
+                parts: [{ type: 'text', text: 'summary' }],
+                metadata: { covers: { to } },
+              });
               created.push(summary.message.id);
               const view = modelView(await store.history(sessionId, { parts: 'none' }));
               expect(view[0]!.id).toBe(summary.message.id);

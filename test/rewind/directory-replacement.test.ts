@@ -5,7 +5,10 @@ import { FileRewinder, recoverJournals } from '../../src/rewind/files/index.js';
 import { RewindHarness } from '../fixtures/rewind-harness.js';
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<WaypointError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(WaypointError.is(error, code), `expected ${code}, got ${String(error)}`).toBe(true);
   return error as WaypointError;
 }
@@ -59,10 +62,13 @@ describe('a file and a directory trading places, rewound and redone', () => {
 
   it('a directory holding anything the rewind does not remove is refused with the reason, and nothing changes', async () => {
     const turn = await fileBecomesDirectory();
-    h.put('notes/person.md', 'the person\'s own note\n');
+    h.put('notes/person.md', "the person's own note\n");
     const preview = await rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId });
     expect(preview.canApply).toBe(false);
-    expect(preview.files.find((file) => file.path === 'workspace:notes')).toMatchObject({ status: 'file_read_failed', reason: expect.stringContaining('workspace:notes/person.md') });
+    expect(preview.files.find((file) => file.path === 'workspace:notes')).toMatchObject({
+      status: 'file_read_failed',
+      reason: expect.stringContaining('workspace:notes/person.md'),
+    });
     const before = h.files();
     await expectCode(rewinder.apply(preview), 'REWIND_CONFLICT');
     expect(h.files()).toEqual(before);
@@ -73,17 +79,34 @@ describe('a file and a directory trading places, rewound and redone', () => {
 
   it('a failure after the directory gave way puts the directory and its files back', async () => {
     const turn = await fileBecomesDirectory();
-    const failing = new FileRewinder({ store: h.store, hooks: { afterStep: (path) => { if (path === 'workspace:notes') throw new Error('disk full (simulated by a hook)'); } } });
+    const failing = new FileRewinder({
+      store: h.store,
+      hooks: {
+        afterStep: (path) => {
+          if (path === 'workspace:notes') throw new Error('disk full (simulated by a hook)');
+        },
+      },
+    });
     await expectCode(failing.apply(await failing.preview({ sessionId: h.session.id, turnId: turn.turnId })), 'REWIND_APPLY_FAILED');
     expect(h.files()).toEqual({ 'notes/today.md': 'today\n', 'notes/deep/more.md': 'more\n' });
     expect((await h.store.listJournals())[0]!.state).toBe('rolled_back');
   });
 
-  it('recovery after a crash once the file took the directory\'s place: the directory and its files come back', async () => {
+  it("recovery after a crash once the file took the directory's place: the directory and its files come back", async () => {
     const turn = await fileBecomesDirectory();
     // A real apply, stopped for good right after the file replaced the directory: the journal stays
     // pending as if the process had been killed there.
-    const crashing = new FileRewinder({ store: h.store, hooks: { afterStep: (path) => { if (path === 'workspace:notes') throw new Error('killed'); }, beforeRestore: () => { throw new Error('killed'); } } });
+    const crashing = new FileRewinder({
+      store: h.store,
+      hooks: {
+        afterStep: (path) => {
+          if (path === 'workspace:notes') throw new Error('killed');
+        },
+        beforeRestore: () => {
+          throw new Error('killed');
+        },
+      },
+    });
     await expectCode(crashing.apply(await crashing.preview({ sessionId: h.session.id, turnId: turn.turnId })), 'REWIND_UNRECOVERABLE');
     expect(h.files()).toEqual({ notes: 'a file of notes\n' });
     const [journal] = await h.store.listJournals({ state: 'pending' });

@@ -44,7 +44,12 @@ describe('a person saving files while a multi-file rewind applies (separate proc
       const window = Math.min(40, Math.max(2, 1.5 * (median(applyMs) ?? 8)));
       const saves = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, index) => {
         const name = names[Math.floor(random() * FILES)]!;
-        return { name, path: h.path(name), content: `person ${round} ${index} ${random().toString(36).slice(2)}\n`, delayMs: random() * (index === 0 ? window : window / 2) };
+        return {
+          name,
+          path: h.path(name),
+          content: `person ${round} ${index} ${random().toString(36).slice(2)}\n`,
+          delayMs: random() * (index === 0 ? window : window / 2),
+        };
       });
       const [applied, saved] = await Promise.all([
         applier.send({ op: 'preview-apply', sessionId: h.session.id, turnId: turn.turnId }),
@@ -58,19 +63,31 @@ describe('a person saving files while a multi-file rewind applies (separate proc
       const lastSave = new Map(saves.map((save) => [save.name, save.content]));
       for (const [index, name] of names.entries()) {
         const expected = lastSave.get(name) ?? (ok ? `base ${round} ${index}\n` : `agent ${round} ${index}\n`);
-        expect(h.read(name), `${context}: ${name} after ${ok ? 'success' : 'a conflict'}; saves ${JSON.stringify(saves.map((save) => [save.name, save.delayMs.toFixed(1)]))}`).toBe(expected);
+        expect(
+          h.read(name),
+          `${context}: ${name} after ${ok ? 'success' : 'a conflict'}; saves ${JSON.stringify(saves.map((save) => [save.name, save.delayMs.toFixed(1)]))}`,
+        ).toBe(expected);
       }
       // Nothing set aside is left behind (files taken off a path are put back or removed).
-      expect(readdirSync(h.path(`round-${round}`)).filter((entry) => entry.startsWith('.')), context).toEqual([]);
+      expect(
+        readdirSync(h.path(`round-${round}`)).filter((entry) => entry.startsWith('.')),
+        context,
+      ).toEqual([]);
       const recorded = (await h.store.listEntries(h.session.id, { type: 'file-rewind' })).length - rewindsBefore;
       expect(recorded, `${context}: the ledger records the rewind exactly when it succeeded`).toBe(ok ? 1 : 0);
       const journals = (await h.store.listJournals()).slice(journalsBefore);
       if (ok) {
         outcomes.applied++;
-        expect(journals.map((journal) => journal.state), context).toEqual(['committed']);
+        expect(
+          journals.map((journal) => journal.state),
+          context,
+        ).toEqual(['committed']);
       } else {
         outcomes.conflict++;
-        expect(journals.every((journal) => journal.state === 'rolled_back'), context).toBe(true);
+        expect(
+          journals.every((journal) => journal.state === 'rolled_back'),
+          context,
+        ).toBe(true);
         if (journals.length > 0) outcomes.rolledBack++;
       }
     }

@@ -35,7 +35,10 @@ describe('the workspace lock rewinds serialize on', () => {
     await h.recordWrite(turn, 'a.txt', 'a1\n');
     holder = await startHolder(h);
     const workspace = new Workspace({ roots: [{ name: 'workspace', dir: h.work, kind: 'workspace' }] });
-    const busy = await lockWorkspace(h.store, workspace, { purpose: 'probe', waitMs: 200 }).then(() => null, (error: unknown) => error);
+    const busy = await lockWorkspace(h.store, workspace, { purpose: 'probe', waitMs: 200 }).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(WaypointError.is(busy, 'WORKSPACE_BUSY')).toBe(true);
     expect((busy as WaypointError).message).toContain(`process ${holder.pid}`);
     expect(await lockWorkspace(h.store, workspace, { purpose: 'probe', waitMs: 0 })).toBeNull();
@@ -51,7 +54,7 @@ describe('the workspace lock rewinds serialize on', () => {
     expect(h.read('a.txt')).toBe('a0\n');
   }, 30_000);
 
-  it('a rewind first rolls back a dead process\'s unfinished journal on the workspace, then plans on the files as they were', async () => {
+  it("a rewind first rolls back a dead process's unfinished journal on the workspace, then plans on the files as they were", async () => {
     h.put('a.txt', 'a0\n');
     h.put('b.txt', 'b0\n');
     const turn = await h.turn();
@@ -61,7 +64,9 @@ describe('the workspace lock rewinds serialize on', () => {
     const a1 = h.hash('a1\n');
     const a0 = h.hash('a0\n');
     const journal = await h.store.createJournal({
-      sessionId: h.session.id, kind: 'file-rewind', root: h.work,
+      sessionId: h.session.id,
+      kind: 'file-rewind',
+      root: h.work,
       items: [
         { path: 'workspace:a.txt', expectedHash: a1, targetHash: a0, mode: null },
         { path: 'workspace:b.txt', expectedHash: h.hash('b1\n'), targetHash: h.hash('b0\n'), mode: null },
@@ -74,7 +79,10 @@ describe('the workspace lock rewinds serialize on', () => {
     expect(preview.files.find((file) => file.path === 'workspace:a.txt')!.status).toBe('external_modified');
     const result = await new FileRewinder({ store: h.store }).cascade(h.session.id, turn.messageId);
     expect((await h.store.getJournal(journal.id)).state).toBe('rolled_back');
-    expect(result.files.map((file) => [file.path, file.fromHash]).sort()).toEqual([['workspace:a.txt', a1], ['workspace:b.txt', h.hash('b1\n')]]);
+    expect(result.files.map((file) => [file.path, file.fromHash]).sort()).toEqual([
+      ['workspace:a.txt', a1],
+      ['workspace:b.txt', h.hash('b1\n')],
+    ]);
     expect(h.files()).toEqual({ 'a.txt': 'a0\n', 'b.txt': 'b0\n' });
   });
 });

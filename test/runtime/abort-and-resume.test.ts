@@ -26,7 +26,13 @@ async function expectValidHistory(fixture: RuntimeFixture, sessionId: string): P
 describe('abort', () => {
   it('mid-tool: the command is killed, every call gets a result, the turn is interrupted, the next turn runs', async () => {
     fixture = await runtimeFixture([
-      { text: 'Running it.', toolCalls: [{ toolName: 'bash', input: { command: 'touch started && sleep 30' } }, { toolName: 'write', input: { path: 'after.txt', content: 'x' } }] },
+      {
+        text: 'Running it.',
+        toolCalls: [
+          { toolName: 'bash', input: { command: 'touch started && sleep 30' } },
+          { toolName: 'write', input: { path: 'after.txt', content: 'x' } },
+        ],
+      },
       { text: 'Fresh start.' },
     ]);
     const { runtime, workdir, waypoint } = fixture;
@@ -47,7 +53,10 @@ describe('abort', () => {
       'tool/tool_result/complete: tool-result',
     ]);
     const path = await waypoint.store.history(session.id);
-    expect((path[2]!.parts[0]!.content!.output as { type: string; value: string })).toMatchObject({ type: 'error-text', value: expect.stringContaining('Interrupted') });
+    expect(path[2]!.parts[0]!.content!.output as { type: string; value: string }).toMatchObject({
+      type: 'error-text',
+      value: expect.stringContaining('Interrupted'),
+    });
     expect((path[3]!.parts[0]!.content!.output as { value: string }).value).toContain('before this tool call ran');
     await expectValidHistory(fixture, session.id);
     const points = await listSavePoints(waypoint.store, session.id, result.turn.id);
@@ -87,10 +96,20 @@ describe('resume after a crash', () => {
     writeFileSync(
       script,
       JSON.stringify({
-        steps: [{ text: 'Writing, then running.', toolCalls: [{ toolName: 'write', input: { path: 'a.txt', content: 'kept\n' } }, { toolName: 'bash', input: { command: `echo $$ > ${marker} && sleep 60` } }] }],
+        steps: [
+          {
+            text: 'Writing, then running.',
+            toolCalls: [
+              { toolName: 'write', input: { path: 'a.txt', content: 'kept\n' } },
+              { toolName: 'bash', input: { command: `echo $$ > ${marker} && sleep 60` } },
+            ],
+          },
+        ],
       }),
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'fixtures', 'crash-turn-child.ts'), storePath, workdir, script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'fixtures', 'crash-turn-child.ts'), storePath, workdir, script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -117,7 +117,11 @@ describe('background bash tasks are captured when they end', () => {
   it('records nothing for a task a rewind stopped, and leaves its changes visible to the next scan', async () => {
     fixture = await runtimeFixture((dir) => [
       { toolCalls: [{ toolName: 'bash', input: { command: 'echo ready > ready.txt' } }] },
-      { toolCalls: [{ toolName: 'bash', input: { command: `echo partial > partial.txt; ${waitFor(join(dir, 'go'))}; echo never > never.txt`, background: true } }] },
+      {
+        toolCalls: [
+          { toolName: 'bash', input: { command: `echo partial > partial.txt; ${waitFor(join(dir, 'go'))}; echo never > never.txt`, background: true } },
+        ],
+      },
       { text: 'Started.' },
     ]);
     const { runtime, waypoint, workdir } = fixture;

@@ -91,7 +91,12 @@ describe('checkpointTools: any AI SDK tool, checkpointed in the running turn', (
     expect(ended.summary.files.map((file) => file.displayPath).sort()).toEqual(['extra.txt', 'notes.md']);
     expect(ended.partiallyProtected).toBe(false);
     // The loop's messages are in the session: input, the tool call, its result, the answer.
-    expect((await s.waypoint.store.history(s.session.id)).map((message) => `${message.role}/${message.kind}`)).toEqual(['user/input', 'assistant/reply', 'tool/tool_result', 'assistant/reply']);
+    expect((await s.waypoint.store.history(s.session.id)).map((message) => `${message.role}/${message.kind}`)).toEqual([
+      'user/input',
+      'assistant/reply',
+      'tool/tool_result',
+      'assistant/reply',
+    ]);
 
     const undo = await s.waypoint.files.rollbackTurn(turn.turnId);
     expect(undo.ok).toBe(true);
@@ -138,7 +143,9 @@ describe('checkpointTools: any AI SDK tool, checkpointed in the running turn', (
     const errors = result.steps[0]!.content.filter((part) => part.type === 'tool-error');
     expect(errors).toEqual([expect.objectContaining({ toolCallId: 'call_flaky', error: expect.objectContaining({ message: 'disk on fire' }) })]);
     expect((reports[0]!.error as Error).message).toBe('disk on fire');
-    expect((await s.waypoint.store.listCheckpoints(s.session.id, { turnId: turn.turnId })).map((checkpoint) => [checkpoint.path, checkpoint.toolCallId])).toEqual([['workspace:a.txt', 'call_flaky']]);
+    expect(
+      (await s.waypoint.store.listCheckpoints(s.session.id, { turnId: turn.turnId })).map((checkpoint) => [checkpoint.path, checkpoint.toolCallId]),
+    ).toEqual([['workspace:a.txt', 'call_flaky']]);
     expect((await s.waypoint.files.rollbackTurn(turn.turnId)).ok).toBe(true);
     expect(readFileSync(join(s.project, 'a.txt'), 'utf8')).toBe('before\n');
   });
@@ -191,7 +198,10 @@ describe('checkpointTools: any AI SDK tool, checkpointed in the running turn', (
     const { turn } = await runLoop(s, tools, calls);
     const checkpoints = await s.waypoint.store.listCheckpoints(s.session.id, { turnId: turn.turnId });
     const misattributed = checkpoints.filter((checkpoint) => checkpoint.toolCallId !== `call_${/workspace:(writer\d)-/.exec(checkpoint.path)![1]}`);
-    expect(misattributed.map((checkpoint) => `${checkpoint.path} by ${checkpoint.toolCallId}`), `seed ${seed}`).toEqual([]);
+    expect(
+      misattributed.map((checkpoint) => `${checkpoint.path} by ${checkpoint.toolCallId}`),
+      `seed ${seed}`,
+    ).toEqual([]);
     expect(checkpoints, `seed ${seed}`).toHaveLength(12);
   });
 
@@ -233,7 +243,9 @@ describe('checkpointTools: any AI SDK tool, checkpointed in the running turn', (
     };
     const { turn, result } = await runLoop(s, tools, [{ id: 'call_steps', tool: 'steps' }]);
     expect(result.steps[0]!.toolResults).toEqual([expect.objectContaining({ toolCallId: 'call_steps', output: 'done' })]);
-    expect((await s.waypoint.store.listCheckpoints(s.session.id, { turnId: turn.turnId })).map((checkpoint) => [checkpoint.op, checkpoint.path])).toEqual([['create', 'workspace:step.txt']]);
+    expect((await s.waypoint.store.listCheckpoints(s.session.id, { turnId: turn.turnId })).map((checkpoint) => [checkpoint.op, checkpoint.path])).toEqual([
+      ['create', 'workspace:step.txt'],
+    ]);
   });
 
   it('startTurn refuses a second running turn (TURN_RUNNING) and an empty input, appending nothing', async () => {

@@ -10,7 +10,12 @@ describe('conversation compaction', () => {
   afterEach(() => fx.close());
 
   it('/compact: the model is sent the summary and what follows; the person still sees everything; a rewind before it undoes it', async () => {
-    fx = await runtimeFixture([{ text: `First answer ${LONG}` }, { text: 'Second answer.' }, { text: 'SUMMARY: the person asked twice; nothing open.' }, { text: 'Third answer.' }]);
+    fx = await runtimeFixture([
+      { text: `First answer ${LONG}` },
+      { text: 'Second answer.' },
+      { text: 'SUMMARY: the person asked twice; nothing open.' },
+      { text: 'Third answer.' },
+    ]);
     const session = await fx.runtime.startSession({ workdir: fx.workdir });
     await fx.runtime.runTurn(session.id, 'first question');
     await fx.runtime.runTurn(session.id, 'second question');
@@ -43,7 +48,9 @@ describe('conversation compaction', () => {
   });
 
   it('compacts on its own before a turn that would go over the context window, and says so', async () => {
-    fx = await runtimeFixture([{ text: `Long answer ${LONG}` }, { text: 'SUMMARY: one long answer.' }, { text: 'Short answer.' }], { autoCompact: { contextTokens: 1200, threshold: 0.8 } });
+    fx = await runtimeFixture([{ text: `Long answer ${LONG}` }, { text: 'SUMMARY: one long answer.' }, { text: 'Short answer.' }], {
+      autoCompact: { contextTokens: 1200, threshold: 0.8 },
+    });
     const compactions: unknown[] = [];
     fx.runtime.events.on('conversation-compact', (event) => compactions.push(event));
     const session = await fx.runtime.startSession({ workdir: fx.workdir });

@@ -69,7 +69,8 @@ async function start(steps: unknown[]): Promise<{ fixture: RuntimeFixture; sessi
   return { fixture: created, sessionId: session.id };
 }
 
-const toolEnds = (fixture: RuntimeFixture) => fixture.events.filter((event) => event.name === 'tool-end').map((event) => event.event as RuntimeEvents['tool-end']);
+const toolEnds = (fixture: RuntimeFixture) =>
+  fixture.events.filter((event) => event.name === 'tool-end').map((event) => event.event as RuntimeEvents['tool-end']);
 
 describe("a runtime tool with effect 'workspace' that writes with node:fs", () => {
   it('is checkpointed in the turn (also what a child process wrote), and undo restores the files', async () => {

@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 describe('edit, retry, side chat, save points and forks through the runtime', () => {
-  it('edit with workspace rewind undoes the turn\'s files, then runs the new input as a turn', async () => {
+  it("edit with workspace rewind undoes the turn's files, then runs the new input as a turn", async () => {
     fixture = await runtimeFixture([
       { toolCalls: [{ toolName: 'write', input: { path: 'color.txt', content: 'red\n' } }] },
       { text: 'Red it is.' },
@@ -33,7 +33,11 @@ describe('edit, retry, side chat, save points and forks through the runtime', ()
   });
 
   it('retry runs the last input again; rewind is refused while a turn runs', async () => {
-    fixture = await runtimeFixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'echo working' } }] }, { text: 'First answer.' }, { text: 'Second answer.' }]);
+    fixture = await runtimeFixture([
+      { toolCalls: [{ toolName: 'bash', input: { command: 'echo working' } }] },
+      { text: 'First answer.' },
+      { text: 'Second answer.' },
+    ]);
     const { runtime, waypoint, workdir } = fixture;
     const session = await runtime.startSession({ workdir });
     const running = runtime.runTurn(session.id, 'Answer me'); // marked running before runTurn returns its promise

@@ -26,7 +26,12 @@ function notesIn(fixture: RuntimeFixture, call: number): number {
 /** Turn 1 changes a.txt (v0 → v1) and creates new.txt; later turns only answer. */
 async function afterFirstTurn(laterTurns: number) {
   const steps: unknown[] = [
-    { toolCalls: [{ toolName: 'write', input: { path: 'a.txt', content: 'v1\n' } }, { toolName: 'write', input: { path: 'new.txt', content: 'fresh\n' } }] },
+    {
+      toolCalls: [
+        { toolName: 'write', input: { path: 'a.txt', content: 'v1\n' } },
+        { toolName: 'write', input: { path: 'new.txt', content: 'fresh\n' } },
+      ],
+    },
     { text: 'Wrote both.' },
   ];
   for (let index = 0; index < laterTurns; index++) steps.push({ text: `Answer ${index + 2}.` });

@@ -14,7 +14,9 @@ interface Recorded {
 }
 
 /** A local HTTP server answering each POST with the next scripted response (no network). */
-async function localServer(respond: (request: Recorded, index: number, response: ServerResponse) => void): Promise<{ url: string; requests: Recorded[]; close: () => Promise<void> }> {
+async function localServer(
+  respond: (request: Recorded, index: number, response: ServerResponse) => void,
+): Promise<{ url: string; requests: Recorded[]; close: () => Promise<void> }> {
   const requests: Recorded[] = [];
   const server: Server = createServer((request, response) => {
     let body = '';
@@ -32,7 +34,8 @@ async function localServer(respond: (request: Recorded, index: number, response:
 
 function sse(response: ServerResponse, events: Array<{ event?: string; data: unknown }>): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  for (const event of events) response.write(`${event.event ? `event: ${event.event}\n` : ''}data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`);
+  for (const event of events)
+    response.write(`${event.event ? `event: ${event.event}\n` : ''}data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`);
   response.end();
 }
 
@@ -52,7 +55,9 @@ async function withModel(model: string, env: NodeJS.ProcessEnv): Promise<Runtime
   return created;
 }
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ data: { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta, finish_reason: finish }] } });
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  data: { id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta, finish_reason: finish }] },
+});
 
 describe('OpenAI-compatible provider (chat completions SSE)', () => {
   it('streams text and a tool call, runs it checkpointed, and sends the result back', async () => {
@@ -101,7 +106,10 @@ describe('OpenAI-compatible provider (chat completions SSE)', () => {
     const ends: Array<{ status: string; error: { code: string } | null }> = [];
     fixture.runtime.events.on('turn-end', (event) => ends.push(event));
     const session = await fixture.runtime.startSession({ workdir: fixture.workdir });
-    await expect(fixture.runtime.runTurn(session.id, 'Hello?')).rejects.toMatchObject({ code: 'MODEL_UNREACHABLE', message: expect.stringContaining('base URL') });
+    await expect(fixture.runtime.runTurn(session.id, 'Hello?')).rejects.toMatchObject({
+      code: 'MODEL_UNREACHABLE',
+      message: expect.stringContaining('base URL'),
+    });
     const [turn] = await fixture.waypoint.store.listTurns(session.id);
     expect(turn!.status).toBe('error');
     expect(ends).toMatchObject([{ status: 'error', error: { code: 'MODEL_UNREACHABLE' } }]);
@@ -124,7 +132,22 @@ describe('OpenAI-compatible provider (chat completions SSE)', () => {
 describe('Anthropic provider (messages SSE)', () => {
   it('streams text and a tool_use block, runs it, and sends the tool_result back', async () => {
     const server = await localServer((_request, index, response) => {
-      const start = { event: 'message_start', data: { type: 'message_start', message: { id: `msg_${index}`, type: 'message', role: 'assistant', model: 'claude-test', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } } };
+      const start = {
+        event: 'message_start',
+        data: {
+          type: 'message_start',
+          message: {
+            id: `msg_${index}`,
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-test',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 1 },
+          },
+        },
+      };
       const stop = (reason: string) => [
         { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: reason, stop_sequence: null }, usage: { output_tokens: 5 } } },
         { event: 'message_stop', data: { type: 'message_stop' } },
@@ -135,9 +158,18 @@ describe('Anthropic provider (messages SSE)', () => {
           { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
           { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Editing now.' } } },
           { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
-          { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'write', input: {} } } },
-          { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":"b.txt","content":' } } },
-          { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '"from anthropic\\n"}' } } },
+          {
+            event: 'content_block_start',
+            data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'write', input: {} } },
+          },
+          {
+            event: 'content_block_delta',
+            data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":"b.txt","content":' } },
+          },
+          {
+            event: 'content_block_delta',
+            data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '"from anthropic\\n"}' } },
+          },
           { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
           ...stop('tool_use'),
         ]);
@@ -170,7 +202,9 @@ describe('Anthropic provider (messages SSE)', () => {
   it('refuses to start without ANTHROPIC_API_KEY, before any turn', async () => {
     const waypointFixture = await runtimeFixture([]);
     fixture = waypointFixture;
-    expect(() => createRuntime({ waypoint: waypointFixture.waypoint, model: 'anthropic:claude-test', env: {} })).toThrow(expect.objectContaining({ code: 'MODEL_API_KEY_MISSING' }));
+    expect(() => createRuntime({ waypoint: waypointFixture.waypoint, model: 'anthropic:claude-test', env: {} })).toThrow(
+      expect.objectContaining({ code: 'MODEL_API_KEY_MISSING' }),
+    );
     expect(openWaypoint).toBeTypeOf('function');
   });
 });

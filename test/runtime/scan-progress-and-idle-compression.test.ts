@@ -37,7 +37,9 @@ function eventsNamed<Name extends keyof RuntimeEvents>(fixture: RuntimeFixture, 
 
 describe('scan progress', () => {
   it('reports a long first scan of the workspace (store, done), from the bash call that scans', async () => {
-    fixture = await runtimeFixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'echo hi > new.txt' } }] }, { text: 'Done.' }], { idleCompression: false });
+    fixture = await runtimeFixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'echo hi > new.txt' } }] }, { text: 'Done.' }], {
+      idleCompression: false,
+    });
     const { runtime, workdir } = fixture;
     fillWorkspace(workdir, 1200, 200);
     const session = await runtime.startSession({ workdir });
@@ -52,13 +54,18 @@ describe('scan progress', () => {
     for (const event of before.filter((item) => item.phase === 'read')) expect(event.files).toBeNull();
     // Events per scan come in order: read… store done.
     for (const scan of ['before', 'after'] as const) {
-      const phases = progress.filter((event) => event.scan === scan).map((event) => event.phase).join(' ');
+      const phases = progress
+        .filter((event) => event.scan === scan)
+        .map((event) => event.phase)
+        .join(' ');
       expect(phases).toMatch(/^(read )*(store done)?$|^$/);
     }
   });
 
   it('reports the scan a background command starts with, with its task id', async () => {
-    fixture = await runtimeFixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'echo bg > bg.txt', background: true } }] }, { text: 'Started.' }], { idleCompression: false });
+    fixture = await runtimeFixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'echo bg > bg.txt', background: true } }] }, { text: 'Started.' }], {
+      idleCompression: false,
+    });
     const { runtime, workdir } = fixture;
     fillWorkspace(workdir, 1100, 100);
     const session = await runtime.startSession({ workdir });

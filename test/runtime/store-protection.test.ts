@@ -155,7 +155,10 @@ describe('the store inside the workspace', () => {
   });
 
   it('protects the store from a background command too', async () => {
-    fixture = await homeFixture([{ toolCalls: [{ toolName: 'bash', input: { command: 'rm -rf .waypoint; mv .waypoint gone', background: true } }] }, { text: 'Started.' }]);
+    fixture = await homeFixture([
+      { toolCalls: [{ toolName: 'bash', input: { command: 'rm -rf .waypoint; mv .waypoint gone', background: true } }] },
+      { text: 'Started.' },
+    ]);
     const { dir, runtime, storePath } = fixture;
     const session = await runtime.startSession({ workdir: dir });
     expect((await runtime.runTurn(session.id, 'Clean up in the background')).status).toBe('complete');
@@ -167,7 +170,12 @@ describe('the store inside the workspace', () => {
 
   it('refuses a shell command (STORE_NOT_PROTECTED, nothing run) where the store cannot be made read-only, and runs it when the store is elsewhere', async () => {
     fixture = await homeFixture([
-      { toolCalls: [{ toolName: 'bash', input: { command: 'touch ran' } }, { toolName: 'bash', input: { command: 'touch ran-later', background: true } }] },
+      {
+        toolCalls: [
+          { toolName: 'bash', input: { command: 'touch ran' } },
+          { toolName: 'bash', input: { command: 'touch ran-later', background: true } },
+        ],
+      },
       { text: 'Refused.' },
       { toolCalls: [{ toolName: 'bash', input: { command: 'touch ran' } }] },
       { text: 'Ran.' },

@@ -21,7 +21,10 @@ function taskEnds(fixture: RuntimeFixture): Array<RuntimeEvents['task-end']> {
 
 describe('background bash tasks', () => {
   async function startTask(): Promise<{ fixture: RuntimeFixture; sessionId: string; inputId: string; go: string }> {
-    const created = await runtimeFixture((dir) => [{ toolCalls: [{ toolName: 'bash', input: { command: waitForGo(join(dir, 'go')), background: true } }] }, { text: 'Started it.' }]);
+    const created = await runtimeFixture((dir) => [
+      { toolCalls: [{ toolName: 'bash', input: { command: waitForGo(join(dir, 'go')), background: true } }] },
+      { text: 'Started it.' },
+    ]);
     fixture = created;
     const go = join(created.dir, 'go');
     const session = await created.runtime.startSession({ workdir: created.workdir });
@@ -124,7 +127,8 @@ describe('subagent', () => {
     const subEvents = fixture.events.filter((event) => event.name === 'tool-start' && (event.event as { subagent?: unknown }).subagent);
     expect(subEvents).toHaveLength(1);
     expect(subEvents[0]!.event).toMatchObject({ sessionId: session.id, turnId: result.turn.id, subagent: { toolCallId: 'scripted_1_1', sessionId: child.id } });
-    const subEnd = fixture.events.find((event) => event.name === 'tool-end' && (event.event as { subagent?: unknown }).subagent)!.event as RuntimeEvents['tool-end'];
+    const subEnd = fixture.events.find((event) => event.name === 'tool-end' && (event.event as { subagent?: unknown }).subagent)!
+      .event as RuntimeEvents['tool-end'];
     expect(subEnd.messageId).toBe(transcript[2]!.id);
     const parts = fixture.events.filter((event) => event.name === 'message-part' && (event.event as { subagent?: unknown }).subagent);
     expect(parts.length).toBeGreaterThan(0);
@@ -137,7 +141,9 @@ describe('subagent', () => {
     // None of the child's messages is a rewind target of the parent.
     expect((await listRewindTargets(waypoint.store, session.id)).map((target) => target.messageId)).toEqual([path[0]!.id]);
     expect(await evaluateRewindTarget(waypoint.store, session.id, transcript[0]!.id, 'both')).toMatchObject({ strategy: 'unavailable' });
-    await expect(runtime.rewind({ sessionId: session.id, messageId: transcript[0]!.id, scope: 'both' })).rejects.toMatchObject({ code: 'REWIND_TARGET_NOT_ON_PATH' });
+    await expect(runtime.rewind({ sessionId: session.id, messageId: transcript[0]!.id, scope: 'both' })).rejects.toMatchObject({
+      code: 'REWIND_TARGET_NOT_ON_PATH',
+    });
 
     const rewound = await runtime.rewind({ sessionId: session.id, messageId: path[0]!.id, scope: 'both' });
     expect(rewound.files?.files.length).toBe(1);
@@ -168,7 +174,14 @@ describe('external tools and the effects ledger', () => {
   it('detects a repeat of a call that already succeeded, across rewinds, and does not run it again', async () => {
     const sent: string[] = [];
     fixture = await runtimeFixture(
-      [{ toolCalls: [call] }, { text: 'Sent.' }, { toolCalls: [sameCallOtherKeyOrder] }, { text: 'Sent again?' }, { toolCalls: [call] }, { text: 'And again?' }],
+      [
+        { toolCalls: [call] },
+        { text: 'Sent.' },
+        { toolCalls: [sameCallOtherKeyOrder] },
+        { text: 'Sent again?' },
+        { toolCalls: [call] },
+        { text: 'And again?' },
+      ],
       { tools: [notifyTool(sent)] },
     );
     const { runtime, waypoint, workdir } = fixture;
@@ -220,7 +233,9 @@ describe('external tools and the effects ledger', () => {
     await runtime.runTurn(fork.session.id, 'Tell ops, dry');
     expect(sent).toEqual([]);
     expect(decisions).toEqual(['fork:policy', 'fork:policy']);
-    const results = (await fixture.waypoint.store.history(fork.session.id)).filter((message) => message.role === 'tool').map((message) => message.parts[0]!.content!.output as { type: string; value: string });
+    const results = (await fixture.waypoint.store.history(fork.session.id))
+      .filter((message) => message.role === 'tool')
+      .map((message) => message.parts[0]!.content!.output as { type: string; value: string });
     expect(results[0]).toMatchObject({ type: 'error-text', value: expect.stringContaining('needs approval') });
     expect(results[1]).toMatchObject({ type: 'text', value: expect.stringContaining('Dry run') });
     expect(await fixture.waypoint.store.listEffects({ sessionId: fork.session.id })).toEqual([]);

@@ -10,7 +10,10 @@ afterEach(async () => {
 });
 
 it('a background command that deletes an ignored file and creates a name that is not UTF-8: both reported on its turn and recorded as skipped', async () => {
-  fixture = await runtimeFixture([{ toolCalls: [{ toolName: 'bash', input: { command: `rm .env; printf x > $'bad\\xff'`, background: true } }] }, { text: 'Started.' }]);
+  fixture = await runtimeFixture([
+    { toolCalls: [{ toolName: 'bash', input: { command: `rm .env; printf x > $'bad\\xff'`, background: true } }] },
+    { text: 'Started.' },
+  ]);
   const { workdir, runtime, waypoint } = fixture;
   writeFileSync(join(workdir, '.gitignore'), '.env\n');
   writeFileSync(join(workdir, '.env'), 'SECRET=1\n');

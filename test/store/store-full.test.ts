@@ -72,61 +72,72 @@ describe(`a full disk under the store${mountRefusal}`, () => {
     rmSync(base, { recursive: true, force: true });
   });
 
-  it.skipIf(!canMount)('tool writes and shell captures raise STORE_FULL, leave no file changed without its checkpoint, and work again once space is freed', async () => {
-    const seed = 20261201;
-    const next = random(seed);
-    const filler = join(mountPoint, 'filler');
-    const failures = new Map<string, number>();
-    let successes = 0;
-    try {
-      // From no room at all to a few pages: each level stops a different step (pack file, blob index, checkpoint row, WAL).
-      for (const free of [0, 4096, 8192, 12288, 16384, 24576, 32768, 49152, 65536, 131072, 262144, 524288, 1048576]) {
-        fillLeaving(filler, free);
-        if (free === 0) {
-          // A new store cannot be created on the full disk either: typed, not a raw SQLITE_FULL.
-          const opening = await openWaypoint({ path: join(mountPoint, 'second', 'waypoint.db') }).then((opened) => opened.close(), (error: unknown) => error);
-          expect(WaypointError.is(opening, 'STORE_FULL')).toBe(true);
-        }
-        for (let step = 0; step < 8; step++) {
-          const name = `f${Math.floor(next() * 4)}.txt`;
-          const path = join(workspace, name);
-          // A person's edit first, so a tool write overwrites content that exists only on disk.
-          writeFileSync(path, `person ${free} ${step} ${next()}\n`);
-          const before = readFileSync(path);
-          const content = Buffer.from(`agent ${free} ${step} `.padEnd(100 + Math.floor(next() * 20_000), String.fromCharCode(97 + step)));
-          const shell = next() < 0.3;
-          try {
-            if (shell) await captureExec(context, () => writeFileSync(path, content));
-            else await applyToolWrite(context, { path: name, content });
-            successes++;
-            const checkpoints = await waypoint.store.listCheckpoints(context.sessionId);
-            expect(checkpoints.some((checkpoint) => checkpoint.afterHash === hashContent(content))).toBe(true);
-          } catch (error) {
-            if (!WaypointError.is(error)) throw new Error(`raw ${(error as { code?: string }).code ?? ''} ${(error as Error).message} (seed ${seed}, free ${free}, step ${step})`, { cause: error });
-            expect({ code: error.code, seed, free, step }).toEqual({ code: 'STORE_FULL', seed, free, step });
-            expect(error.message).toContain('is full');
-            failures.set(shell ? 'shell' : 'tool', (failures.get(shell ? 'shell' : 'tool') ?? 0) + 1);
-            if (!shell) {
-              // Nothing half-written: the person's edit is still the file (the agent's content was never renamed into place).
-              expect({ content: readFileSync(path).toString(), seed, free, step }).toEqual({ content: before.toString(), seed, free, step });
+  it.skipIf(!canMount)(
+    'tool writes and shell captures raise STORE_FULL, leave no file changed without its checkpoint, and work again once space is freed',
+    async () => {
+      const seed = 20261201;
+      const next = random(seed);
+      const filler = join(mountPoint, 'filler');
+      const failures = new Map<string, number>();
+      let successes = 0;
+      try {
+        // From no room at all to a few pages: each level stops a different step (pack file, blob index, checkpoint row, WAL).
+        for (const free of [0, 4096, 8192, 12288, 16384, 24576, 32768, 49152, 65536, 131072, 262144, 524288, 1048576]) {
+          fillLeaving(filler, free);
+          if (free === 0) {
+            // A new store cannot be created on the full disk either: typed, not a raw SQLITE_FULL.
+            const opening = await openWaypoint({ path: join(mountPoint, 'second', 'waypoint.db') }).then(
+              (opened) => opened.close(),
+              (error: unknown) => error,
+            );
+            expect(WaypointError.is(opening, 'STORE_FULL')).toBe(true);
+          }
+          for (let step = 0; step < 8; step++) {
+            const name = `f${Math.floor(next() * 4)}.txt`;
+            const path = join(workspace, name);
+            // A person's edit first, so a tool write overwrites content that exists only on disk.
+            writeFileSync(path, `person ${free} ${step} ${next()}\n`);
+            const before = readFileSync(path);
+            const content = Buffer.from(`agent ${free} ${step} `.padEnd(100 + Math.floor(next() * 20_000), String.fromCharCode(97 + step)));
+            const shell = next() < 0.3;
+            try {
+              if (shell) await captureExec(context, () => writeFileSync(path, content));
+              else await applyToolWrite(context, { path: name, content });
+              successes++;
+              const checkpoints = await waypoint.store.listCheckpoints(context.sessionId);
+              expect(checkpoints.some((checkpoint) => checkpoint.afterHash === hashContent(content))).toBe(true);
+            } catch (error) {
+              if (!WaypointError.is(error))
+                throw new Error(`raw ${(error as { code?: string }).code ?? ''} ${(error as Error).message} (seed ${seed}, free ${free}, step ${step})`, {
+                  cause: error,
+                });
+              expect({ code: error.code, seed, free, step }).toEqual({ code: 'STORE_FULL', seed, free, step });
+              expect(error.message).toContain('is full');
+              failures.set(shell ? 'shell' : 'tool', (failures.get(shell ? 'shell' : 'tool') ?? 0) + 1);
+              if (!shell) {
+                // Nothing half-written: the person's edit is still the file (the agent's content was never renamed into place).
+                expect({ content: readFileSync(path).toString(), seed, free, step }).toEqual({ content: before.toString(), seed, free, step });
+              }
             }
           }
+          rmSync(filler, { force: true });
         }
+      } finally {
         rmSync(filler, { force: true });
       }
-    } finally {
-      rmSync(filler, { force: true });
-    }
-    expect(failures.get('tool') ?? 0).toBeGreaterThan(0);
-    expect(failures.get('shell') ?? 0).toBeGreaterThan(0);
+      expect(failures.get('tool') ?? 0).toBeGreaterThan(0);
+      expect(failures.get('shell') ?? 0).toBeGreaterThan(0);
 
-    // Space is back: writes work, and every recorded checkpoint's content reads back.
-    const after = await applyToolWrite(context, { path: 'f0.txt', content: 'after the disk was freed\n' });
-    expect(after.checkpoint).not.toBeNull();
-    const checkpoints = await waypoint.store.listCheckpoints(context.sessionId);
-    const hashes = [...new Set(checkpoints.flatMap((checkpoint) => [checkpoint.beforeHash, checkpoint.afterHash]).filter((hash): hash is string => hash !== null))];
-    const contents = await waypoint.blobs.getMany(hashes);
-    expect(contents.size).toBe(hashes.length);
-    expect(successes).toBeGreaterThan(0);
-  });
+      // Space is back: writes work, and every recorded checkpoint's content reads back.
+      const after = await applyToolWrite(context, { path: 'f0.txt', content: 'after the disk was freed\n' });
+      expect(after.checkpoint).not.toBeNull();
+      const checkpoints = await waypoint.store.listCheckpoints(context.sessionId);
+      const hashes = [
+        ...new Set(checkpoints.flatMap((checkpoint) => [checkpoint.beforeHash, checkpoint.afterHash]).filter((hash): hash is string => hash !== null)),
+      ];
+      const contents = await waypoint.blobs.getMany(hashes);
+      expect(contents.size).toBe(hashes.length);
+      expect(successes).toBeGreaterThan(0);
+    },
+  );
 });

@@ -4,7 +4,10 @@ import type { AgentRuntime, TurnResult } from '../../runtime/index.js';
 import type { ChatIO } from './chat-io.js';
 
 /** What `/redo` undoes: the last rewind this chat made (file, conversation, or both in one). */
-export type RedoAction = { kind: 'files'; sessionId: string; rewindId: string } | { kind: 'conversation'; sessionId: string } | { kind: 'both'; sessionId: string; rewindId: string };
+export type RedoAction =
+  | { kind: 'files'; sessionId: string; rewindId: string }
+  | { kind: 'conversation'; sessionId: string }
+  | { kind: 'both'; sessionId: string; rewindId: string };
 
 /** What a slash command works with. */
 export interface ChatContext {

@@ -15,7 +15,10 @@ export function describeToolCall(toolName: string, input: JsonValue): string {
 /** The first lines of a command's output (what a person glances at), and how many more there are. */
 export function outputPreview(output: { type: string; value: unknown }, max = 4): string[] {
   const text = typeof output.value === 'string' ? output.value : JSON.stringify(output.value);
-  const lines = text.replace(/\s+$/, '').split('\n').filter((line, index, all) => line !== '' || index < all.length - 1);
+  const lines = text
+    .replace(/\s+$/, '')
+    .split('\n')
+    .filter((line, index, all) => line !== '' || index < all.length - 1);
   if (lines.length === 0 || (lines.length === 1 && lines[0] === '')) return [];
   const shown = lines.slice(0, max).map((line) => oneLine(line, 110));
   return lines.length > max ? [...shown, `… ${plural(lines.length - max, 'more line')}`] : shown;
@@ -27,7 +30,9 @@ export function turnEndLines(event: RuntimeEvents['turn-end']): string[] {
   const { summary } = event;
   if (summary.files.length > 0) {
     const counts = (file: (typeof summary.files)[number]) => (file.added === null ? (file.binary ? ' (binary)' : '') : ` +${file.added} -${file.removed}`);
-    lines.push(`${plural(summary.files.length, 'file')} changed: ${summary.files.map((file) => `${file.op} ${file.displayPath}${counts(file)}`).join(', ')}  · /undo reverts them`);
+    lines.push(
+      `${plural(summary.files.length, 'file')} changed: ${summary.files.map((file) => `${file.op} ${file.displayPath}${counts(file)}`).join(', ')}  · /undo reverts them`,
+    );
   }
   for (const skipped of summary.skipped) lines.push(`not protected: ${skipped.displayPath} (${skipped.reason})`);
   if (event.status === 'interrupted') lines.push('Turn interrupted.');
@@ -52,7 +57,11 @@ export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
       else if (event.phase === 'store') bar.step(`making ${plural(event.filesRead, 'file')} durable${event.files === null ? '' : ` of ${event.files} seen`}`);
       else {
         scans.delete(key);
-        bar.done(style.dim(`${plural(event.files ?? event.filesRead, 'file')} scanned in ${event.elapsedMs < 1000 ? `${Math.round(event.elapsedMs)} ms` : `${(event.elapsedMs / 1000).toFixed(1)} s`}`));
+        bar.done(
+          style.dim(
+            `${plural(event.files ?? event.filesRead, 'file')} scanned in ${event.elapsedMs < 1000 ? `${Math.round(event.elapsedMs)} ms` : `${(event.elapsedMs / 1000).toFixed(1)} s`}`,
+          ),
+        );
       }
     }),
     runtime.events.on('message-part', (event) => {
@@ -81,7 +90,9 @@ export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
     }),
     runtime.events.on('task-start', (event) => io.print(style.dim(`  background task ${event.taskId} started: ${oneLine(event.command, 70)}`))),
     runtime.events.on('task-end', (event) => {
-      const outcome = event.discarded ? `stopped (${event.reason === 'stale-branch' ? 'its turn was rewound' : 'result discarded'})` : `finished with exit code ${event.exitCode ?? '?'}`;
+      const outcome = event.discarded
+        ? `stopped (${event.reason === 'stale-branch' ? 'its turn was rewound' : 'result discarded'})`
+        : `finished with exit code ${event.exitCode ?? '?'}`;
       const changes = event.checkpointIds.length > 0 ? `; ${plural(event.checkpointIds.length, 'file change')} checkpointed` : '';
       io.print(style.dim(`  background task ${event.taskId} ${outcome}${changes}`));
       if (event.captureError) io.print(style.warn(`  its file changes could not be scanned: ${event.captureError}`));
@@ -89,7 +100,11 @@ export function attachEventView(runtime: AgentRuntime, io: ChatIO): () => void {
     runtime.events.on('conversation-compact', (event) => {
       if (event.result) {
         const { result } = event;
-        io.print(style.dim(`${result.trigger === 'auto' ? 'The conversation neared the context window and was compacted' : 'Compacted'}: the model is now sent ≈${result.tokensAfter} tokens instead of ≈${result.tokensBefore}. You still see everything; /rewind to an earlier input undoes it.`));
+        io.print(
+          style.dim(
+            `${result.trigger === 'auto' ? 'The conversation neared the context window and was compacted' : 'Compacted'}: the model is now sent ≈${result.tokensAfter} tokens instead of ≈${result.tokensBefore}. You still see everything; /rewind to an earlier input undoes it.`,
+          ),
+        );
       } else if (event.error) io.print(style.warn(`Automatic compaction failed (${event.error.message}); the turn goes on with the full conversation.`));
     }),
     runtime.events.on('subagent-start', (event) => {

@@ -37,7 +37,12 @@ describe('picker view', () => {
 
   it('clips CJK and emoji labels by display columns, so a row never wraps', () => {
     const labels = ['修复中文输入法的问题'.repeat(10), '👨‍👩‍👧 family '.repeat(20)];
-    const lines = pickerLines({ title: '会话'.repeat(40), items: labels.map((label, value) => ({ label, detail: '三天前', value })) }, { selected: 0, top: 0 }, style, 60);
+    const lines = pickerLines(
+      { title: '会话'.repeat(40), items: labels.map((label, value) => ({ label, detail: '三天前', value })) },
+      { selected: 0, top: 0 },
+      style,
+      60,
+    );
     for (const line of lines) {
       expect(displayWidth(line)).toBeLessThanOrEqual(59);
       expect(/\p{Cs}/u.test(line)).toBe(false);

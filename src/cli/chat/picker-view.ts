@@ -46,7 +46,13 @@ export function pickerKey(name: string | undefined, state: { selected: number },
 }
 
 /** The lines of a picker: title, the visible window (the selection marked), and the key hints. */
-export function pickerLines<Value>(request: PickRequest<Value>, state: { selected: number; top: number }, style: Style, columns: number, rows = PICKER_ROWS): string[] {
+export function pickerLines<Value>(
+  request: PickRequest<Value>,
+  state: { selected: number; top: number },
+  style: Style,
+  columns: number,
+  rows = PICKER_ROWS,
+): string[] {
   const width = Math.max(20, columns - 1);
   const clip = (text: string, max: number) => clipWidth(text, Math.max(1, max));
   const lines = [style.bold(clip(request.title, width))];

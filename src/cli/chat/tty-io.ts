@@ -441,4 +441,3 @@ export class TtyChatIO implements ChatIO {
     this.streams.output.write(text);
   }
 }
-

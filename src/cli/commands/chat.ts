@@ -39,7 +39,12 @@ function approveWith(io: ChatIO) {
 
 function requireDirectory(dir: string): void {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new InvalidArgumentError({ code: 'WORKSPACE_MISSING', parameter: 'dir', value: dir, reason: 'it is not an existing directory; create it or point --dir at the project.' });
+    throw new InvalidArgumentError({
+      code: 'WORKSPACE_MISSING',
+      parameter: 'dir',
+      value: dir,
+      reason: 'it is not an existing directory; create it or point --dir at the project.',
+    });
   }
 }
 
@@ -55,14 +60,30 @@ export const chatCommand = defineCommand({
   flags: chatFlags,
   positionals: { min: 0, max: 0 },
   async run(context, args) {
-    if (context.json) throw new InvalidArgumentError({ code: 'USAGE', parameter: 'json', value: true, reason: 'the chat is interactive; --json is for the one-shot commands (sessions, show, log …).' });
+    if (context.json)
+      throw new InvalidArgumentError({
+        code: 'USAGE',
+        parameter: 'json',
+        value: true,
+        reason: 'the chat is interactive; --json is for the one-shot commands (sessions, show, log …).',
+      });
     const env = process.env;
     const model = args.flags.model ?? env.WAYPOINT_MODEL;
     if (model === undefined || model.trim() === '') {
-      throw new InvalidArgumentError({ code: 'MODEL_REQUIRED', parameter: 'model', value: null, reason: `choose a model with --model or $WAYPOINT_MODEL: ${MODEL_STRING_FORMS.join('; ')}.` });
+      throw new InvalidArgumentError({
+        code: 'MODEL_REQUIRED',
+        parameter: 'model',
+        value: null,
+        reason: `choose a model with --model or $WAYPOINT_MODEL: ${MODEL_STRING_FORMS.join('; ')}.`,
+      });
     }
     if (args.flags.resume !== undefined && (args.flags.dir !== undefined || args.flags.title !== undefined)) {
-      throw new InvalidArgumentError({ code: 'USAGE', parameter: 'resume', value: args.flags.resume, reason: 'a resumed session keeps its own workspace and title; drop --dir and --title (use /title in the chat).' });
+      throw new InvalidArgumentError({
+        code: 'USAGE',
+        parameter: 'resume',
+        value: args.flags.resume,
+        reason: 'a resumed session keeps its own workspace and title; drop --dir and --title (use /title in the chat).',
+      });
     }
     const workdir = resolve(context.cwd, args.flags.dir ?? '.');
     if (args.flags.resume === undefined) requireDirectory(workdir);
@@ -89,7 +110,10 @@ export const chatCommand = defineCommand({
       for (const line of repaired) io.print(io.style.warn(line));
       await controller.run();
       await runtime.close();
-      return { data: { type: 'chat', sessionId: controller.sessionId }, text: [`Session ${controller.sessionId} saved. Continue it with: waypoint chat --resume ${controller.sessionId}`] };
+      return {
+        data: { type: 'chat', sessionId: controller.sessionId },
+        text: [`Session ${controller.sessionId} saved. Continue it with: waypoint chat --resume ${controller.sessionId}`],
+      };
     } finally {
       io?.close();
       await waypoint.close();

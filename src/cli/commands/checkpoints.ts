@@ -40,10 +40,12 @@ export function renderCheckpoints(report: CheckpointsReport): string[] {
       checkpoint.id,
       checkpoint.op,
       checkpoint.displayToPath ? `${checkpoint.displayPath} → ${checkpoint.displayToPath}` : checkpoint.displayPath,
-      checkpoint.source === 'exec' ? 'shell' : checkpoint.toolName ?? checkpoint.source,
+      checkpoint.source === 'exec' ? 'shell' : (checkpoint.toolName ?? checkpoint.source),
       checkpoint.anchorMessageId ?? '-',
       formatTime(checkpoint.createdAt),
-      [checkpoint.rewound ? 'rewound' : '', checkpoint.status === 'skipped' ? `not kept: ${checkpoint.skipReason ?? 'skipped'}` : ''].filter(Boolean).join('; '),
+      [checkpoint.rewound ? 'rewound' : '', checkpoint.status === 'skipped' ? `not kept: ${checkpoint.skipReason ?? 'skipped'}` : '']
+        .filter(Boolean)
+        .join('; '),
     ]),
   ]);
 }
@@ -52,12 +54,16 @@ export const checkpointsCommand = defineCommand({
   name: 'checkpoints',
   synopsis: ['checkpoints <session> [--limit <n>] [--turn <turn>]'],
   summary: "a session's latest file checkpoints, newest first: one file change each",
-  description: ['Ids are what `diff`, `rewind <session> <checkpoint>` and `fork <session> <checkpoint>` take. MESSAGE is the user input of the turn that made the change.'],
+  description: [
+    'Ids are what `diff`, `rewind <session> <checkpoint>` and `fork <session> <checkpoint>` take. MESSAGE is the user input of the turn that made the change.',
+  ],
   flags: checkpointsFlags,
   positionals: { min: 1, max: 1 },
   async run(context, args) {
     const limit = integerFlag('limit', args.flags.limit, DEFAULT_CHECKPOINT_LIST_LIMIT);
-    const report = await withWaypoint(context, (waypoint) => listCheckpointRows(waypoint, args.positionals[0]!, { limit, ...(args.flags.turn === undefined ? {} : { turnId: args.flags.turn }) }));
+    const report = await withWaypoint(context, (waypoint) =>
+      listCheckpointRows(waypoint, args.positionals[0]!, { limit, ...(args.flags.turn === undefined ? {} : { turnId: args.flags.turn }) }),
+    );
     return { data: report, text: renderCheckpoints(report) };
   },
 });

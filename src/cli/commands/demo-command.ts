@@ -10,7 +10,8 @@ export const demoFlags = {
 export const demoCommand = defineCommand({
   name: 'demo',
   synopsis: ['demo [--dir <dir>]'],
-  summary: 'an agent session (scripted model, real tools) on a fresh workspace and store: file checkpoints, a conflict-checked rewind, redo, conversation rewind, stable / isolated forks, a side chat, the log tree',
+  summary:
+    'an agent session (scripted model, real tools) on a fresh workspace and store: file checkpoints, a conflict-checked rewind, redo, conversation rewind, stable / isolated forks, a side chat, the log tree',
   description: [
     'The agent runtime runs every turn with a scripted model: its write, edit and bash tool calls really run and are checkpointed. Needs no network and no API key.',
     'With --dir, the directory must be new or empty. Afterwards, explore the result with `--store <dir>/store/waypoint.db`. With --json, stdout is the result (sessions, preview statuses, rewinds, forks, the log tree) and the printed lines.',

@@ -49,7 +49,11 @@ export interface DemoResult {
   model: string;
   turns: Array<{ sessionId: string; turnId: string; input: string; status: string; reply: string; files: Array<{ path: string; op: string }> }>;
   /** The undo of turn 2 before any choice: each file's status. */
-  preview: { canApply: boolean; blockers: string[]; files: Array<{ path: string; status: FileRewindStatus; action: PreviewFile['action']; mergeAvailable: boolean; shell: boolean }> };
+  preview: {
+    canApply: boolean;
+    blockers: string[];
+    files: Array<{ path: string; status: FileRewindStatus; action: PreviewFile['action']; mergeAvailable: boolean; shell: boolean }>;
+  };
   undo: { rewindId: string | null; files: Array<{ path: string; resolution: string | null; deleted: boolean }> };
   redo: { rewindId: string | null; files: string[] };
   conversationRewind: { draft: string; visibleBefore: number; visibleAfter: number; visibleAfterRedo: number };
@@ -83,7 +87,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   writeProject(paths.workdir, DEMO_PROJECT);
   mkdirSync(join(dir, 'store'), { recursive: true });
   const waypoint = await openWaypoint({ path: paths.storePath });
-  const model = ScriptedModel.fromSteps(DEMO_TURNS.flatMap((turn) => turn.steps), 'demo');
+  const model = ScriptedModel.fromSteps(
+    DEMO_TURNS.flatMap((turn) => turn.steps),
+    'demo',
+  );
   const runtime = createRuntime({ waypoint, model });
   const detach = new Narrator(print).attach(runtime.events);
   try {
@@ -133,7 +140,14 @@ async function story(context: StoryContext): Promise<DemoResult> {
         details: { sessionId, turnId: result.turn.id, status: result.status, steps: result.steps },
       });
     }
-    turns.push({ sessionId, turnId: result.turn.id, input: script.input, status: result.status, reply: result.text, files: result.summary.files.map((file) => ({ path: file.displayPath, op: file.op })) });
+    turns.push({
+      sessionId,
+      turnId: result.turn.id,
+      input: script.input,
+      status: result.status,
+      reply: result.text,
+      files: result.summary.files.map((file) => ({ path: file.displayPath, op: file.op })),
+    });
     return result;
   };
 
@@ -153,12 +167,14 @@ async function story(context: StoryContext): Promise<DemoResult> {
   for (const line of showFile(workdir, 'README.md')) print(line);
   await context.onStep('external-edit');
 
-  section("Undo turn 2: preview first (the files are checked against what the agent left; nothing changes yet)");
+  section('Undo turn 2: preview first (the files are checked against what the agent left; nothing changes yet)');
   const preview = await files.preview({ sessionId: session.id, turnId: second.turn.id, includeShellChanges: true });
   for (const line of previewLines(preview)) print(line);
   await context.onStep('undo-preview');
 
-  const resolutions = Object.fromEntries(preview.files.filter((file) => file.status === 'external_modified' && file.mergeAvailable).map((file) => [file.path, 'merge' as const]));
+  const resolutions = Object.fromEntries(
+    preview.files.filter((file) => file.status === 'external_modified' && file.mergeAvailable).map((file) => [file.path, 'merge' as const]),
+  );
   const unresolved = preview.files.filter((file) => file.status !== 'safe' && !(file.path in resolutions));
   if (unresolved.length > 0 || Object.keys(resolutions).length === 0) {
     throw new WaypointError({
@@ -195,7 +211,9 @@ async function story(context: StoryContext): Promise<DemoResult> {
   const visibleAfter = await visibleCount(waypoint, session.id);
   const draft = rewound.conversation?.draft ?? '';
   print(`the input comes back as a draft to edit and resend: ${JSON.stringify(draft)}`);
-  print(`the person now sees ${visibleAfter} of ${visibleBefore} messages; turn 2's reply is still in the store: ${yes((await store.findMessage(second.finalMessageId!)) !== null)}`);
+  print(
+    `the person now sees ${visibleAfter} of ${visibleBefore} messages; turn 2's reply is still in the store: ${yes((await store.findMessage(second.finalMessageId!)) !== null)}`,
+  );
   print(`files untouched (conversation scope): ${yes(sameSnapshot(filesBeforeRewind, snapshot(workdir)))}`);
   await context.onStep('conversation-rewind');
   await runtime.redo(session.id);
@@ -207,35 +225,54 @@ async function story(context: StoryContext): Promise<DemoResult> {
   const beforeStable = snapshot(workdir);
   const stable = await runtime.fork({ from: 'stable', sessionId: session.id, messageId: second.finalMessageId! });
   const shared = ((await store.findMessage(stable.session.forkedFromMessageId!))?.depth ?? -1) + 1;
-  print(`${stable.session.kind} ${stable.session.id} "${stable.session.title}": ${stable.strategy} workspace; shares the parent's first ${shared} messages (not copied)`);
+  print(
+    `${stable.session.kind} ${stable.session.id} "${stable.session.title}": ${stable.strategy} workspace; shares the parent's first ${shared} messages (not copied)`,
+  );
   print(`the parent's files unchanged: ${yes(sameSnapshot(beforeStable, snapshot(workdir)))}`);
   await context.onStep('stable-fork');
 
   section("Isolated fork at turn 1's reply: its own directory, materialized at the fork point");
-  const isolated = await runtime.fork({ from: 'message', sessionId: session.id, messageId: first.finalMessageId!, title: 'Try a streaming tokenizer', workspace: { mode: 'isolated', dir: context.isolatedDir } });
+  const isolated = await runtime.fork({
+    from: 'message',
+    sessionId: session.id,
+    messageId: first.finalMessageId!,
+    title: 'Try a streaming tokenizer',
+    workspace: { mode: 'isolated', dir: context.isolatedDir },
+  });
   const materialized = isolated.materialized!;
   print(`${isolated.session.kind} ${isolated.session.id} "${isolated.session.title}" works in ${relative(context.dir, materialized.dir)}/`);
-  print(`${materialized.files} files written${materialized.restored.length > 0 ? `; ${materialized.restored.map(displayPath).join(', ')} taken from the blob store as they were at the fork point` : ''}`);
+  print(
+    `${materialized.files} files written${materialized.restored.length > 0 ? `; ${materialized.restored.map(displayPath).join(', ')} taken from the blob store as they were at the fork point` : ''}`,
+  );
   const comparison = compareTrees(workdir, materialized.dir);
   print(`compared with the parent's ${relative(context.dir, workdir)}/:`);
   for (const file of comparison) print(`  ${file.path.padEnd(22)} ${COMPARISON[file.state]}`);
   await context.onStep('isolated-fork');
   print('');
   await turn(isolated.session.id, TOKENIZER_TURN);
-  print(`src/tokenizer.js in the fork: ${yes(existsSync(join(materialized.dir, 'src', 'tokenizer.js')))}; in the parent: ${yes(existsSync(join(workdir, 'src', 'tokenizer.js')))}`);
+  print(
+    `src/tokenizer.js in the fork: ${yes(existsSync(join(materialized.dir, 'src', 'tokenizer.js')))}; in the parent: ${yes(existsSync(join(workdir, 'src', 'tokenizer.js')))}`,
+  );
   await context.onStep('isolated-turn');
 
   section('A side chat: a question on the side, without touching the main conversation');
   const mainHead = (await store.getSession(session.id)).headMessageId;
   const beforeSide = snapshot(workdir);
   const side = await runtime.side(session.id, SIDE_TURN.input);
-  if (side.turn.status !== 'complete' || side.turn.steps !== SIDE_TURN.steps.length) throw new WaypointError({ code: 'DEMO_OUT_OF_STEP', message: `The side chat ended ${side.turn.status}; the demo stops here.`, details: { sessionId: side.session.id } });
+  if (side.turn.status !== 'complete' || side.turn.steps !== SIDE_TURN.steps.length)
+    throw new WaypointError({
+      code: 'DEMO_OUT_OF_STEP',
+      message: `The side chat ended ${side.turn.status}; the demo stops here.`,
+      details: { sessionId: side.session.id },
+    });
   turns.push({ sessionId: side.session.id, turnId: side.turn.turn.id, input: SIDE_TURN.input, status: side.turn.status, reply: side.turn.text, files: [] });
   const sideHistory = await store.history(side.session.id);
   const inherited = ((await store.findMessage(side.session.forkedFromMessageId!))?.depth ?? -1) + 1;
   const seen = uiView(sideHistory, { startAfter: side.session.forkedFromMessageId }).length;
   print(`${side.session.kind} ${side.session.id} "${side.session.title}": files untouched: ${yes(sameSnapshot(beforeSide, snapshot(workdir)))}`);
-  print(`the model sees ${modelView(sideHistory).length} messages: the main conversation's first ${inherited}, then the side chat's; the person sees only the side chat's ${seen}`);
+  print(
+    `the model sees ${modelView(sideHistory).length} messages: the main conversation's first ${inherited}, then the side chat's; the person sees only the side chat's ${seen}`,
+  );
   print(`main session's conversation unchanged: ${yes((await store.getSession(session.id)).headMessageId === mainHead)}`);
   await context.onStep('side-chat');
 
@@ -257,9 +294,18 @@ async function story(context: StoryContext): Promise<DemoResult> {
     preview: {
       canApply: preview.canApply,
       blockers: preview.blockers,
-      files: preview.files.map((file) => ({ path: displayPath(file.path), status: file.status, action: file.action, mergeAvailable: file.mergeAvailable, shell: isShell(preview, file) })),
+      files: preview.files.map((file) => ({
+        path: displayPath(file.path),
+        status: file.status,
+        action: file.action,
+        mergeAvailable: file.mergeAvailable,
+        shell: isShell(preview, file),
+      })),
     },
-    undo: { rewindId: undone.rewindId, files: undone.files.map((file) => ({ path: displayPath(file.path), resolution: file.resolution, deleted: file.toHash === null })) },
+    undo: {
+      rewindId: undone.rewindId,
+      files: undone.files.map((file) => ({ path: displayPath(file.path), resolution: file.resolution, deleted: file.toHash === null })),
+    },
     redo: { rewindId: redone.rewindId, files: redone.files.map((file) => displayPath(file.path)) },
     conversationRewind: { draft, visibleBefore, visibleAfter, visibleAfterRedo },
     forks: { stable: stable.session.id, isolated: { sessionId: isolated.session.id, dir: materialized.dir, comparison }, sideChat: side.session.id },

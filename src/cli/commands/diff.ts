@@ -45,12 +45,24 @@ export async function checkpointDiff(waypoint: Waypoint, checkpointId: string): 
   if (checkpoint.patch !== null) return { ...base, ...sizes, patch: checkpoint.patch, patchSource: 'stored', notes };
   const binary = (before !== null && isBinaryContent(before)) || (after !== null && isBinaryContent(after));
   if (binary) {
-    return { ...base, ...sizes, binary: true, patch: null, patchSource: null, notes: [...notes, `binary file ${checkpoint.op === 'create' ? 'created' : checkpoint.op === 'delete' ? 'deleted' : 'changed'}: ${describeSizes(sizes)}`] };
+    return {
+      ...base,
+      ...sizes,
+      binary: true,
+      patch: null,
+      patchSource: null,
+      notes: [...notes, `binary file ${checkpoint.op === 'create' ? 'created' : checkpoint.op === 'delete' ? 'deleted' : 'changed'}: ${describeSizes(sizes)}`],
+    };
   }
   if (before !== null && after !== null && before.equals(after)) {
     return { ...base, ...sizes, patch: null, patchSource: null, notes: notes.length ? notes : ['the content did not change'] };
   }
-  const patch = createTwoFilesPatch(before === null ? '/dev/null' : `a/${checkpoint.path}`, after === null ? '/dev/null' : `b/${checkpoint.toPath ?? checkpoint.path}`, before?.toString('utf8') ?? '', after?.toString('utf8') ?? '');
+  const patch = createTwoFilesPatch(
+    before === null ? '/dev/null' : `a/${checkpoint.path}`,
+    after === null ? '/dev/null' : `b/${checkpoint.toPath ?? checkpoint.path}`,
+    before?.toString('utf8') ?? '',
+    after?.toString('utf8') ?? '',
+  );
   return { ...base, ...sizes, patch, patchSource: 'computed', notes };
 }
 
@@ -61,7 +73,9 @@ function describeSizes(sizes: { beforeSize: number | null; afterSize: number | n
 
 export function renderDiff(report: DiffReport): string[] {
   const { checkpoint } = report;
-  const lines = [`# ${checkpoint.id}  #${checkpoint.seq} ${checkpoint.op} ${displayPath(checkpoint.path)}  (session ${checkpoint.sessionId}${checkpoint.turnId ? `, turn ${checkpoint.turnId}` : ''})`];
+  const lines = [
+    `# ${checkpoint.id}  #${checkpoint.seq} ${checkpoint.op} ${displayPath(checkpoint.path)}  (session ${checkpoint.sessionId}${checkpoint.turnId ? `, turn ${checkpoint.turnId}` : ''})`,
+  ];
   for (const note of report.notes) lines.push(`# ${note}`);
   if (report.patch !== null) lines.push(...report.patch.replace(/\n$/, '').split('\n'));
   return lines;

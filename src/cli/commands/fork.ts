@@ -13,11 +13,20 @@ export const forkFlags = {
   message: { type: 'string', value: 'messageId', description: 'fork at this message (the parent must be idle); only changes after it are undone' },
   stable: { type: 'string', value: 'messageId', description: "fork at a completed turn's final reply (the parent may be running); files untouched" },
   side: { type: 'string', value: 'question', description: 'open a side chat about the latest input, asking this question; files untouched' },
-  isolated: { type: 'optional', value: 'dir', description: 'give the fork its own directory, materialized at the fork point (default <workdir>.forks/<id>; a dir argument must contain a "/")' },
+  isolated: {
+    type: 'optional',
+    value: 'dir',
+    description: 'give the fork its own directory, materialized at the fork point (default <workdir>.forks/<id>; a dir argument must contain a "/")',
+  },
   title: { type: 'string', value: 'title', description: 'the new session\'s title (default "Fork of <parent title>")' },
   yes: { type: 'boolean', short: 'y', description: "confirm a shared-workspace fork that changes the parent's files" },
   preview: { type: 'boolean', description: 'show what the fork would do (fork point, files it would change); change nothing' },
-  resolve: { type: 'string', value: 'path=merge|force', multiple: true, description: 'a way past one conflicting file of a shared-workspace fork (repeatable)' },
+  resolve: {
+    type: 'string',
+    value: 'path=merge|force',
+    multiple: true,
+    description: 'a way past one conflicting file of a shared-workspace fork (repeatable)',
+  },
 } as const;
 
 /** What a fork did (the operation's result). */
@@ -46,20 +55,36 @@ function confirmOnCommandLine(context: CommandContext, error: unknown): unknown 
 }
 
 /** The engine request for the command line's fork point and workspace flags. */
-export function forkRequest(sessionId: string, input: { point?: string; message?: string; stable?: string; side?: string; isolated?: string | true; title?: string; resolutions?: Record<string, ConflictResolution>; cwd: string }): ForkRequest {
+export function forkRequest(
+  sessionId: string,
+  input: {
+    point?: string;
+    message?: string;
+    stable?: string;
+    side?: string;
+    isolated?: string | true;
+    title?: string;
+    resolutions?: Record<string, ConflictResolution>;
+    cwd: string;
+  },
+): ForkRequest {
   const chosen = [input.point, input.message, input.stable, input.side].filter((value) => value !== undefined);
   if (chosen.length > 1) throw new UsageError('choose one fork point: latest, a checkpoint id, --message, --stable or --side', { command: 'fork' });
   const common = {
     sessionId,
     ...(input.title === undefined ? {} : { title: input.title }),
-    ...(input.isolated === undefined ? {} : { workspace: { mode: 'isolated' as const, ...(input.isolated === true ? {} : { dir: resolve(input.cwd, input.isolated) }) } }),
+    ...(input.isolated === undefined
+      ? {}
+      : { workspace: { mode: 'isolated' as const, ...(input.isolated === true ? {} : { dir: resolve(input.cwd, input.isolated) }) } }),
     ...(input.resolutions && Object.keys(input.resolutions).length ? { resolutions: input.resolutions } : {}),
   };
   if (input.message !== undefined) return { from: 'message', messageId: input.message, ...common };
   if (input.stable !== undefined) return { from: 'stable', messageId: input.stable, ...common };
   if (input.side !== undefined) return { from: 'side-chat', question: input.side, ...common };
   if (input.point?.startsWith('msg_')) {
-    throw new UsageError(`"${input.point}" is a message; fork at it with --message ${input.point} (or --stable ${input.point} at a completed reply)`, { command: 'fork' });
+    throw new UsageError(`"${input.point}" is a message; fork at it with --message ${input.point} (or --stable ${input.point} at a completed reply)`, {
+      command: 'fork',
+    });
   }
   return { from: 'checkpoint', ...(input.point === undefined ? {} : { checkpointId: input.point }), ...common };
 }
@@ -73,14 +98,27 @@ export function renderFork(report: ForkReport | ForkPreviewReport, options: { un
       `File changes of the parent after the fork point: ${preview.checkpointIds.length}${preview.strategy === 'isolated' && preview.checkpointIds.length ? ' (undone in the new directory only)' : ''}.`,
     ];
     if (preview.files) lines.push(...renderPreview(preview.files));
-    lines.push(preview.requiresConfirmation ? "It would change the parent's files: run it with --yes, or fork with --isolated." : 'The parent\'s files are not touched.');
+    lines.push(
+      preview.requiresConfirmation ? "It would change the parent's files: run it with --yes, or fork with --isolated." : "The parent's files are not touched.",
+    );
     return lines;
   }
-  const lines = [`${report.created ? 'Forked' : 'Already forked (same command)'}: ${report.session.id} ${JSON.stringify(report.session.title)} (${report.session.kind}, from ${report.from}, ${report.strategy} workspace)`];
+  const lines = [
+    `${report.created ? 'Forked' : 'Already forked (same command)'}: ${report.session.id} ${JSON.stringify(report.session.title)} (${report.session.kind}, from ${report.from}, ${report.strategy} workspace)`,
+  ];
   lines.push(`  history: ${report.at === null ? 'empty' : `inherited up to ${report.at}`}`);
-  if (report.materialized) lines.push(`  workspace: ${report.materialized.dir} (${plural(report.materialized.files, 'file')}, ${formatBytes(report.materialized.bytes)}; ${plural(report.materialized.restored.length, 'file')} as at the fork point)`);
+  if (report.materialized)
+    lines.push(
+      `  workspace: ${report.materialized.dir} (${plural(report.materialized.files, 'file')}, ${formatBytes(report.materialized.bytes)}; ${plural(report.materialized.restored.length, 'file')} as at the fork point)`,
+    );
   else lines.push(`  workspace: ${report.workdir ?? '(none)'} (shared with ${report.parentSessionId})`);
-  if (report.fileRewind) lines.push(...renderFileResult(report.fileRewind, { verb: "Changed the parent's directory:", ...(options.undoHint === undefined ? {} : { undoHint: options.undoHint }) }).map((line) => `  ${line}`));
+  if (report.fileRewind)
+    lines.push(
+      ...renderFileResult(report.fileRewind, {
+        verb: "Changed the parent's directory:",
+        ...(options.undoHint === undefined ? {} : { undoHint: options.undoHint }),
+      }).map((line) => `  ${line}`),
+    );
   if (report.materialized) lines.push(`  restored there: ${report.materialized.restored.map(shortPath).join(', ') || '(nothing)'}`);
   if (options.nextSteps ?? true) lines.push(`  see it: waypoint show ${report.session.id}   the family: waypoint log ${report.session.id}`);
   return lines;
@@ -97,9 +135,9 @@ export const forkCommand = defineCommand({
   ],
   summary: 'branch a session into a new one: from a checkpoint (default: the latest), a message, a stable reply, or a side chat',
   description: [
-    'From a checkpoint: history up to before that change\'s input, and the change plus every later one undone in the files.',
+    "From a checkpoint: history up to before that change's input, and the change plus every later one undone in the files.",
     'From a message: history up to it; only changes after it undone. --stable and --side never touch files.',
-    'Shared workspace (default): a fork that changes the parent\'s files prints the preview and needs --yes (what it overwrites is kept:',
+    "Shared workspace (default): a fork that changes the parent's files prints the preview and needs --yes (what it overwrites is kept:",
     '`waypoint redo <parent> <rewindId>` brings it back). --isolated materializes the files at the fork point into a new directory instead.',
   ],
   flags: forkFlags,
@@ -124,7 +162,11 @@ export const forkCommand = defineCommand({
       }
       const progress = request.workspace?.mode === 'isolated' ? context.output.progress('materializing') : null;
       try {
-        const report = await forkSession({ waypoint }, { ...request, ...(args.flags.yes ? { confirm: true } : {}) }, progress ? { onProgress: (done, total) => progress.update(done, total) } : {});
+        const report = await forkSession(
+          { waypoint },
+          { ...request, ...(args.flags.yes ? { confirm: true } : {}) },
+          progress ? { onProgress: (done, total) => progress.update(done, total) } : {},
+        );
         progress?.done(report.materialized ? `${plural(report.materialized.files, 'file')} written` : undefined);
         return { data: report, text: renderFork(report) };
       } catch (error) {

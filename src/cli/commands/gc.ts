@@ -16,22 +16,38 @@ export function renderGc(report: GcCommandReport): string[] {
   const lines: string[] = [];
   if (report.dryRun) lines.push('Dry run: nothing was removed.');
   if (report.keepSessions !== null) {
-    lines.push(`Sessions: keeping the newest ${report.keepSessions}; ${plural(report.removedSessions.length, 'session')} ${would}deleted${report.removedSessions.length ? ':' : '.'}`);
+    lines.push(
+      `Sessions: keeping the newest ${report.keepSessions}; ${plural(report.removedSessions.length, 'session')} ${would}deleted${report.removedSessions.length ? ':' : '.'}`,
+    );
     for (const session of report.removedSessions) {
       lines.push(`  ${session.id}  ${JSON.stringify(session.title)}  ${formatTime(session.createdAt)}`);
       for (const sub of session.subagentSessions) lines.push(`    with its subagent transcript ${sub.id}  ${JSON.stringify(sub.title)}`);
     }
-    for (const orphan of report.orphanSubagentSessions) lines.push(`  ${orphan.id}  ${JSON.stringify(orphan.title)}  (a subagent transcript whose session is gone)`);
+    for (const orphan of report.orphanSubagentSessions)
+      lines.push(`  ${orphan.id}  ${JSON.stringify(orphan.title)}  (a subagent transcript whose session is gone)`);
     if (report.dryRun && report.removedSessions.length) lines.push('  (their blobs are not counted below until they are really deleted)');
   }
   lines.push(`Blobs: ${report.gc.scanned} scanned, ${report.gc.live} live, ${report.gc.unreachable.length} unreachable (${would}removed).`);
-  lines.push(`Freed: ${formatBytes(report.freedBytes)}${report.dryRun ? ' would be freed' : ''} (stored ${formatBytes(report.before.storedBytes)} → ${formatBytes(report.after.storedBytes)}, on disk ${formatBytes(report.before.footprintBytes)} → ${formatBytes(report.after.footprintBytes)}).`);
+  lines.push(
+    `Freed: ${formatBytes(report.freedBytes)}${report.dryRun ? ' would be freed' : ''} (stored ${formatBytes(report.before.storedBytes)} → ${formatBytes(report.after.storedBytes)}, on disk ${formatBytes(report.before.footprintBytes)} → ${formatBytes(report.after.footprintBytes)}).`,
+  );
   const compressed = report.gc.compressed;
   if (compressed && compressed.blobsMoved > 0) {
-    lines.push(`Compressed: ${plural(compressed.blobsMoved, 'blob')} stored raw first, ${formatBytes(compressed.bytesIn)} → ${formatBytes(compressed.bytesOut)}${compressed.pendingBlobs ? ` (${compressed.pendingBlobs} still waiting)` : ''}.`);
+    lines.push(
+      `Compressed: ${plural(compressed.blobsMoved, 'blob')} stored raw first, ${formatBytes(compressed.bytesIn)} → ${formatBytes(compressed.bytesOut)}${compressed.pendingBlobs ? ` (${compressed.pendingBlobs} still waiting)` : ''}.`,
+    );
   }
-  if (report.gc.missingRoots.length) lines.push(`Warning: ${plural(report.gc.missingRoots.length, 'blob')} the records refer to ${report.gc.missingRoots.length === 1 ? 'is' : 'are'} missing: ${report.gc.missingRoots.slice(0, 5).join(', ')}${report.gc.missingRoots.length > 5 ? ', …' : ''}`);
-  if (report.gc.missingBases.length) lines.push(`Warning: ${plural(report.gc.missingBases.length, 'delta blob')} lost ${report.gc.missingBases.length === 1 ? 'its' : 'their'} base and cannot be read: ${report.gc.missingBases.slice(0, 5).map((entry) => entry.hash).join(', ')}`);
+  if (report.gc.missingRoots.length)
+    lines.push(
+      `Warning: ${plural(report.gc.missingRoots.length, 'blob')} the records refer to ${report.gc.missingRoots.length === 1 ? 'is' : 'are'} missing: ${report.gc.missingRoots.slice(0, 5).join(', ')}${report.gc.missingRoots.length > 5 ? ', …' : ''}`,
+    );
+  if (report.gc.missingBases.length)
+    lines.push(
+      `Warning: ${plural(report.gc.missingBases.length, 'delta blob')} lost ${report.gc.missingBases.length === 1 ? 'its' : 'their'} base and cannot be read: ${report.gc.missingBases
+        .slice(0, 5)
+        .map((entry) => entry.hash)
+        .join(', ')}`,
+    );
   return lines;
 }
 
@@ -51,11 +67,20 @@ export const gcCommand = defineCommand({
     const dryRun = args.flags['dry-run'];
     const progress = context.output.progress('gc');
     const report = await withWaypoint(context, (waypoint) =>
-      collectGarbage({ waypoint }, { dryRun, ...(keep === undefined ? {} : { keepSessions: keep }) }, {
-        onStart: (before) => progress.step(`${plural(before.blobCount, 'blob')} (${formatBytes(before.storedBytes)} stored); marking what the records reach${dryRun ? ' (dry run)' : ''}`),
-      }),
+      collectGarbage(
+        { waypoint },
+        { dryRun, ...(keep === undefined ? {} : { keepSessions: keep }) },
+        {
+          onStart: (before) =>
+            progress.step(
+              `${plural(before.blobCount, 'blob')} (${formatBytes(before.storedBytes)} stored); marking what the records reach${dryRun ? ' (dry run)' : ''}`,
+            ),
+        },
+      ),
     );
-    progress.done(`${plural(report.gc.unreachable.length, 'blob')} ${dryRun ? 'unreachable' : 'swept'}, ${formatBytes(report.gc.freedBytes)} ${dryRun ? 'to free' : 'freed'}`);
+    progress.done(
+      `${plural(report.gc.unreachable.length, 'blob')} ${dryRun ? 'unreachable' : 'swept'}, ${formatBytes(report.gc.freedBytes)} ${dryRun ? 'to free' : 'freed'}`,
+    );
     return { data: report, text: renderGc(report) };
   },
 });

@@ -22,10 +22,11 @@ export function renderLog(report: LogReport): string[] {
 export const logCommand = defineCommand({
   name: 'log',
   synopsis: ['log <session>'],
-  summary: "the session's family as a tree: forks and side chats, where each branched, turns and file changes; subagent transcripts under the turn that ran them",
+  summary:
+    "the session's family as a tree: forks and side chats, where each branched, turns and file changes; subagent transcripts under the turn that ran them",
   description: [
-    '`#n` is the branch point\'s position in the conversation; `← here` marks the session asked for.',
-    'A subagent\'s transcript session is shown as `subagent: "<description>"` under its parent, with the parent\'s turn and tool call that ran it and how it ended (its file changes are that turn\'s).',
+    "`#n` is the branch point's position in the conversation; `← here` marks the session asked for.",
+    "A subagent's transcript session is shown as `subagent: \"<description>\"` under its parent, with the parent's turn and tool call that ran it and how it ended (its file changes are that turn's).",
   ],
   flags: {},
   positionals: { min: 1, max: 1 },

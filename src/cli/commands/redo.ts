@@ -5,7 +5,12 @@ import { defineCommand, withWaypoint } from '../command.js';
 import { renderFileResult } from '../render/rewind-render.js';
 
 export const redoFlags = {
-  resolve: { type: 'string', value: 'path=force', multiple: true, description: 'overwrite a file changed since the rewind (its current content is kept); repeatable' },
+  resolve: {
+    type: 'string',
+    value: 'path=force',
+    multiple: true,
+    description: 'overwrite a file changed since the rewind (its current content is kept); repeatable',
+  },
 } as const;
 
 export function renderRedo(report: RedoResult): string[] {
@@ -25,7 +30,8 @@ export const redoCommand = defineCommand({
   async run(context, args) {
     const [sessionId, rewindId] = args.positionals as [string, string | undefined];
     const force = keyValueFlags('resolve', args.flags.resolve, ['force'] as const).map(({ key }) => key);
-    if (force.length > 0 && rewindId === undefined) throw new UsageError('--resolve works with a file rewind id (`redo <session> <rewindId>`)', { command: 'redo' });
+    if (force.length > 0 && rewindId === undefined)
+      throw new UsageError('--resolve works with a file rewind id (`redo <session> <rewindId>`)', { command: 'redo' });
     const report = await withWaypoint(context, (waypoint) => redo({ waypoint }, { sessionId, ...(rewindId === undefined ? {} : { rewindId }), force }));
     return { data: report, text: renderRedo(report) };
   },

@@ -10,17 +10,29 @@ export function renderRewindStatus(report: RewindStatusReport): string[] {
   const lines: string[] = [];
   const latest = report.latestCheckpoint;
   if (latest) {
-    lines.push(`Latest checkpoint: #${latest.seq} ${latest.id}  ${latest.op} ${displayPath(latest.path)}  by ${latest.source === 'exec' ? 'a shell command' : latest.toolName ?? latest.source}${latest.anchorMessageId ? `  (message ${latest.anchorMessageId})` : ''}`);
+    lines.push(
+      `Latest checkpoint: #${latest.seq} ${latest.id}  ${latest.op} ${displayPath(latest.path)}  by ${latest.source === 'exec' ? 'a shell command' : (latest.toolName ?? latest.source)}${latest.anchorMessageId ? `  (message ${latest.anchorMessageId})` : ''}`,
+    );
     lines.push(`  restore it: waypoint rewind ${id} latest`);
   } else {
     lines.push(report.checkpointCount === 0 ? 'No file checkpoints yet.' : 'Every file change is already rewound.');
   }
   lines.push('', report.targets.length ? 'Rewind targets (user inputs, oldest first):' : 'No user input to rewind to.');
-  lines.push(...table(report.targets.map((target) => [`  ${target.messageId}`, JSON.stringify(oneLine(target.text, 60)), target.fileChanges ? plural(target.fileChanges, 'file change') : 'no file changes', target.compacted ? '(compacted)' : ''])));
+  lines.push(
+    ...table(
+      report.targets.map((target) => [
+        `  ${target.messageId}`,
+        JSON.stringify(oneLine(target.text, 60)),
+        target.fileChanges ? plural(target.fileChanges, 'file change') : 'no file changes',
+        target.compacted ? '(compacted)' : '',
+      ]),
+    ),
+  );
   if (report.redo.conversation || report.redo.fileRewinds.length) {
     lines.push('', 'Can be redone:');
     if (report.redo.conversation) lines.push(`  the last conversation rewind: waypoint redo ${id}`);
-    for (const rewind of report.redo.fileRewinds) lines.push(`  file rewind ${rewind.rewindId} (${rewind.kind}, ${plural(rewind.files, 'file')}): waypoint redo ${id} ${rewind.rewindId}`);
+    for (const rewind of report.redo.fileRewinds)
+      lines.push(`  file rewind ${rewind.rewindId} (${rewind.kind}, ${plural(rewind.files, 'file')}): waypoint redo ${id} ${rewind.rewindId}`);
   }
   lines.push(
     '',

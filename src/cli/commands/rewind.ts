@@ -1,5 +1,13 @@
 import type { Waypoint } from '../../engine/index.js';
-import { applyRewind, previewRewind, rewind, rewindStatus, type RewindForm as OperationRewindForm, type RewindRequest, type RewindResult } from '../../operations/index.js';
+import {
+  applyRewind,
+  previewRewind,
+  rewind,
+  rewindStatus,
+  type RewindForm as OperationRewindForm,
+  type RewindRequest,
+  type RewindResult,
+} from '../../operations/index.js';
 import type { ConflictResolution, FileRewindPreview } from '../../rewind/index.js';
 import { keyValueFlags } from '../args.js';
 import { UsageError } from '../cli-errors.js';
@@ -10,20 +18,32 @@ import { renderRewindStatus } from './rewind-status.js';
 export const rewindFlags = {
   preview: { type: 'boolean', description: 'show what a rewind by message would do to the files (statuses, merge, merged text); change nothing' },
   apply: { type: 'boolean', description: 'rewind by message through the checked preview: refused while a file changed since the agent, unless resolved' },
-  resolve: { type: 'string', value: 'path=merge|force', multiple: true, description: 'a way past one conflicting file (repeatable); implies --apply unless --preview' },
+  resolve: {
+    type: 'string',
+    value: 'path=merge|force',
+    multiple: true,
+    description: 'a way past one conflicting file (repeatable); implies --apply unless --preview',
+  },
   'include-shell': { type: 'boolean', description: 'with --preview/--apply: undo changes made by shell commands too' },
 } as const;
 
 /** A `/rewind` form as typed: `status`, or one of the operation's forms. */
 export type RewindForm = { kind: 'status' } | Exclude<OperationRewindForm, { kind: 'turn' }>;
 
-const SCOPES: Record<string, 'conversation' | 'workspace' | 'both'> = { conversation: 'conversation', message: 'conversation', code: 'workspace', workspace: 'workspace', both: 'both' };
+const SCOPES: Record<string, 'conversation' | 'workspace' | 'both'> = {
+  conversation: 'conversation',
+  message: 'conversation',
+  code: 'workspace',
+  workspace: 'workspace',
+  both: 'both',
+};
 
 /** `status|help|-h`, `latest`, `<checkpointId>`, `conversation|message <id>`, `code|workspace <id>`, `both <id>`, `cascade <scope> <id>`. */
 export function parseRewindForm(tokens: readonly string[]): RewindForm {
   const [word, ...rest] = tokens;
   const expect = (count: number, shape: string) => {
-    if (rest.length !== count) throw new UsageError(`\`rewind <session> ${shape}\` ${rest.length < count ? 'is missing an argument' : 'has too many arguments'}`, { command: 'rewind' });
+    if (rest.length !== count)
+      throw new UsageError(`\`rewind <session> ${shape}\` ${rest.length < count ? 'is missing an argument' : 'has too many arguments'}`, { command: 'rewind' });
   };
   if (word === undefined || word === 'status' || word === 'help' || word === '-h') {
     if (word !== undefined) expect(0, word);
@@ -45,7 +65,8 @@ export function parseRewindForm(tokens: readonly string[]): RewindForm {
     return { kind: 'message', scope, cascade: false, messageId: rest[0]! };
   }
   expect(0, '<checkpointId>');
-  if (word.startsWith('msg_')) throw new UsageError(`"${word}" is a message; say what to rewind: \`conversation ${word}\`, \`code ${word}\` or \`both ${word}\``, { command: 'rewind' });
+  if (word.startsWith('msg_'))
+    throw new UsageError(`"${word}" is a message; say what to rewind: \`conversation ${word}\`, \`code ${word}\` or \`both ${word}\``, { command: 'rewind' });
   return { kind: 'checkpoint', checkpointId: word };
 }
 
@@ -72,7 +93,13 @@ interface CheckedChoices {
 }
 
 /** Preview, show it when it cannot apply, then apply it: refused while a file changed since the agent, unless resolved. */
-async function rewindChecked(context: CommandContext, waypoint: Waypoint, sessionId: string, form: Extract<RewindForm, { kind: 'message' }>, choices: CheckedChoices): Promise<RewindReport> {
+async function rewindChecked(
+  context: CommandContext,
+  waypoint: Waypoint,
+  sessionId: string,
+  form: Extract<RewindForm, { kind: 'message' }>,
+  choices: CheckedChoices,
+): Promise<RewindReport> {
   const preview = await previewRewind({ waypoint }, { sessionId, messageId: form.messageId, ...choices });
   if (!preview.canApply && !context.json) for (const line of renderPreview(preview)) context.output.print(line);
   return applyRewind({ waypoint }, { sessionId, preview, scope: form.scope === 'both' ? 'both' : 'workspace' });
@@ -95,12 +122,16 @@ export function renderRewind(report: RewindReport | RewindPreviewReport, options
     for (const file of preview.files) if (file.resolution === null && file.mergeAvailable) choices[file.path] = 'merge';
     const flags = Object.entries(choices).map(([path, choice]) => ` --resolve ${path.replace(/^workspace:/, '')}=${choice}`);
     const scope = form.scope === 'both' ? 'both' : 'code';
-    return renderPreview(preview, { nextStep: `Apply with: waypoint rewind ${report.sessionId} ${scope} ${form.messageId} --apply${flags.join('')}${preview.includeShellChanges ? ' --include-shell' : ''}` });
+    return renderPreview(preview, {
+      nextStep: `Apply with: waypoint rewind ${report.sessionId} ${scope} ${form.messageId} --apply${flags.join('')}${preview.includeShellChanges ? ' --include-shell' : ''}`,
+    });
   }
   const lines: string[] = [];
   if (report.files) lines.push(...renderFileResult(report.files, options.undoHint === undefined ? {} : { undoHint: options.undoHint }));
   if (report.conversation) {
-    lines.push(`Conversation rewound to before ${report.conversation.targetMessageId}; the head is now ${report.conversation.headMessageId ?? '(empty history)'}.`);
+    lines.push(
+      `Conversation rewound to before ${report.conversation.targetMessageId}; the head is now ${report.conversation.headMessageId ?? '(empty history)'}.`,
+    );
     if (options.showDraft ?? true) lines.push(`Your input, to edit and send again: ${JSON.stringify(report.conversation.draft)}`);
     const hint = options.conversationHint === undefined ? `Undo the conversation rewind with: waypoint redo ${report.sessionId}` : options.conversationHint;
     if (hint !== null) lines.push(hint);
@@ -122,13 +153,13 @@ export const rewindCommand = defineCommand({
   summary: 'undo the conversation, the files, or both',
   description: [
     'status: the latest checkpoint, the user inputs you can rewind to, and what can be redone.',
-    'latest / <checkpointId>: put that checkpoint\'s file back as it was before the change.',
+    "latest / <checkpointId>: put that checkpoint's file back as it was before the change.",
     'conversation <id>: move the conversation back to just before that user input (a reply maps to its input); the input is printed to edit.',
-    'code <id>: restore the latest file change of that input\'s turn. both <id>: the files, then the conversation, in one commit.',
+    "code <id>: restore the latest file change of that input's turn. both <id>: the files, then the conversation, in one commit.",
     'cascade <scope> <id>: every file change from that input on, newest first; the conversation too when the scope includes it.',
     'Direct forms overwrite without checking for later edits (what they overwrite is kept; `waypoint redo` brings it back).',
     '--preview / --apply work on every change from the message on, checking each file against what the agent left: a file changed since is',
-    'external_modified and blocks, unless resolved with --resolve <path>=merge (reverse-apply the agent\'s own change, keeping your edits; shown',
+    "external_modified and blocks, unless resolved with --resolve <path>=merge (reverse-apply the agent's own change, keeping your edits; shown",
     'in the preview when it applies cleanly) or =force (overwrite; the current content is kept for redo).',
   ],
   flags: rewindFlags,
@@ -139,8 +170,10 @@ export const rewindCommand = defineCommand({
     const form = parseRewindForm(tokens);
     const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
     const checked = args.flags.apply || Object.keys(resolutions).length > 0;
-    if ((args.flags.preview || checked || args.flags['include-shell']) && (form.kind !== 'message' || (form.scope === 'conversation'))) {
-      throw new UsageError('--preview, --apply, --resolve and --include-shell work with a file rewind by message (code, both, cascade code|both)', { command: 'rewind' });
+    if ((args.flags.preview || checked || args.flags['include-shell']) && (form.kind !== 'message' || form.scope === 'conversation')) {
+      throw new UsageError('--preview, --apply, --resolve and --include-shell work with a file rewind by message (code, both, cascade code|both)', {
+        command: 'rewind',
+      });
     }
     return withWaypoint(context, async (waypoint) => {
       if (form.kind === 'status') {
@@ -149,10 +182,18 @@ export const rewindCommand = defineCommand({
       }
       const choices: CheckedChoices = { resolutions, includeShellChanges: args.flags['include-shell'] };
       if (form.kind === 'message' && args.flags.preview) {
-        const report: RewindPreviewReport = { type: 'preview', sessionId, form, preview: await previewRewind({ waypoint }, { sessionId, messageId: form.messageId, ...choices }) };
+        const report: RewindPreviewReport = {
+          type: 'preview',
+          sessionId,
+          form,
+          preview: await previewRewind({ waypoint }, { sessionId, messageId: form.messageId, ...choices }),
+        };
         return { data: report, text: renderRewind(report) };
       }
-      const report = form.kind === 'message' && checked ? await rewindChecked(context, waypoint, sessionId, form, choices) : await rewind({ waypoint }, rewindRequest(sessionId, form));
+      const report =
+        form.kind === 'message' && checked
+          ? await rewindChecked(context, waypoint, sessionId, form, choices)
+          : await rewind({ waypoint }, rewindRequest(sessionId, form));
       return { data: report, text: renderRewind(report) };
     });
   },

@@ -71,7 +71,14 @@ export function renderSessions(report: SessionsReport): string[] {
   if (report.sessions.length === 0) return [`No sessions in ${report.store}.`];
   return table([
     ['ID', 'KIND', 'TITLE', 'CREATED', 'HEAD', 'TURNS'],
-    ...report.sessions.map((row) => [row.id, sessionKindLabel(row), JSON.stringify(row.title), formatTime(row.createdAt), row.headMessageId === null ? '(empty)' : `${row.headMessageId} (${plural(row.messages, 'message')})`, String(row.turns)]),
+    ...report.sessions.map((row) => [
+      row.id,
+      sessionKindLabel(row),
+      JSON.stringify(row.title),
+      formatTime(row.createdAt),
+      row.headMessageId === null ? '(empty)' : `${row.headMessageId} (${plural(row.messages, 'message')})`,
+      String(row.turns),
+    ]),
   ]);
 }
 

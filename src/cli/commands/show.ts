@@ -74,7 +74,11 @@ export async function show(waypoint: Waypoint, id: string, options: { all?: bool
     };
   }
   if (!(await store.findMessage(id))) {
-    throw new NotFoundError({ entity: id.startsWith('msg_') ? 'message' : 'session', id, hint: 'Give a session id (`waypoint sessions`) or a message id (`waypoint show <session>`).' });
+    throw new NotFoundError({
+      entity: id.startsWith('msg_') ? 'message' : 'session',
+      id,
+      hint: 'Give a session id (`waypoint sessions`) or a message id (`waypoint show <session>`).',
+    });
   }
   const message = await store.getMessage(id);
   const sessions = await store.listSessions({ treeId: message.treeId });
@@ -89,7 +93,15 @@ export async function show(waypoint: Waypoint, id: string, options: { all?: bool
     type: 'message',
     message: toShown(message),
     onPathOf,
-    checkpoints: checkpoints.map(({ id: checkpointId, seq, op, path, toPath, source, status }) => ({ id: checkpointId, seq, op, path, toPath, source, status })),
+    checkpoints: checkpoints.map(({ id: checkpointId, seq, op, path, toPath, source, status }) => ({
+      id: checkpointId,
+      seq,
+      op,
+      path,
+      toPath,
+      source,
+      status,
+    })),
   };
 }
 
@@ -127,7 +139,11 @@ function toShown(message: Awaited<ReturnType<Waypoint['store']['getMessage']>>):
 }
 
 function heading(message: ShownMessage): string {
-  const tags = [message.kind === 'input' || message.kind === 'reply' ? '' : message.kind, message.status === 'complete' ? '' : message.status, message.visibility === 'all' ? '' : `${message.visibility} only`].filter(Boolean);
+  const tags = [
+    message.kind === 'input' || message.kind === 'reply' ? '' : message.kind,
+    message.status === 'complete' ? '' : message.status,
+    message.visibility === 'all' ? '' : `${message.visibility} only`,
+  ].filter(Boolean);
   return `${message.id}  ${message.role}${tags.length ? ` (${tags.join(', ')})` : ''}  ${formatTime(message.createdAt)}`;
 }
 
@@ -150,7 +166,10 @@ export function renderShow(report: ShowReport): string[] {
     ];
     if (report.checkpoints.length) {
       lines.push('', `file changes of this turn (${report.checkpoints.length}):`);
-      for (const checkpoint of report.checkpoints) lines.push(`  #${checkpoint.seq} ${checkpoint.id}  ${checkpoint.op} ${shortPath(checkpoint.path)}${checkpoint.toPath ? ` → ${shortPath(checkpoint.toPath)}` : ''}`);
+      for (const checkpoint of report.checkpoints)
+        lines.push(
+          `  #${checkpoint.seq} ${checkpoint.id}  ${checkpoint.op} ${shortPath(checkpoint.path)}${checkpoint.toPath ? ` → ${shortPath(checkpoint.toPath)}` : ''}`,
+        );
     }
     return lines;
   }
@@ -163,7 +182,9 @@ export function renderShow(report: ShowReport): string[] {
   if (subagent) {
     const parent = `${subagent.parentSessionId}${subagent.parentTitle === null ? ' (deleted)' : ` ${JSON.stringify(subagent.parentTitle)}`}`;
     const turn = subagent.turnNumber === null ? subagent.parentTurnId : `turn ${subagent.turnNumber} (${subagent.parentTurnId})`;
-    lines.push(`subagent of ${parent}, ${turn}, tool call ${subagent.toolCallId}${subagent.description === null ? '' : `: ${JSON.stringify(subagent.description)}`}`);
+    lines.push(
+      `subagent of ${parent}, ${turn}, tool call ${subagent.toolCallId}${subagent.description === null ? '' : `: ${JSON.stringify(subagent.description)}`}`,
+    );
   } else if (session.parentSessionId) lines.push(`parent   ${session.parentSessionId}  forked at ${session.forkedFromMessageId ?? 'the start'}`);
   lines.push('');
   if (report.messages.length === 0) lines.push('(no messages to show)');

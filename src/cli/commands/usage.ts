@@ -9,7 +9,10 @@ export function renderUsage(report: UsageReport): string[] {
     `Blobs: ${plural(blobs.count, 'blob')}, ${formatBytes(blobs.rawBytes)} of content stored in ${formatBytes(blobs.storedBytes)}`,
     ...(['raw', 'deflate', 'delta'] as const)
       .filter((encoding) => blobs.byEncoding[encoding].count > 0)
-      .map((encoding) => `  ${encoding.padEnd(8)} ${String(blobs.byEncoding[encoding].count).padStart(6)}  ${formatBytes(blobs.byEncoding[encoding].rawBytes)} → ${formatBytes(blobs.byEncoding[encoding].storedBytes)}`),
+      .map(
+        (encoding) =>
+          `  ${encoding.padEnd(8)} ${String(blobs.byEncoding[encoding].count).padStart(6)}  ${formatBytes(blobs.byEncoding[encoding].rawBytes)} → ${formatBytes(blobs.byEncoding[encoding].storedBytes)}`,
+      ),
     `Savings: a whole copy of every checkpoint's before and after would take ${formatBytes(savings.copiesBytes)}; stored: ${formatBytes(savings.checkpointStoredBytes)}${savings.ratio === null ? '' : ` (${savings.ratio.toFixed(1)}× smaller)`}`,
     `  dedupe ${formatBytes(savings.dedupeBytes)}, compression ${formatBytes(savings.compressionBytes)}, deltas ${formatBytes(savings.deltaBytes)}`,
     '',

@@ -30,7 +30,12 @@ export function table(rows: readonly (readonly string[])[], gap = '  '): string[
   for (const row of rows) {
     for (const [index, cell] of row.entries()) widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell));
   }
-  return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : padEndWidth(cell, widths[index]!))).join(gap).trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, index) => (index === row.length - 1 ? cell : padEndWidth(cell, widths[index]!)))
+      .join(gap)
+      .trimEnd(),
+  );
 }
 
 export function plural(count: number, word: string, many = `${word}s`): string {
@@ -64,5 +69,9 @@ export function describePart(content: PartContent | undefined, options: { full?:
 /** The parts of a message as lines, indented. */
 export function partLines(parts: ReadonlyArray<PartContent | null | undefined>, options: { full?: boolean; indent?: string } = {}): string[] {
   const indent = options.indent ?? '  ';
-  return parts.flatMap((content) => describePart(content ?? undefined, options).split('\n').map((line) => `${indent}${line}`));
+  return parts.flatMap((content) =>
+    describePart(content ?? undefined, options)
+      .split('\n')
+      .map((line) => `${indent}${line}`),
+  );
 }

@@ -24,7 +24,8 @@ export function renderPreview(preview: FileRewindPreview, options: { nextStep?: 
   if (preview.shellChanges.length > 0) {
     const included = preview.shellChanges.some((change) => change.included);
     lines.push(`changes made by shell commands (${included ? 'included' : 'not included; add --include-shell to undo them too'}):`);
-    for (const change of preview.shellChanges) lines.push(`  ${change.op} ${shortPath(change.path)}${change.toPath ? ` → ${shortPath(change.toPath)}` : ''}  (${change.checkpointId})`);
+    for (const change of preview.shellChanges)
+      lines.push(`  ${change.op} ${shortPath(change.path)}${change.toPath ? ` → ${shortPath(change.toPath)}` : ''}  (${change.checkpointId})`);
   }
   if (preview.alreadyRewound.length > 0) lines.push(`already rewound, not offered again: ${plural(preview.alreadyRewound.length, 'change')}`);
   lines.push(`can apply: ${preview.canApply ? 'yes' : 'no'}`);

@@ -16,9 +16,10 @@ export class NameTooLongError extends WaypointError {
 
   constructor(options: { path: string; component?: string; cause?: unknown }) {
     const component = options.component;
-    const what = component === undefined
-      ? `it is ${Buffer.byteLength(options.path)} bytes long, more than the ${MAX_PATH_BYTES} the system resolves`
-      : `${component === options.path ? 'it' : `its name "${shorten(component)}"`} is ${Buffer.byteLength(component)} bytes long, more than the ${MAX_NAME_BYTES} a file name may have`;
+    const what =
+      component === undefined
+        ? `it is ${Buffer.byteLength(options.path)} bytes long, more than the ${MAX_PATH_BYTES} the system resolves`
+        : `${component === options.path ? 'it' : `its name "${shorten(component)}"`} is ${Buffer.byteLength(component)} bytes long, more than the ${MAX_NAME_BYTES} a file name may have`;
     super({
       code: 'NAME_TOO_LONG',
       message: `Cannot use the path "${shorten(options.path)}": ${what}. Use a shorter name; nothing was changed.`,

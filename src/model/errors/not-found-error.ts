@@ -34,7 +34,7 @@ function defaultHint(entity: EntityKind): string {
     case 'session':
       return 'List sessions with `waypoint sessions`.';
     case 'message':
-      return 'Show a session\'s messages with `waypoint show <session>`.';
+      return "Show a session's messages with `waypoint show <session>`.";
     case 'checkpoint':
       return 'List checkpoints with `waypoint checkpoints <session>`.';
     default:

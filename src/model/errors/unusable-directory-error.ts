@@ -21,11 +21,21 @@ export class UnusableDirectoryError extends WaypointError {
   readonly reason: UnusableDirectoryReason;
 
   constructor(options: { path: string; reason: UnusableDirectoryReason; blocker?: string; filesystem?: string; cause?: unknown }) {
-    const at = options.blocker && options.blocker !== options.path ? ` (at ${options.blocker}${options.filesystem ? `, ${options.filesystem}` : ''})` : options.filesystem ? ` (${options.filesystem})` : '';
+    const at =
+      options.blocker && options.blocker !== options.path
+        ? ` (at ${options.blocker}${options.filesystem ? `, ${options.filesystem}` : ''})`
+        : options.filesystem
+          ? ` (${options.filesystem})`
+          : '';
     super({
       code: 'DIRECTORY_UNUSABLE',
       message: `Cannot create ${options.path}: ${EXPLANATIONS[options.reason]}${at}. Choose a directory on a writable disk; nothing was written.`,
-      details: { path: options.path, reason: options.reason, ...(options.blocker ? { blocker: options.blocker } : {}), ...(options.filesystem ? { filesystem: options.filesystem } : {}) },
+      details: {
+        path: options.path,
+        reason: options.reason,
+        ...(options.blocker ? { blocker: options.blocker } : {}),
+        ...(options.filesystem ? { filesystem: options.filesystem } : {}),
+      },
       exitCode: 2,
       httpStatus: 400,
       cause: options.cause,

@@ -6,15 +6,7 @@ export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
  * What a message is, beyond its role. Only `input` user messages are rewind targets; summaries,
  * hook/meta injections, task notifications and fork notes are not.
  */
-export type MessageKind =
-  | 'input'
-  | 'reply'
-  | 'tool_result'
-  | 'summary'
-  | 'meta'
-  | 'task_notification'
-  | 'fork_note'
-  | 'system';
+export type MessageKind = 'input' | 'reply' | 'tool_result' | 'summary' | 'meta' | 'task_notification' | 'fork_note' | 'system';
 
 export type MessageStatus = 'complete' | 'streaming' | 'error' | 'interrupted';
 

@@ -44,7 +44,12 @@ export async function editUserQuery<T>(store: Store, options: EditOptions<T>): P
     throw new InvalidArgumentError({ parameter: 'text', value: options.text, reason: 'the edited message is empty; type the new request.' });
   }
   if ((options.workspace ?? 'preserve') === 'preserve') {
-    const { session: rewound } = await rewindConversation(store, { sessionId: session.id, messageId: target.id, reason: 'edit', ...(options.tasks ? { tasks: options.tasks } : {}) });
+    const { session: rewound } = await rewindConversation(store, {
+      sessionId: session.id,
+      messageId: target.id,
+      reason: 'edit',
+      ...(options.tasks ? { tasks: options.tasks } : {}),
+    });
     return { session: rewound, preview: null, turn: await options.startTurn(options.text, rewound) };
   }
   if (!options.files) {
@@ -80,7 +85,13 @@ export async function retryTurn<T>(
       details: { sessionId: session.id, messageId: options.messageId, lastMessageId: last?.id ?? null },
     });
   }
-  const rewound = await rewindConversation(store, { sessionId: session.id, messageId: reply.id, mapAssistant: true, reason: 'retry', ...(options.tasks ? { tasks: options.tasks } : {}) });
+  const rewound = await rewindConversation(store, {
+    sessionId: session.id,
+    messageId: reply.id,
+    mapAssistant: true,
+    reason: 'retry',
+    ...(options.tasks ? { tasks: options.tasks } : {}),
+  });
   return { session: rewound.session, text: rewound.draft, turn: await options.startTurn(rewound.draft, rewound.session) };
 }
 
@@ -100,10 +111,17 @@ async function requireLastInput(store: Store, session: Session, messageId: strin
 
 async function refuseUnsafeEdit(store: Store, preview: FileRewindPreview, target: MessageWithParts): Promise<void> {
   const refuse = (code: string, reason: string) =>
-    new ConflictError({ code, message: `Cannot edit with workspace rewind: ${reason}. Nothing was changed; edit with workspace 'preserve' to keep the files.`, details: { preview } });
+    new ConflictError({
+      code,
+      message: `Cannot edit with workspace rewind: ${reason}. Nothing was changed; edit with workspace 'preserve' to keep the files.`,
+      details: { preview },
+    });
   const turn = target.turnId ? await store.getTurn(target.turnId).catch(() => null) : null;
   if (preview.shellChanges.length > 0 || turn?.metadata.partiallyProtected === true) {
-    throw refuse('EDIT_FILES_UNCAPTURED', `the turn changed files through shell commands${turn?.metadata.partiallyProtected ? ' and not every change was captured' : ''} (${preview.shellChanges.map((change) => change.path).join(', ') || 'partially protected turn'})`);
+    throw refuse(
+      'EDIT_FILES_UNCAPTURED',
+      `the turn changed files through shell commands${turn?.metadata.partiallyProtected ? ' and not every change was captured' : ''} (${preview.shellChanges.map((change) => change.path).join(', ') || 'partially protected turn'})`,
+    );
   }
   if (preview.checkpointIds.length === 0) throw refuse('EDIT_NOTHING_TO_UNDO', 'the turn changed no file');
   const unsafe = preview.files.filter((file) => file.status !== 'safe');

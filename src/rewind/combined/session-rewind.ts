@@ -37,7 +37,12 @@ export async function rewindSession(store: Store, files: FileRewinder, options: 
   parseInput(SessionRewindOptionsSchema, options, 'options');
   const session = await store.getSession(options.sessionId);
   if (options.scope === 'conversation' && !options.cascade) {
-    const result = await rewindConversation(store, { sessionId: session.id, messageId: options.messageId, mapAssistant: true, ...(options.tasks ? { tasks: options.tasks } : {}) });
+    const result = await rewindConversation(store, {
+      sessionId: session.id,
+      messageId: options.messageId,
+      mapAssistant: true,
+      ...(options.tasks ? { tasks: options.tasks } : {}),
+    });
     return { scope: 'conversation', conversation: summary(result), files: null };
   }
   const target = await resolveUserTarget(store, session, options.messageId, { mapAssistant: false });

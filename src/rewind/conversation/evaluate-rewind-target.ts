@@ -45,7 +45,12 @@ export async function evaluateRewindTarget(store: Store, sessionId: string, mess
   if (!isUserInput(message)) return unavailable('only a message the user typed can be rewound to');
 
   const path = await store.history(sessionId, { parts: 'none' });
-  const inputsFromTarget = new Set(path.slice(message.depth).filter(isUserInput).map((input) => input.id));
+  const inputsFromTarget = new Set(
+    path
+      .slice(message.depth)
+      .filter(isUserInput)
+      .map((input) => input.id),
+  );
   const checkpoints = (await store.listCheckpoints(sessionId)).filter(
     (checkpoint) => checkpoint.status === 'recorded' && checkpoint.anchorMessageId !== null && inputsFromTarget.has(checkpoint.anchorMessageId),
   );

@@ -1,4 +1,10 @@
-export { rewindConversation, planConversationRewind, type RewindConversationOptions, type ConversationRewind, type ConversationRewindPlan } from './rewind-conversation.js';
+export {
+  rewindConversation,
+  planConversationRewind,
+  type RewindConversationOptions,
+  type ConversationRewind,
+  type ConversationRewindPlan,
+} from './rewind-conversation.js';
 export { redoConversation, findRedo, type RedoInfo } from './redo-conversation.js';
 export { resolveUserTarget, type RewindScope } from './rewind-target.js';
 export { evaluateRewindTarget, type RewindStrategy, type RewindTargetEvaluation } from './evaluate-rewind-target.js';

@@ -20,7 +20,12 @@ describe('conversation rewind', () => {
   async function turn(name: string, withTurn = true) {
     const { message: input } = await store.appendMessage({ sessionId, role: 'user', parts: [{ type: 'text', text: `${name} as typed, with @src/a.ts` }] });
     const turnRecord = withTurn ? await store.createTurn({ sessionId, userMessageId: input.id }) : null;
-    const { message: reply } = await store.appendMessage({ sessionId, role: 'assistant', parts: [{ type: 'text', text: `reply to ${name}` }], turnId: turnRecord?.id ?? null });
+    const { message: reply } = await store.appendMessage({
+      sessionId,
+      role: 'assistant',
+      parts: [{ type: 'text', text: `reply to ${name}` }],
+      turnId: turnRecord?.id ?? null,
+    });
     ids[`u${name}`] = input.id;
     ids[`a${name}`] = reply.id;
     if (turnRecord) ids[`t${name}`] = turnRecord.id;
@@ -74,7 +79,13 @@ describe('conversation rewind', () => {
 
   it('refuses summaries, hook messages, task notifications and cut-off messages, and changes nothing', async () => {
     const { message: summary } = await store.appendMessage({ sessionId, role: 'user', kind: 'summary', parts: [{ type: 'text', text: 's' }] });
-    const { message: hook } = await store.appendMessage({ sessionId, role: 'user', kind: 'meta', parts: [{ type: 'text', text: 'h' }], metadata: { visibility: 'model' } });
+    const { message: hook } = await store.appendMessage({
+      sessionId,
+      role: 'user',
+      kind: 'meta',
+      parts: [{ type: 'text', text: 'h' }],
+      metadata: { visibility: 'model' },
+    });
     const { message: note } = await store.appendMessage({ sessionId, role: 'user', kind: 'task_notification', parts: [{ type: 'text', text: 'n' }] });
     for (const messageId of [summary.id, hook.id, note.id]) {
       await expectCode(rewindConversation(store, { sessionId, messageId, mapAssistant: true }), 'REWIND_TARGET_NOT_USER_INPUT');
@@ -88,14 +99,26 @@ describe('conversation rewind', () => {
   it('stops the background tasks of the cut turns first; one that will not stop fails the rewind whole', async () => {
     const tasks = new TaskRegistry();
     const stopped: string[] = [];
-    tasks.register({ id: 'keep', sessionId, turnId: ids.t1!, branchGeneration: 0, stop: async () => {
-      stopped.push('keep');
-      return true;
-    } });
-    tasks.register({ id: 'bg2', sessionId, turnId: ids.t2!, branchGeneration: 0, stop: async () => {
-      stopped.push('bg2');
-      return true;
-    } });
+    tasks.register({
+      id: 'keep',
+      sessionId,
+      turnId: ids.t1!,
+      branchGeneration: 0,
+      stop: async () => {
+        stopped.push('keep');
+        return true;
+      },
+    });
+    tasks.register({
+      id: 'bg2',
+      sessionId,
+      turnId: ids.t2!,
+      branchGeneration: 0,
+      stop: async () => {
+        stopped.push('bg2');
+        return true;
+      },
+    });
     tasks.register({ id: 'stuck', sessionId, turnId: ids.t3!, branchGeneration: 0, stop: async () => false });
     const error = await expectCode(rewindConversation(store, { sessionId, messageId: ids.u2!, tasks }), 'TASK_STOP_FAILED');
     expect(error.message).toContain('stuck');

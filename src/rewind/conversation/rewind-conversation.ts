@@ -48,7 +48,14 @@ export async function planConversationRewind(
 ): Promise<ConversationRewindPlan> {
   const cut = await store.history(session.id, { fromDepth: target.depth, parts: 'none' });
   return {
-    move: { sessionId: session.id, to: target.parentId, expectedFrom: session.headMessageId, reason, bumpGeneration: true, data: { targetMessageId: target.id, cutMessages: cut.length } },
+    move: {
+      sessionId: session.id,
+      to: target.parentId,
+      expectedFrom: session.headMessageId,
+      reason,
+      bumpGeneration: true,
+      data: { targetMessageId: target.id, cutMessages: cut.length },
+    },
     cutTurns: new Set(cut.map((message) => message.turnId).filter((turnId): turnId is string => turnId !== null)),
   };
 }

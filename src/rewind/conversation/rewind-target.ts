@@ -9,12 +9,7 @@ export type RewindScope = 'conversation' | 'workspace' | 'both';
  * target. With `mapAssistant` (retry, conversation scope) an assistant or tool message maps to the
  * user input of its turn; otherwise — and always for `both`/`cascade` — any other kind is refused.
  */
-export async function resolveUserTarget(
-  store: Store,
-  session: Session,
-  messageId: string,
-  options: { mapAssistant: boolean },
-): Promise<MessageWithParts> {
+export async function resolveUserTarget(store: Store, session: Session, messageId: string, options: { mapAssistant: boolean }): Promise<MessageWithParts> {
   const message = await store.getMessage(messageId, { parts: 'full' });
   if (!(await isOnActivePath(store, session, message))) {
     throw new InvalidArgumentError({

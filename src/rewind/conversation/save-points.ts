@@ -25,7 +25,11 @@ export async function recordSavePoint(
 ): Promise<Entry> {
   const turn = await store.getTurn(input.turnId);
   if (turn.sessionId !== input.sessionId) {
-    throw new InvalidArgumentError({ parameter: 'turnId', value: input.turnId, reason: `turn ${input.turnId} belongs to session ${turn.sessionId}, not ${input.sessionId}.` });
+    throw new InvalidArgumentError({
+      parameter: 'turnId',
+      value: input.turnId,
+      reason: `turn ${input.turnId} belongs to session ${turn.sessionId}, not ${input.sessionId}.`,
+    });
   }
   await store.getMessage(input.messageId, { parts: 'none' });
   return store.appendEntry(input.sessionId, {
@@ -63,7 +67,9 @@ export async function rewindToSavePoint(
 ): Promise<SavePoint> {
   parseInput(SavePointTargetSchema, input, 'input');
   const points = await listSavePoints(store, input.sessionId, input.turn);
-  const matching = points.filter((candidate) => (input.point === undefined || candidate.point === input.point) && (input.step === undefined || candidate.step === input.step));
+  const matching = points.filter(
+    (candidate) => (input.point === undefined || candidate.point === input.point) && (input.step === undefined || candidate.step === input.step),
+  );
   const target = matching.at(-1);
   if (!target) {
     throw new InvalidArgumentError({

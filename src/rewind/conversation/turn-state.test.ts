@@ -26,8 +26,16 @@ describe('turn state: target evaluation, save points, resume repair, effects led
   });
 
   const user = async (text: string, kind?: 'summary') =>
-    (await store.appendMessage({ sessionId, role: 'user', parts: [{ type: 'text', text }], ...(kind ? { kind, metadata: { covers: { to: text.split(':')[1]! } } } : {}) })).message;
-  const reply = async (text: string, turnId: string | null = null) => (await store.appendMessage({ sessionId, role: 'assistant', parts: [{ type: 'text', text }], turnId })).message;
+    (
+      await store.appendMessage({
+        sessionId,
+        role: 'user',
+        parts: [{ type: 'text', text }],
+        ...(kind ? { kind, metadata: { covers: { to: text.split(':')[1]! } } } : {}),
+      })
+    ).message;
+  const reply = async (text: string, turnId: string | null = null) =>
+    (await store.appendMessage({ sessionId, role: 'assistant', parts: [{ type: 'text', text }], turnId })).message;
 
   it('evaluates each target: the scopes it offers, or why it is not one', async () => {
     const u1 = await user('u1');
@@ -36,8 +44,14 @@ describe('turn state: target evaluation, save points, resume repair, effects led
     await reply('a2');
     expect(await evaluateRewindTarget(store, sessionId, u2.id, 'conversation')).toMatchObject({ strategy: 'active_chain', scopes: ['conversation'] });
     expect(await evaluateRewindTarget(store, sessionId, u2.id, 'workspace')).toMatchObject({ strategy: 'unavailable' });
-    await store.addCheckpoints([{ sessionId, anchorMessageId: u2.id, op: 'create', path: 'workspace:a', beforeHash: null, afterHash: 'a'.repeat(64), source: 'tool' }]);
-    expect(await evaluateRewindTarget(store, sessionId, u2.id, 'both')).toMatchObject({ strategy: 'active_chain', scopes: ['conversation', 'workspace', 'both'], checkpointCount: 1 });
+    await store.addCheckpoints([
+      { sessionId, anchorMessageId: u2.id, op: 'create', path: 'workspace:a', beforeHash: null, afterHash: 'a'.repeat(64), source: 'tool' },
+    ]);
+    expect(await evaluateRewindTarget(store, sessionId, u2.id, 'both')).toMatchObject({
+      strategy: 'active_chain',
+      scopes: ['conversation', 'workspace', 'both'],
+      checkpointCount: 1,
+    });
     expect(await evaluateRewindTarget(store, sessionId, u1.id, 'workspace')).toMatchObject({ strategy: 'active_chain', checkpointCount: 1 });
     await user(`summary:${a1.id}`, 'summary');
     await user('u3');
@@ -51,9 +65,23 @@ describe('turn state: target evaluation, save points, resume repair, effects led
   it('rewinds to save point A or B of a turn (default: the last), redoably', async () => {
     const input = await user('deploy it');
     const turn = await store.createTurn({ sessionId, userMessageId: input.id });
-    const proposal = (await store.appendMessage({ sessionId, role: 'assistant', turnId: turn.id, parts: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'bash', input: { command: 'make' } }] })).message;
+    const proposal = (
+      await store.appendMessage({
+        sessionId,
+        role: 'assistant',
+        turnId: turn.id,
+        parts: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'bash', input: { command: 'make' } }],
+      })
+    ).message;
     await recordSavePoint(store, { sessionId, turnId: turn.id, point: 'A', step: 1, messageId: proposal.id });
-    const result = (await store.appendMessage({ sessionId, role: 'tool', turnId: turn.id, parts: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'bash', output: { type: 'text', value: 'ok' } }] })).message;
+    const result = (
+      await store.appendMessage({
+        sessionId,
+        role: 'tool',
+        turnId: turn.id,
+        parts: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'bash', output: { type: 'text', value: 'ok' } }],
+      })
+    ).message;
     await recordSavePoint(store, { sessionId, turnId: turn.id, point: 'B', step: 1, messageId: result.id });
     await reply('done', turn.id);
     expect((await listSavePoints(store, sessionId, 1)).map((point) => `${point.point}${point.step}`)).toEqual(['A1', 'B1']);
@@ -84,8 +112,15 @@ describe('turn state: target evaluation, save points, resume repair, effects led
         { type: 'tool-call', toolCallId: 'c2', toolName: 'read', input: {} },
       ],
     });
-    await store.appendMessage({ sessionId, role: 'tool', turnId: turn.id, parts: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'read', output: { type: 'text', value: 'x' } }] });
-    const streaming = (await store.appendMessage({ sessionId, role: 'assistant', status: 'streaming', turnId: turn.id, parts: [{ type: 'text', text: 'Half a sent' }] })).message;
+    await store.appendMessage({
+      sessionId,
+      role: 'tool',
+      turnId: turn.id,
+      parts: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'read', output: { type: 'text', value: 'x' } }],
+    });
+    const streaming = (
+      await store.appendMessage({ sessionId, role: 'assistant', status: 'streaming', turnId: turn.id, parts: [{ type: 'text', text: 'Half a sent' }] })
+    ).message;
     const repair = await repairDanglingToolCalls(store, sessionId);
     expect(repair.repairedCalls).toEqual([{ toolCallId: 'c1', toolName: 'bash' }]);
     expect(repair.interruptedTurns).toEqual([turn.id]);

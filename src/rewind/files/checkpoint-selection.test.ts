@@ -10,7 +10,8 @@ async function reference(store: Store, session: Session, message: Message): Prom
   const all = await store.listCheckpoints(session.id);
   const anchors = new Map<string, Message | null>();
   for (const checkpoint of all) {
-    if (checkpoint.anchorMessageId !== null && !anchors.has(checkpoint.anchorMessageId)) anchors.set(checkpoint.anchorMessageId, await store.findMessage(checkpoint.anchorMessageId));
+    if (checkpoint.anchorMessageId !== null && !anchors.has(checkpoint.anchorMessageId))
+      anchors.set(checkpoint.anchorMessageId, await store.findMessage(checkpoint.anchorMessageId));
   }
   const atOrAfter = (anchor: Message | null | undefined): boolean =>
     !!anchor && (anchor.id === message.id || anchor.createdAt > message.createdAt || (anchor.createdAt === message.createdAt && anchor.id > message.id));
@@ -44,7 +45,12 @@ describe('checkpointsFromMessage', () => {
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
         for (const action of steps) {
           if (action.kind === 'message' || messages.length === 0) {
-            const { message } = await h.store.appendMessage({ sessionId: h.session.id, role: 'user', kind: 'input', parts: [{ type: 'text', text: `turn ${messages.length}` }] });
+            const { message } = await h.store.appendMessage({
+              sessionId: h.session.id,
+              role: 'user',
+              kind: 'input',
+              parts: [{ type: 'text', text: `turn ${messages.length}` }],
+            });
             messages.push(message);
             if (action.kind === 'message') continue;
           }
@@ -52,14 +58,23 @@ describe('checkpointsFromMessage', () => {
             // Anchored at any message so far: a late background change of an earlier turn included.
             const anchor = messages[action.anchor % messages.length]!;
             await (action.otherHandle ? other : h.store).addCheckpoints([
-              { sessionId: h.session.id, anchorMessageId: action.unanchored ? null : anchor.id, op: 'modify', path: `workspace:f${action.anchor % 4}.txt`, beforeHash: null, afterHash: null, source: 'tool' },
+              {
+                sessionId: h.session.id,
+                anchorMessageId: action.unanchored ? null : anchor.id,
+                op: 'modify',
+                path: `workspace:f${action.anchor % 4}.txt`,
+                beforeHash: null,
+                afterHash: null,
+                source: 'tool',
+              },
             ]);
           } else {
             const target = messages[action.target % messages.length]!;
             expect(ids(await checkpointsFromMessage(h.store, h.session, target))).toEqual(await reference(h.store, h.session, target));
           }
         }
-        for (const target of messages) expect(ids(await checkpointsFromMessage(h.store, h.session, target))).toEqual(await reference(h.store, h.session, target));
+        for (const target of messages)
+          expect(ids(await checkpointsFromMessage(h.store, h.session, target))).toEqual(await reference(h.store, h.session, target));
       }),
       { numRuns: 15 },
     );
@@ -67,10 +82,14 @@ describe('checkpointsFromMessage', () => {
 
   it('ignores an anchor whose message does not exist, and finds later ones', async () => {
     const first = await h.turn('first');
-    await h.store.addCheckpoints([{ sessionId: h.session.id, anchorMessageId: 'message_unknown', op: 'modify', path: 'workspace:a.txt', beforeHash: null, afterHash: null, source: 'tool' }]);
+    await h.store.addCheckpoints([
+      { sessionId: h.session.id, anchorMessageId: 'message_unknown', op: 'modify', path: 'workspace:a.txt', beforeHash: null, afterHash: null, source: 'tool' },
+    ]);
     const firstMessage = await h.store.getMessage(first.messageId, { parts: 'none' });
     expect(await checkpointsFromMessage(h.store, h.session, firstMessage)).toEqual([]);
-    const [recorded] = await h.store.addCheckpoints([{ sessionId: h.session.id, anchorMessageId: first.messageId, op: 'modify', path: 'workspace:b.txt', beforeHash: null, afterHash: null, source: 'tool' }]);
+    const [recorded] = await h.store.addCheckpoints([
+      { sessionId: h.session.id, anchorMessageId: first.messageId, op: 'modify', path: 'workspace:b.txt', beforeHash: null, afterHash: null, source: 'tool' },
+    ]);
     expect(ids(await checkpointsFromMessage(h.store, h.session, firstMessage))).toEqual([recorded!.id]);
     expect(ids(await checkpointsFromMessage(h.store, h.session, firstMessage))).toEqual(await reference(h.store, h.session, firstMessage));
   });

@@ -52,7 +52,11 @@ export async function checkpointsFromMessage(store: Store, session: Session, mes
   const recorded = rows.filter((checkpoint) => checkpoint.seq > lastSeq);
   learn(anchorIndexOf(store, session.id), recorded);
   if (start !== null) return rows;
-  await lookUpAnchors(store, facts, recorded.map((checkpoint) => checkpoint.anchorMessageId).filter((id): id is string => id !== null));
+  await lookUpAnchors(
+    store,
+    facts,
+    recorded.map((checkpoint) => checkpoint.anchorMessageId).filter((id): id is string => id !== null),
+  );
   const first = rows.find((checkpoint) => checkpoint.anchorMessageId !== null && atOrAfter(facts.get(checkpoint.anchorMessageId)));
   return first ? rows.filter((checkpoint) => checkpoint.seq >= first.seq) : [];
 }

@@ -6,7 +6,10 @@ import type { FileRewindApplyEvent } from './file-rewind-types.js';
 import { FileRewinder } from './file-rewinder.js';
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<WaypointError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(WaypointError.is(error, code), `expected ${code}, got ${String(error)}`).toBe(true);
   return error as WaypointError;
 }
@@ -117,7 +120,7 @@ describe('direct file rewind (/rewind <checkpoint>, latest, code <message>, casc
     await expectCode(rewinder.restoreMessage(h.session.id, 'msg_0000000000000000000000000z'), 'MESSAGE_NOT_FOUND');
   });
 
-  it('cascade undoes a message\'s turn and every later one, newest first', async () => {
+  it("cascade undoes a message's turn and every later one, newest first", async () => {
     h.put('keep.txt', 'untouched\n');
     h.put('a.txt', 'a0\n');
     const early = await h.turn('early');
@@ -167,7 +170,16 @@ describe('direct file rewind (/rewind <checkpoint>, latest, code <message>, casc
     const turn = await h.turn();
     const hash = await h.blobs.put(Buffer.from('evil\n'));
     const [bad] = await h.store.addCheckpoints([
-      { sessionId: h.session.id, turnId: turn.turnId, anchorMessageId: turn.messageId, op: 'modify', path: 'workspace:../outside.txt', beforeHash: hash, afterHash: hash, source: 'tool' },
+      {
+        sessionId: h.session.id,
+        turnId: turn.turnId,
+        anchorMessageId: turn.messageId,
+        op: 'modify',
+        path: 'workspace:../outside.txt',
+        beforeHash: hash,
+        afterHash: hash,
+        source: 'tool',
+      },
     ]);
     const error = await expectCode(rewinder.restoreCheckpoint(bad!.id), 'REWIND_CONFLICT');
     expect(error.message).toContain('outside');

@@ -29,13 +29,15 @@ export const CheckpointIdInput = id('chk');
 export const RewindIdInput = id('jnl');
 
 /** What `apply` needs back from a preview; the rest is recomputed and compared. */
-export const PreviewInput = z.object({
-  sessionId: id('ses'),
-  target: z.union([z.object({ messageId: id('msg') }), z.object({ turnId: id('trn') })]),
-  includeShellChanges: z.boolean(),
-  resolutions: z.record(workspaceKey, ConflictResolutionSchema),
-  files: z.array(z.object({ path: z.string(), currentHash: z.string().nullable() }).loose()),
-}).loose();
+export const PreviewInput = z
+  .object({
+    sessionId: id('ses'),
+    target: z.union([z.object({ messageId: id('msg') }), z.object({ turnId: id('trn') })]),
+    includeShellChanges: z.boolean(),
+    resolutions: z.record(workspaceKey, ConflictResolutionSchema),
+    files: z.array(z.object({ path: z.string(), currentHash: z.string().nullable() }).loose()),
+  })
+  .loose();
 
 export const RedoOptionsInput = z.object({ resolutions: z.record(workspaceKey, z.literal('force')).optional() }).strict();
 

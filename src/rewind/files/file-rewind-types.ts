@@ -5,13 +5,7 @@ import type { JournalCommitWrites } from '../../store/index.js';
  * How one file stands in a preview. Anything but `safe` blocks the rewind unless the file has a
  * chosen {@link ConflictResolution} (only `external_modified` files can have one).
  */
-export type FileRewindStatus =
-  | 'safe'
-  | 'external_modified'
-  | 'checkpoint_missing'
-  | 'checkpoint_unreadable'
-  | 'file_read_failed'
-  | 'unsupported_checkpoint';
+export type FileRewindStatus = 'safe' | 'external_modified' | 'checkpoint_missing' | 'checkpoint_unreadable' | 'file_read_failed' | 'unsupported_checkpoint';
 
 /**
  * A person's way past a conflict, per file: `merge` reverse-applies the agent's own change onto the

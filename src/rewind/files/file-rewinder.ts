@@ -88,7 +88,9 @@ export class FileRewinder {
   async restoreCheckpoint(checkpointId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const checkpoint = await this.store.getCheckpoint(parseInput(CheckpointIdInput, checkpointId, 'checkpointId'));
     const session = await this.store.getSession(checkpoint.sessionId);
-    return this.locked(session, (pass) => this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [checkpoint], 'checkpoint', options, pass)));
+    return this.locked(session, (pass) =>
+      this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [checkpoint], 'checkpoint', options, pass)),
+    );
   }
 
   /** `/rewind latest`: the newest checkpoint of the session not already rewound. */
@@ -118,7 +120,11 @@ export class FileRewinder {
     return this.locked(session, async (pass) => {
       const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
       const latest = anchored.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
-      if (!latest) throw nothingToRewind(anchored.length ? `every file change of message ${message.id} is already rewound` : `message ${message.id} changed no files`, { sessionId, messageId });
+      if (!latest)
+        throw nothingToRewind(anchored.length ? `every file change of message ${message.id} is already rewound` : `message ${message.id} changed no files`, {
+          sessionId,
+          messageId,
+        });
       return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options, pass));
     });
   }
@@ -135,7 +141,11 @@ export class FileRewinder {
       const inRange = await checkpointsFromMessage(this.store, session, message);
       const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
       const pending = inRange.filter((checkpoint) => !rewound.has(checkpoint.id));
-      if (pending.length === 0) throw nothingToRewind(inRange.length ? `every file change since message ${message.id} is already rewound` : `no files changed since message ${message.id}`, { sessionId, messageId });
+      if (pending.length === 0)
+        throw nothingToRewind(
+          inRange.length ? `every file change since message ${message.id} is already rewound` : `no files changed since message ${message.id}`,
+          { sessionId, messageId },
+        );
       return this.reported(session.id, 'rewind', 'cascade', () => this.direct(session, pending.reverse(), 'cascade', options, pass));
     });
   }
@@ -149,29 +159,41 @@ export class FileRewinder {
   async rollbackTurn(turnId: string, options: ApplyOptions = {}): Promise<TurnRollbackResult> {
     const { sessionId, checkpoints } = await checkpointsOfTurn(this.store, parseInput(TurnIdInput, turnId, 'turnId'));
     const session = await this.store.getSession(sessionId);
-    return this.locked(session, (pass) => this.reported(session.id, 'rewind', 'turn', async () => {
-      const workspace = this.workspaceOf(session);
-      const newestFirst = [...checkpoints].reverse();
-      const files = newestFirst.filter((checkpoint) => !isDirectoryOp(checkpoint));
-      const simulation = await simulateRewind({
-        checkpoints: files, workspace, snapshots: new SnapshotReader(this.blobs), policy: 'rollback', includeShellChanges: true, resolutions: {},
-      });
-      const errors: TurnRollbackError[] = simulation.problems.map((problem) => ({ checkpointId: problem.checkpointId, path: problem.path, code: problem.code, message: problem.reason }));
-      const undone = [...simulation.undone];
-      // Directories carry no content: recreate removed ones before the files, remove created ones after.
-      for (const checkpoint of newestFirst.filter((entry) => entry.op === 'rmdir')) {
-        const error = checkpoint.status === 'skipped' ? skippedError(checkpoint) : recreateDirectory(workspace, checkpoint);
-        if (error) errors.push(error);
-        else undone.push(checkpoint.id);
-      }
-      const steps = planSteps(simulation.paths.values());
-      const applied = await this.journaled(session, workspace, steps, 'turn', 'rewind', null, orderLike(newestFirst, undone), options, pass);
-      for (const checkpoint of newestFirst.filter((entry) => entry.op === 'mkdir')) {
-        const error = checkpoint.status === 'skipped' ? skippedError(checkpoint) : removeDirectory(workspace, checkpoint);
-        if (error) errors.push(error);
-      }
-      return { ...applied, ok: errors.length === 0, errors };
-    }));
+    return this.locked(session, (pass) =>
+      this.reported(session.id, 'rewind', 'turn', async () => {
+        const workspace = this.workspaceOf(session);
+        const newestFirst = [...checkpoints].reverse();
+        const files = newestFirst.filter((checkpoint) => !isDirectoryOp(checkpoint));
+        const simulation = await simulateRewind({
+          checkpoints: files,
+          workspace,
+          snapshots: new SnapshotReader(this.blobs),
+          policy: 'rollback',
+          includeShellChanges: true,
+          resolutions: {},
+        });
+        const errors: TurnRollbackError[] = simulation.problems.map((problem) => ({
+          checkpointId: problem.checkpointId,
+          path: problem.path,
+          code: problem.code,
+          message: problem.reason,
+        }));
+        const undone = [...simulation.undone];
+        // Directories carry no content: recreate removed ones before the files, remove created ones after.
+        for (const checkpoint of newestFirst.filter((entry) => entry.op === 'rmdir')) {
+          const error = checkpoint.status === 'skipped' ? skippedError(checkpoint) : recreateDirectory(workspace, checkpoint);
+          if (error) errors.push(error);
+          else undone.push(checkpoint.id);
+        }
+        const steps = planSteps(simulation.paths.values());
+        const applied = await this.journaled(session, workspace, steps, 'turn', 'rewind', null, orderLike(newestFirst, undone), options, pass);
+        for (const checkpoint of newestFirst.filter((entry) => entry.op === 'mkdir')) {
+          const error = checkpoint.status === 'skipped' ? skippedError(checkpoint) : removeDirectory(workspace, checkpoint);
+          if (error) errors.push(error);
+        }
+        return { ...applied, ok: errors.length === 0, errors };
+      }),
+    );
   }
 
   /**
@@ -191,42 +213,61 @@ export class FileRewinder {
   async apply(preview: FileRewindPreview, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const given = parseInput(PreviewSchema, preview, 'preview');
     const session = await this.store.getSession(given.sessionId);
-    return this.locked(session, (pass) => this.reported(session.id, 'rewind', 'preview', async () => {
-      const target = given.target as FileRewindPreview['target'];
-      const fresh = await this.computePreview({
-        sessionId: given.sessionId,
-        ...('messageId' in target ? { messageId: target.messageId } : { turnId: target.turnId }),
-        includeShellChanges: given.includeShellChanges,
-        resolutions: given.resolutions,
-      });
-      const changed: RewindConflictFile[] = [];
-      const previewed = new Map(given.files.map((file) => [file.path, file.currentHash]));
-      for (const file of fresh.preview.files) {
-        if (!previewed.has(file.path)) changed.push({ path: file.path, status: file.status, reason: 'this file joined the rewind after the preview' });
-        else if (previewed.get(file.path) !== file.currentHash) changed.push({ path: file.path, status: 'external_modified', reason: `${describeMismatch(file.currentHash, previewed.get(file.path) ?? null)} since the preview` });
-      }
-      if (!sameIds(fresh.preview.checkpointIds, (preview.checkpointIds ?? []) as string[])) {
-        changed.push({ path: '(checkpoints)', status: 'external_modified', reason: 'the set of changes to undo is different now (a change was recorded or rewound since the preview)' });
-      }
-      if (changed.length > 0) throw new RewindConflictError({ files: changed, hint: 'Preview again and check the files before applying.' });
-      if (fresh.preview.checkpointIds.length === 0) throw nothingToRewind(fresh.preview.blockers.join('; '), { sessionId: session.id });
-      if (!fresh.preview.canApply) {
-        const unsafe = fresh.preview.files.filter((file) => file.status !== 'safe' && file.resolution === null);
-        // No resolution brings back content that is not there: a missing snapshot is its own refusal.
-        const snapshots = unsafe.filter((file) => file.status === 'checkpoint_missing' || file.status === 'checkpoint_unreadable');
-        if (snapshots.length > 0 && snapshots.length === unsafe.length) {
-          const problems = new Map(fresh.simulation.problems.map((problem) => [problem.path, problem]));
-          throw new SnapshotMissingError({
-            snapshots: snapshots.map((file) => ({ checkpointId: problems.get(file.path)?.checkpointId ?? file.checkpointIds.at(-1) ?? '', path: file.path, hash: problems.get(file.path)?.hash ?? null, reason: file.reason ?? file.status, corrupt: file.status === 'checkpoint_unreadable' })),
+    return this.locked(session, (pass) =>
+      this.reported(session.id, 'rewind', 'preview', async () => {
+        const target = given.target as FileRewindPreview['target'];
+        const fresh = await this.computePreview({
+          sessionId: given.sessionId,
+          ...('messageId' in target ? { messageId: target.messageId } : { turnId: target.turnId }),
+          includeShellChanges: given.includeShellChanges,
+          resolutions: given.resolutions,
+        });
+        const changed: RewindConflictFile[] = [];
+        const previewed = new Map(given.files.map((file) => [file.path, file.currentHash]));
+        for (const file of fresh.preview.files) {
+          if (!previewed.has(file.path)) changed.push({ path: file.path, status: file.status, reason: 'this file joined the rewind after the preview' });
+          else if (previewed.get(file.path) !== file.currentHash)
+            changed.push({
+              path: file.path,
+              status: 'external_modified',
+              reason: `${describeMismatch(file.currentHash, previewed.get(file.path) ?? null)} since the preview`,
+            });
+        }
+        if (!sameIds(fresh.preview.checkpointIds, (preview.checkpointIds ?? []) as string[])) {
+          changed.push({
+            path: '(checkpoints)',
+            status: 'external_modified',
+            reason: 'the set of changes to undo is different now (a change was recorded or rewound since the preview)',
           });
         }
-        throw new RewindConflictError({
-          files: unsafe.length ? unsafe.map((file) => ({ path: file.path, status: file.status, reason: file.reason ?? file.status })) : fresh.preview.blockers.map((blocker) => ({ path: '(rewind)', status: 'blocked', reason: blocker })),
-        });
-      }
-      const workspace = this.workspaceOf(session);
-      return this.journaled(session, workspace, fresh.steps, 'preview', 'rewind', null, fresh.simulation.undone, options, pass);
-    }));
+        if (changed.length > 0) throw new RewindConflictError({ files: changed, hint: 'Preview again and check the files before applying.' });
+        if (fresh.preview.checkpointIds.length === 0) throw nothingToRewind(fresh.preview.blockers.join('; '), { sessionId: session.id });
+        if (!fresh.preview.canApply) {
+          const unsafe = fresh.preview.files.filter((file) => file.status !== 'safe' && file.resolution === null);
+          // No resolution brings back content that is not there: a missing snapshot is its own refusal.
+          const snapshots = unsafe.filter((file) => file.status === 'checkpoint_missing' || file.status === 'checkpoint_unreadable');
+          if (snapshots.length > 0 && snapshots.length === unsafe.length) {
+            const problems = new Map(fresh.simulation.problems.map((problem) => [problem.path, problem]));
+            throw new SnapshotMissingError({
+              snapshots: snapshots.map((file) => ({
+                checkpointId: problems.get(file.path)?.checkpointId ?? file.checkpointIds.at(-1) ?? '',
+                path: file.path,
+                hash: problems.get(file.path)?.hash ?? null,
+                reason: file.reason ?? file.status,
+                corrupt: file.status === 'checkpoint_unreadable',
+              })),
+            });
+          }
+          throw new RewindConflictError({
+            files: unsafe.length
+              ? unsafe.map((file) => ({ path: file.path, status: file.status, reason: file.reason ?? file.status }))
+              : fresh.preview.blockers.map((blocker) => ({ path: '(rewind)', status: 'blocked', reason: blocker })),
+          });
+        }
+        const workspace = this.workspaceOf(session);
+        return this.journaled(session, workspace, fresh.steps, 'preview', 'rewind', null, fresh.simulation.undone, options, pass);
+      }),
+    );
   }
 
   /**
@@ -243,7 +284,11 @@ export class FileRewinder {
       const rewind = (await RewindLedger.load(this.store, session.id)).find(id);
       if (!rewind) throw new RewindNotFoundError({ sessionId: session.id, rewindId: id });
       if (rewind.redone) {
-        throw new ConflictError({ code: 'REWIND_ALREADY_REDONE', message: `Rewind ${id} was already redone; redo that redo instead (see listRewinds). Nothing was changed.`, details: { sessionId, rewindId: id } });
+        throw new ConflictError({
+          code: 'REWIND_ALREADY_REDONE',
+          message: `Rewind ${id} was already redone; redo that redo instead (see listRewinds). Nothing was changed.`,
+          details: { sessionId, rewindId: id },
+        });
       }
       return this.reported(session.id, 'redo', 'redo', async () => {
         const workspace = this.workspaceOf(session);
@@ -288,11 +333,24 @@ export class FileRewinder {
   private async direct(session: Session, newestFirst: Checkpoint[], kind: FileRewindKind, options: ApplyOptions, pass: Pass): Promise<FileRewindResult> {
     const workspace = this.workspaceOf(session);
     const simulation: Simulation = await simulateRewind({
-      checkpoints: newestFirst, workspace, snapshots: new SnapshotReader(this.blobs), policy: 'direct', includeShellChanges: true, resolutions: {},
+      checkpoints: newestFirst,
+      workspace,
+      snapshots: new SnapshotReader(this.blobs),
+      policy: 'direct',
+      includeShellChanges: true,
+      resolutions: {},
     });
     const snapshotProblems = simulation.problems.filter((problem) => problem.status !== 'file_read_failed' && problem.code !== 'PATH_BLOCKED');
     if (snapshotProblems.length > 0) {
-      throw new SnapshotMissingError({ snapshots: snapshotProblems.map((problem) => ({ checkpointId: problem.checkpointId, path: problem.path, hash: problem.hash, reason: problem.reason, corrupt: problem.status === 'checkpoint_unreadable' })) });
+      throw new SnapshotMissingError({
+        snapshots: snapshotProblems.map((problem) => ({
+          checkpointId: problem.checkpointId,
+          path: problem.path,
+          hash: problem.hash,
+          reason: problem.reason,
+          corrupt: problem.status === 'checkpoint_unreadable',
+        })),
+      });
     }
     const unreadable = [...simulation.paths.values()].filter((path) => path.blocked);
     if (unreadable.length > 0) {
@@ -305,16 +363,38 @@ export class FileRewinder {
   }
 
   private async journaled(
-    session: Session, workspace: Workspace, steps: PlannedStep[], kind: FileRewindKind, action: 'rewind' | 'redo', undoes: string | null, checkpointIds: string[], options: ApplyOptions,
+    session: Session,
+    workspace: Workspace,
+    steps: PlannedStep[],
+    kind: FileRewindKind,
+    action: 'rewind' | 'redo',
+    undoes: string | null,
+    checkpointIds: string[],
+    options: ApplyOptions,
     pass: Pass,
   ): Promise<FileRewindResult> {
     if (options.onCommit !== undefined && typeof options.onCommit !== 'function') {
-      throw new InvalidArgumentError({ parameter: 'onCommit', value: options.onCommit, reason: 'must be a function returning the writes to commit with the rewind' });
+      throw new InvalidArgumentError({
+        parameter: 'onCommit',
+        value: options.onCommit,
+        reason: 'must be a function returning the writes to commit with the rewind',
+      });
     }
     const apply = async (lock: WorkspaceLock) => {
       const { journal, files } = await journaledApply({
-        store: this.store, blobs: this.blobs, workspace, sessionId: session.id, kind, action, undoes, checkpointIds, steps,
-        onCommit: options.onCommit, hooks: this.options.hooks, durable: this.options.durable ?? true, lock,
+        store: this.store,
+        blobs: this.blobs,
+        workspace,
+        sessionId: session.id,
+        kind,
+        action,
+        undoes,
+        checkpointIds,
+        steps,
+        onCommit: options.onCommit,
+        hooks: this.options.hooks,
+        durable: this.options.durable ?? true,
+        lock,
       });
       return { rewindId: journal.id, sessionId: session.id, kind, checkpointIds, files };
     };
@@ -327,7 +407,12 @@ export class FileRewinder {
   }
 
   /** Runs an applying operation and emits its event: `file_only` after commit, `unavailable` on failure. */
-  private async reported<Result extends FileRewindResult>(sessionId: string, action: 'rewind' | 'redo', kind: FileRewindKind, body: () => Promise<Result>): Promise<Result> {
+  private async reported<Result extends FileRewindResult>(
+    sessionId: string,
+    action: 'rewind' | 'redo',
+    kind: FileRewindKind,
+    body: () => Promise<Result>,
+  ): Promise<Result> {
     let result: Result;
     try {
       result = await body();
@@ -339,7 +424,16 @@ export class FileRewinder {
       }
       throw error;
     }
-    this.events.emit('rewind-apply', { sessionId, strategy: 'file_only', action, kind, rewindId: result.rewindId, checkpointIds: result.checkpointIds, files: result.files, error: null });
+    this.events.emit('rewind-apply', {
+      sessionId,
+      strategy: 'file_only',
+      action,
+      kind,
+      rewindId: result.rewindId,
+      checkpointIds: result.checkpointIds,
+      files: result.files,
+      error: null,
+    });
     return result;
   }
 
@@ -358,7 +452,12 @@ function orderLike(newestFirst: Checkpoint[], ids: string[]): string[] {
 }
 
 function skippedError(checkpoint: Checkpoint): TurnRollbackError {
-  return { checkpointId: checkpoint.id, path: checkpoint.path, code: 'CHECKPOINT_SKIPPED', message: `no content was kept when this change was recorded (${checkpoint.skipReason ?? 'skipped'})` };
+  return {
+    checkpointId: checkpoint.id,
+    path: checkpoint.path,
+    code: 'CHECKPOINT_SKIPPED',
+    message: `no content was kept when this change was recorded (${checkpoint.skipReason ?? 'skipped'})`,
+  };
 }
 
 function recreateDirectory(workspace: Workspace, checkpoint: Checkpoint): TurnRollbackError | null {
@@ -367,7 +466,12 @@ function recreateDirectory(workspace: Workspace, checkpoint: Checkpoint): TurnRo
     mkdirSync(resolved.realPath, { recursive: true });
     return null;
   } catch (error) {
-    return { checkpointId: checkpoint.id, path: checkpoint.path, code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED', message: (error as Error).message };
+    return {
+      checkpointId: checkpoint.id,
+      path: checkpoint.path,
+      code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED',
+      message: (error as Error).message,
+    };
   }
 }
 
@@ -376,7 +480,12 @@ function removeDirectory(workspace: Workspace, checkpoint: Checkpoint): TurnRoll
     deletePath(workspace.resolveKey(checkpoint.path));
     return null;
   } catch (error) {
-    return { checkpointId: checkpoint.id, path: checkpoint.path, code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED', message: `the directory it created cannot be removed: ${(error as Error).message}` };
+    return {
+      checkpointId: checkpoint.id,
+      path: checkpoint.path,
+      code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED',
+      message: `the directory it created cannot be removed: ${(error as Error).message}`,
+    };
   }
 }
 

@@ -7,7 +7,10 @@ import { FileRewinder } from './file-rewinder.js';
 import { recoverJournals } from './journal-recovery.js';
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<WaypointError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(WaypointError.is(error, code), `expected ${code}, got ${String(error)}`).toBe(true);
   return error as WaypointError;
 }
@@ -89,7 +92,11 @@ describe('journaled apply: compensation and crash recovery', () => {
     rmSync(h.path('gone'), { recursive: true });
     const failing = new FileRewinder({
       store: h.store,
-      hooks: { afterStep: (_path, index) => { if (index === 2) throw new Error('disk full (simulated by a hook)'); } },
+      hooks: {
+        afterStep: (_path, index) => {
+          if (index === 2) throw new Error('disk full (simulated by a hook)');
+        },
+      },
     });
     const preview = await failing.preview({ sessionId: h.session.id, turnId: turn.turnId });
     expect(preview.files).toHaveLength(3);
@@ -117,9 +124,13 @@ describe('journaled apply: compensation and crash recovery', () => {
       store: h.store,
       hooks: {
         // b.txt (the newest change) is written first, then a.txt, then the apply fails.
-        afterStep: (path) => { if (path === 'workspace:a.txt') throw new Error('disk full (simulated by a hook)'); },
+        afterStep: (path) => {
+          if (path === 'workspace:a.txt') throw new Error('disk full (simulated by a hook)');
+        },
         // Putting b.txt back fails too (root ignores permissions, so a hook stands for the failing write).
-        beforeRestore: (path) => { if (path === 'workspace:b.txt') throw new Error('disk full again (simulated by a hook)'); },
+        beforeRestore: (path) => {
+          if (path === 'workspace:b.txt') throw new Error('disk full again (simulated by a hook)');
+        },
       },
     });
     const preview = await rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId });
@@ -146,7 +157,9 @@ describe('journaled apply: compensation and crash recovery', () => {
     const b0 = await h.blobs.put(Buffer.from('b0\n'));
     const target = await h.blobs.put(Buffer.from('target\n'));
     const journal = await h.store.createJournal({
-      sessionId: h.session.id, kind: 'file-rewind', root: h.work,
+      sessionId: h.session.id,
+      kind: 'file-rewind',
+      root: h.work,
       items: [
         { path: 'workspace:a.txt', expectedHash: a0, targetHash: target, mode: null },
         { path: 'workspace:b.txt', expectedHash: b0, targetHash: null, mode: null },
@@ -167,12 +180,14 @@ describe('journaled apply: compensation and crash recovery', () => {
     expect(await recoverJournals(store)).toEqual({ recovered: [], skipped: [], failed: [] });
   });
 
-  it('leaves a content that is neither before nor after (a power loss lost the final commit, then an edit): the person\'s save wins', async () => {
+  it("leaves a content that is neither before nor after (a power loss lost the final commit, then an edit): the person's save wins", async () => {
     h.put('a.txt', 'a0\n');
     const a0 = await h.blobs.put(Buffer.from('a0\n'));
     const target = await h.blobs.put(Buffer.from('target\n'));
     const journal = await h.store.createJournal({
-      sessionId: h.session.id, kind: 'file-rewind', root: h.work,
+      sessionId: h.session.id,
+      kind: 'file-rewind',
+      root: h.work,
       items: [{ path: 'workspace:a.txt', expectedHash: a0, targetHash: target, mode: null }],
       metadata: { roots: [{ name: 'workspace', dir: h.work, kind: 'workspace' }], pid: 999_999_999 },
     });
@@ -188,7 +203,11 @@ describe('journaled apply: compensation and crash recovery', () => {
 
   it('skips a journal whose writer is still running', async () => {
     const journal = await h.store.createJournal({
-      sessionId: h.session.id, kind: 'file-rewind', root: h.work, items: [], metadata: { pid: process.ppid, roots: [{ name: 'workspace', dir: h.work, kind: 'workspace' }] },
+      sessionId: h.session.id,
+      kind: 'file-rewind',
+      root: h.work,
+      items: [],
+      metadata: { pid: process.ppid, roots: [{ name: 'workspace', dir: h.work, kind: 'workspace' }] },
     });
     const report = await recoverJournals(h.store);
     expect(report.skipped).toEqual([{ journalId: journal.id, reason: expect.stringContaining('still running') }]);

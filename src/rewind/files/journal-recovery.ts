@@ -44,7 +44,11 @@ export interface RecoverOptions {
  * const report = await recoverJournals(store);
  * if (report.failed.length) console.error(report.failed);
  */
-export async function recoverJournals(store: Store, resolveWorkspace: ResolveJournalWorkspace = journalWorkspace, options: RecoverOptions = {}): Promise<RecoveryReport> {
+export async function recoverJournals(
+  store: Store,
+  resolveWorkspace: ResolveJournalWorkspace = journalWorkspace,
+  options: RecoverOptions = {},
+): Promise<RecoveryReport> {
   const blobs = options.blobs ?? new BlobStore(store);
   const report: RecoveryReport = { recovered: [], skipped: [], failed: [] };
   for (const journal of await store.listJournals({ state: 'pending' })) {
@@ -57,7 +61,10 @@ export async function recoverJournals(store: Store, resolveWorkspace: ResolveJou
     try {
       workspace = await resolveWorkspace(journal);
     } catch (error) {
-      report.failed.push({ journalId: journal.id, files: [{ path: journal.root, expectedHash: null, reason: `its workspace cannot be opened: ${(error as Error).message}` }] });
+      report.failed.push({
+        journalId: journal.id,
+        files: [{ path: journal.root, expectedHash: null, reason: `its workspace cannot be opened: ${(error as Error).message}` }],
+      });
       continue;
     }
     const lock = await lockWorkspace(store, workspace, { purpose: `recovery of journal ${journal.id}`, waitMs: 0 });
@@ -91,7 +98,13 @@ export async function recoverJournalsUnder(store: Store, blobs: BlobStore, lock:
     } catch {
       continue;
     }
-    if (!pathsOverlap(workspace.roots.map((root) => root.realDir), lock.paths)) continue;
+    if (
+      !pathsOverlap(
+        workspace.roots.map((root) => root.realDir),
+        lock.paths,
+      )
+    )
+      continue;
     await recoverOne(store, blobs, journal, workspace, report);
   }
   if (report.failed.length > 0) {

@@ -3,7 +3,16 @@ import { basename, dirname, join } from 'node:path';
 import type { BlobPin, BlobStore } from '../../blobs/index.js';
 import { hashContent, type Journal, type JournalItem } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
-import { BACKUP_SUFFIX, deletePath, installIfAbsent, prepareFileWrite, replaceIf, type HeldFile, type ResolvedPath, type Workspace } from '../../workspace/index.js';
+import {
+  BACKUP_SUFFIX,
+  deletePath,
+  installIfAbsent,
+  prepareFileWrite,
+  replaceIf,
+  type HeldFile,
+  type ResolvedPath,
+  type Workspace,
+} from '../../workspace/index.js';
 import type { UnrestoredFile } from './errors/index.js';
 
 /** What a rollback could not put back, with what it did put back, what it left and what it kept. */
@@ -63,7 +72,11 @@ export async function restorePath(target: RestoreTarget, blobs: BlobStore, durab
   let write = null;
   if (target.expectedHash !== null) {
     const content = target.expectedContent ?? (await blobs.get(target.expectedHash));
-    write = prepareFileWrite(target.resolved, content, { ...(target.expectedMode === null ? {} : { mode: target.expectedMode }), durable, createParents: true });
+    write = prepareFileWrite(target.resolved, content, {
+      ...(target.expectedMode === null ? {} : { mode: target.expectedMode }),
+      durable,
+      createParents: true,
+    });
   }
   try {
     const result = replaceIf(target.resolved, (held) => holds(held, target.targetHash, target.targetMode), write, { durable });
@@ -90,14 +103,19 @@ export async function restoreJournalItems(journal: Journal, workspace: Workspace
       const resolved = workspace.resolveKey(item.path);
       await recoverParked(resolved, item, blobs, outcome);
       removeTempFiles(workspace, item.path, resolved.realPath, durable);
-      await restorePath({
-        path: item.path,
-        resolved,
-        expectedHash: item.expectedHash,
-        expectedMode: typeof item.expectedMode === 'number' ? item.expectedMode : null,
-        targetHash: item.targetHash,
-        targetMode: typeof item.mode === 'number' ? item.mode : null,
-      }, blobs, durable, outcome);
+      await restorePath(
+        {
+          path: item.path,
+          resolved,
+          expectedHash: item.expectedHash,
+          expectedMode: typeof item.expectedMode === 'number' ? item.expectedMode : null,
+          targetHash: item.targetHash,
+          targetMode: typeof item.mode === 'number' ? item.mode : null,
+        },
+        blobs,
+        durable,
+        outcome,
+      );
     } catch (error) {
       outcome.push({ path: item.path, expectedHash: item.expectedHash, reason: error instanceof Error ? error.message : String(error) });
     }
@@ -143,7 +161,10 @@ export async function pinPreserved(store: Store, journal: Journal, outcome: Rest
   try {
     if (preserved.length === 0) return;
     const owner = journal.sessionId ? `session:${journal.sessionId}:rewind-preserved:${journal.id}` : `journal:${journal.id}:preserved`;
-    await store.setBlobPins(owner, preserved.map((entry) => entry.hash));
+    await store.setBlobPins(
+      owner,
+      preserved.map((entry) => entry.hash),
+    );
   } finally {
     // The contents are pinned by their owner now (or the pinning failed): the write pins go.
     for (const pin of outcome.pins?.splice(0) ?? []) await pin.release();
@@ -179,7 +200,8 @@ async function recoverParked(resolved: ResolvedPath, item: JournalItem, blobs: B
     }
     const content = readFileSync(parked);
     const hash = hashContent(content);
-    if (hash === item.expectedHash || hash === item.targetHash) unlinkSync(parked); // kept in the blob store already
+    if (hash === item.expectedHash || hash === item.targetHash)
+      unlinkSync(parked); // kept in the blob store already
     else await preserveParked(blobs, item.path, parked, content, outcome);
   }
 }

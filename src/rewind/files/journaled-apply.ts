@@ -4,11 +4,29 @@ import { dirname, join, relative, sep } from 'node:path';
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
 import { hashContent, newId, WaypointError, type Journal, type JournalItem } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
-import { FileWriteFailedError, fsyncDirectories, moveIf, prepareFileWrite, replaceIf, type DisplacedFile, type HeldFile, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
+import {
+  FileWriteFailedError,
+  fsyncDirectories,
+  moveIf,
+  prepareFileWrite,
+  replaceIf,
+  type DisplacedFile,
+  type HeldFile,
+  type PreparedFileWrite,
+  type Workspace,
+} from '../../workspace/index.js';
 import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError } from './errors/index.js';
 import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-rewind-types.js';
 import { recoverJournalsUnder } from './journal-recovery.js';
-import { emptyOutcome, pinPreserved, preserveParked, recreateReplacedDirectories, removeCreatedDirectories, restorePath, type RestoreOutcome } from './journal-restore.js';
+import {
+  emptyOutcome,
+  pinPreserved,
+  preserveParked,
+  recreateReplacedDirectories,
+  removeCreatedDirectories,
+  restorePath,
+  type RestoreOutcome,
+} from './journal-restore.js';
 import { RewindLedger } from './rewind-ledger.js';
 import { orderSteps, type PlannedStep } from './rewind-plan.js';
 import { describeMismatch } from './rewind-simulation.js';
@@ -87,12 +105,19 @@ export async function journaledApply(input: JournaledApplyInput): Promise<{ jour
  */
 async function revalidate(input: JournaledApplyInput): Promise<void> {
   const ledger = await RewindLedger.load(input.store, input.sessionId);
-  const stale = input.action === 'rewind'
-    ? input.checkpointIds.some((id) => ledger.rewoundCheckpoints().has(id))
-    : input.undoes !== null && ledger.find(input.undoes)?.redone === true;
+  const stale =
+    input.action === 'rewind'
+      ? input.checkpointIds.some((id) => ledger.rewoundCheckpoints().has(id))
+      : input.undoes !== null && ledger.find(input.undoes)?.redone === true;
   if (stale) {
     throw new RewindConflictError({
-      files: [{ path: '(checkpoints)', status: 'external_modified', reason: 'another rewind or redo of this session changed the same changes while this one was being prepared' }],
+      files: [
+        {
+          path: '(checkpoints)',
+          status: 'external_modified',
+          reason: 'another rewind or redo of this session changed the same changes while this one was being prepared',
+        },
+      ],
       hint: 'Preview again to see the current state.',
     });
   }
@@ -108,7 +133,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   // blob store): passed along as verified, so nothing is hashed twice, and a target that serves as
   // the delta base of the content it replaces is not read back from the store.
   for (const step of steps) {
-    if (step.expected.content) keep.push({ content: step.expected.content, hash: step.expected.hash!, verified: true, ...(step.target.hash ? { baseHash: step.target.hash } : {}) });
+    if (step.expected.content)
+      keep.push({ content: step.expected.content, hash: step.expected.hash!, verified: true, ...(step.target.hash ? { baseHash: step.target.hash } : {}) });
     if (step.target.content) keep.push({ content: step.target.content, hash: step.target.hash!, verified: true });
   }
   // Written and syncing now; indexed before the journal's full sync, which makes the rows durable too.
@@ -183,7 +209,14 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         try {
           // No directory is created before the journal is durable: a write into a missing one is
           // prepared later, in turn.
-          prepared.set(step, prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: false }));
+          prepared.set(
+            step,
+            prepareFileWrite(step.resolved, step.target.content!, {
+              ...(step.target.mode === null ? {} : { mode: step.target.mode }),
+              durable,
+              createParents: false,
+            }),
+          );
         } catch (error) {
           // Not possible yet (its directory is missing, or is a file an earlier step removes …): written in turn below.
           if (!(error instanceof FileWriteFailedError)) throw error;
@@ -203,7 +236,15 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       const directories = new Set<string>();
       for (const [index, step] of steps.entries()) {
         failedPath = step.path;
-        executeStep(step, durable, prepared.get(step) ?? null, directories, touched, displaced, step.moveFrom === null ? undefined : steps.find((other) => other.path === step.moveFrom));
+        executeStep(
+          step,
+          durable,
+          prepared.get(step) ?? null,
+          directories,
+          touched,
+          displaced,
+          step.moveFrom === null ? undefined : steps.find((other) => other.path === step.moveFrom),
+        );
         input.hooks?.afterStep?.(step.path, index);
       }
       failedPath = null;
@@ -255,14 +296,26 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
  * others. A file that moved back is simply written at its old path (its content is known), and the
  * step of the path it came from deletes it there.
  */
-function executeStep(step: PlannedStep, durable: boolean, prepared: PreparedFileWrite | null, directories: Set<string>, touched: Set<string>, displaced: Array<DisplacedFile & { path: string }>, source: PlannedStep | undefined): void {
+function executeStep(
+  step: PlannedStep,
+  durable: boolean,
+  prepared: PreparedFileWrite | null,
+  directories: Set<string>,
+  touched: Set<string>,
+  displaced: Array<DisplacedFile & { path: string }>,
+  source: PlannedStep | undefined,
+): void {
   const wasTouched = touched.has(step.path);
   if (source !== undefined && prepared === null) {
     // A move back: the file itself is renamed back when it still holds what the agent moved;
     // otherwise its content is written here and the step of its current path deletes it there.
     touched.add(step.path);
     touched.add(source.path);
-    const moved = moveIf(source.resolved, step.resolved, (held) => holds(held, step.target.hash) && (step.target.mode === null || (held.exists && held.mode === step.target.mode)));
+    const moved = moveIf(
+      source.resolved,
+      step.resolved,
+      (held) => holds(held, step.target.hash) && (step.target.mode === null || (held.exists && held.mode === step.target.mode)),
+    );
     for (const directory of moved.directories) directories.add(directory);
     if (!moved.moved && moved.displaced) displaced.push({ path: source.path, ...moved.displaced });
     if (moved.moved) return;
@@ -274,7 +327,8 @@ function executeStep(step: PlannedStep, durable: boolean, prepared: PreparedFile
     removeEmptyDirectories(step, directories);
   }
   const write = step.target.exists
-    ? prepared ?? prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true })
+    ? (prepared ??
+      prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true }))
     : null;
   touched.add(step.path);
   const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash), write);
@@ -284,7 +338,9 @@ function executeStep(step: PlannedStep, durable: boolean, prepared: PreparedFile
   write?.abort();
   if (outcome.reason === 'not_a_file') {
     touched.delete(step.path);
-    throw new RewindConflictError({ files: [{ path: step.path, status: 'file_read_failed', reason: 'it is now a directory or a symbolic link; only regular files are rewound' }] });
+    throw new RewindConflictError({
+      files: [{ path: step.path, status: 'file_read_failed', reason: 'it is now a directory or a symbolic link; only regular files are rewound' }],
+    });
   }
   const current = outcome.current;
   const currentHash = current.exists ? hashContent(current.content) : null;
@@ -296,7 +352,13 @@ function executeStep(step: PlannedStep, durable: boolean, prepared: PreparedFile
   }
   if (outcome.reason === 'refused' && !wasTouched) touched.delete(step.path);
   throw new RewindConflictError({
-    files: [{ path: step.path, status: 'external_modified', reason: `${describeMismatch(outcome.reason === 'raced' ? null : currentHash, step.expected.hash)} while the rewind was being applied` }],
+    files: [
+      {
+        path: step.path,
+        status: 'external_modified',
+        reason: `${describeMismatch(outcome.reason === 'raced' ? null : currentHash, step.expected.hash)} while the rewind was being applied`,
+      },
+    ],
   });
 }
 
@@ -309,16 +371,32 @@ function holds(held: HeldFile, hash: string | null): boolean {
  * what the apply wrote (`restorePath`): steps that never ran, and files someone saved since, are
  * left as they are.
  */
-async function compensate(steps: readonly PlannedStep[], touched: ReadonlySet<string>, blobs: BlobStore, durable: boolean, hooks: ApplyHooks | undefined): Promise<RestoreOutcome> {
+async function compensate(
+  steps: readonly PlannedStep[],
+  touched: ReadonlySet<string>,
+  blobs: BlobStore,
+  durable: boolean,
+  hooks: ApplyHooks | undefined,
+): Promise<RestoreOutcome> {
   const outcome = emptyOutcome();
   for (const step of [...steps].reverse()) {
     if (!touched.has(step.path)) continue;
     try {
       hooks?.beforeRestore?.(step.path);
-      await restorePath({
-        path: step.path, resolved: step.resolved, expectedHash: step.expected.hash, expectedMode: step.expected.mode, targetHash: step.target.hash, targetMode: step.target.mode,
-        expectedContent: step.expected.content,
-      }, blobs, durable, outcome);
+      await restorePath(
+        {
+          path: step.path,
+          resolved: step.resolved,
+          expectedHash: step.expected.hash,
+          expectedMode: step.expected.mode,
+          targetHash: step.target.hash,
+          targetMode: step.target.mode,
+          expectedContent: step.expected.content,
+        },
+        blobs,
+        durable,
+        outcome,
+      );
     } catch (error) {
       outcome.push({ path: step.path, expectedHash: step.expected.hash, reason: error instanceof Error ? error.message : String(error) });
     }
@@ -371,7 +449,9 @@ function removeEmptyDirectories(step: PlannedStep, directories: Set<string>): vo
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') continue;
       if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') {
-        throw new RewindConflictError({ files: [{ path: step.path, status: 'external_modified', reason: `something was put in ${key} while the rewind was being applied; it stays` }] });
+        throw new RewindConflictError({
+          files: [{ path: step.path, status: 'external_modified', reason: `something was put in ${key} while the rewind was being applied; it stays` }],
+        });
       }
       throw error;
     }

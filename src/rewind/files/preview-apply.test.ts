@@ -7,7 +7,10 @@ import type { FileRewindApplyEvent } from './file-rewind-types.js';
 import { FileRewinder } from './file-rewinder.js';
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<WaypointError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(WaypointError.is(error, code), `expected ${code}, got ${String(error)}`).toBe(true);
   return error as WaypointError;
 }
@@ -36,7 +39,11 @@ describe('preview then apply', () => {
     const preview = await rewinder.preview({ sessionId: h.session.id, messageId: turn.messageId });
     expect(preview.canApply).toBe(true);
     expect(preview.files.find((file) => file.path === 'workspace:a.txt')).toMatchObject({
-      status: 'safe', action: 'write', currentHash: h.hash('v2\n'), expectedHash: h.hash('v2\n'), targetHash: h.hash('v0\n'),
+      status: 'safe',
+      action: 'write',
+      currentHash: h.hash('v2\n'),
+      expectedHash: h.hash('v2\n'),
+      targetHash: h.hash('v0\n'),
     });
     expect(preview.files.find((file) => file.path === 'workspace:b.txt')).toMatchObject({ status: 'safe', action: 'delete' });
     expect(h.files()).toEqual({ 'a.txt': 'v2\n', 'b.txt': 'b\n' }); // a preview writes nothing
@@ -109,7 +116,7 @@ describe('preview then apply', () => {
     expect(h.files()).toEqual({ 'f.txt': 'person\n' });
   });
 
-  it('offers merge only when it applies cleanly, shows the result, and keeps the person\'s later edits', async () => {
+  it("offers merge only when it applies cleanly, shows the result, and keeps the person's later edits", async () => {
     h.put('code.ts', lines(30));
     h.put('near.ts', lines(10));
     const turn = await h.turn();
@@ -124,8 +131,15 @@ describe('preview then apply', () => {
     expect(near).toMatchObject({ status: 'external_modified', mergeAvailable: false, mergedText: null });
     expect(preview.canApply).toBe(false);
 
-    await expectCode(rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId, resolutions: { 'workspace:nope.ts': 'force' } }), 'RESOLUTION_UNKNOWN_PATH');
-    const resolved = await rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId, resolutions: { 'workspace:code.ts': 'merge', 'workspace:near.ts': 'force' } });
+    await expectCode(
+      rewinder.preview({ sessionId: h.session.id, turnId: turn.turnId, resolutions: { 'workspace:nope.ts': 'force' } }),
+      'RESOLUTION_UNKNOWN_PATH',
+    );
+    const resolved = await rewinder.preview({
+      sessionId: h.session.id,
+      turnId: turn.turnId,
+      resolutions: { 'workspace:code.ts': 'merge', 'workspace:near.ts': 'force' },
+    });
     expect(resolved.canApply).toBe(true);
     const result = await rewinder.apply(resolved);
     expect(h.read('code.ts')).toBe(lines(30, { 25: 'person change' }));
@@ -189,7 +203,7 @@ describe('preview then apply', () => {
     expect(h.read('a.txt')).toBe('a0\n');
   });
 
-  it('two sessions in one directory: the other session\'s later change is a conflict, never overwritten', async () => {
+  it("two sessions in one directory: the other session's later change is a conflict, never overwritten", async () => {
     h.put('shared.txt', 's0\n');
     const other = await h.store.createSession({ workdir: h.work, title: 'other' });
     const mine = await h.turn('mine');
@@ -202,7 +216,7 @@ describe('preview then apply', () => {
     expect(h.read('shared.txt')).toBe('theirs\n');
   });
 
-  it('commits the caller\'s head move in the same transaction, and puts files back when it is refused', async () => {
+  it("commits the caller's head move in the same transaction, and puts files back when it is refused", async () => {
     h.put('a.txt', 'a0\n');
     const turn = await h.turn();
     await h.recordWrite(turn, 'a.txt', 'a1\n');
@@ -223,10 +237,13 @@ describe('preview then apply', () => {
     });
     expect(h.read('a.txt')).toBe('a0\n');
     expect((await h.store.getSession(h.session.id)).headMessageId).toBeNull();
-    expect((await h.store.listEntries(h.session.id, { type: 'file-rewind' }))[0]!.data).toMatchObject({ rewindId: result.rewindId, checkpointIds: result.checkpointIds });
+    expect((await h.store.listEntries(h.session.id, { type: 'file-rewind' }))[0]!.data).toMatchObject({
+      rewindId: result.rewindId,
+      checkpointIds: result.checkpointIds,
+    });
   });
 
-  it('merges through several layers of the agent\'s edits to one file', async () => {
+  it("merges through several layers of the agent's edits to one file", async () => {
     h.put('long.txt', lines(40));
     const turn = await h.turn();
     await h.recordWrite(turn, 'long.txt', lines(40, { 3: 'agent one' }));

@@ -12,7 +12,12 @@ import type { SnapshotReader } from './snapshot-reader.js';
  * before it. A file changed since is a conflict unless resolved with `force`; a content that
  * cannot be read gives up whole (`SNAPSHOT_MISSING`). Moves run first.
  */
-export async function planRedo(rewind: AppliedFileRewind, workspace: Workspace, snapshots: SnapshotReader, resolutions: Readonly<Record<string, 'force'>>): Promise<PlannedStep[]> {
+export async function planRedo(
+  rewind: AppliedFileRewind,
+  workspace: Workspace,
+  snapshots: SnapshotReader,
+  resolutions: Readonly<Record<string, 'force'>>,
+): Promise<PlannedStep[]> {
   await snapshots.prefetch(rewind.files.map((file) => file.fromHash).filter((hash): hash is string => hash !== null));
   const steps: PlannedStep[] = [];
   const conflicts: RewindConflictFile[] = [];
@@ -36,7 +41,13 @@ export async function planRedo(rewind: AppliedFileRewind, workspace: Workspace, 
     if (file.fromHash !== null) {
       const read = await snapshots.read(file.fromHash);
       if (!read.ok) {
-        missing.push({ checkpointId: rewind.rewindId, path: file.path, hash: file.fromHash, reason: read.reason, corrupt: read.status === 'checkpoint_unreadable' });
+        missing.push({
+          checkpointId: rewind.rewindId,
+          path: file.path,
+          hash: file.fromHash,
+          reason: read.reason,
+          corrupt: read.status === 'checkpoint_unreadable',
+        });
         continue;
       }
       target = { exists: true, hash: file.fromHash, content: read.content, mode: file.fromMode };
@@ -54,7 +65,11 @@ export async function planRedo(rewind: AppliedFileRewind, workspace: Workspace, 
     else step.replacesDirectories = inside.directories;
   }
   if (missing.length > 0) throw new SnapshotMissingError({ snapshots: missing });
-  if (conflicts.length > 0) throw new RewindConflictError({ files: conflicts, hint: 'Resolve each file with "force" to overwrite it (its current content is kept), or leave the rewind in place.' });
+  if (conflicts.length > 0)
+    throw new RewindConflictError({
+      files: conflicts,
+      hint: 'Resolve each file with "force" to overwrite it (its current content is kept), or leave the rewind in place.',
+    });
   pairMoves(steps);
   return [...steps.filter((step) => step.moveFrom !== null), ...steps.filter((step) => step.moveFrom === null)];
 }

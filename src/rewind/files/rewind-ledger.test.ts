@@ -29,7 +29,10 @@ describe('RewindLedger', () => {
 
     const redo = await rewinder.redo(h.session.id, rewind.rewindId!);
     expect(await rewound()).toEqual([]);
-    expect((await rewinder.listRewinds(h.session.id)).map((entry) => [entry.rewindId, entry.redone])).toEqual([[rewind.rewindId, true], [redo.rewindId, false]]);
+    expect((await rewinder.listRewinds(h.session.id)).map((entry) => [entry.rewindId, entry.redone])).toEqual([
+      [rewind.rewindId, true],
+      [redo.rewindId, false],
+    ]);
     const again = await rewinder.redo(h.session.id, redo.rewindId!);
     expect(await rewound()).toEqual([first.id, second.id].sort());
     expect(h.files()).toEqual({});

@@ -36,7 +36,12 @@ export function planSteps(outcomes: Iterable<PathOutcome>): PlannedStep[] {
   for (const outcome of outcomes) {
     if (outcome.blocked || outcome.resolved === null || !needsWrite(outcome)) continue;
     steps.push({
-      path: outcome.path, resolved: outcome.resolved, expected: outcome.initial, target: outcome.final, moveFrom: null, resolution: outcome.resolution,
+      path: outcome.path,
+      resolved: outcome.resolved,
+      expected: outcome.initial,
+      target: outcome.final,
+      moveFrom: null,
+      resolution: outcome.resolution,
       replacesDirectories: outcome.directoryInWay && outcome.final.exists ? outcome.directoryInWay.directories : null,
     });
   }

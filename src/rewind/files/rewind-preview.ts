@@ -34,17 +34,29 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
   const newestFirst = [...input.checkpoints].reverse();
   const candidates = newestFirst.filter((checkpoint) => !input.rewound.has(checkpoint.id));
   const alreadyRewound = newestFirst.filter((checkpoint) => input.rewound.has(checkpoint.id)).map((checkpoint) => checkpoint.id);
-  const base = { checkpoints: candidates, workspace: input.workspace, snapshots: input.snapshots, policy: 'check' as const, includeShellChanges: input.includeShellChanges };
+  const base = {
+    checkpoints: candidates,
+    workspace: input.workspace,
+    snapshots: input.snapshots,
+    policy: 'check' as const,
+    includeShellChanges: input.includeShellChanges,
+  };
   const simulation = await simulateRewind({ ...base, resolutions: input.resolutions });
 
   for (const path of Object.keys(input.resolutions)) {
     if (!simulation.paths.has(path)) {
-      throw new InvalidArgumentError({ code: 'RESOLUTION_UNKNOWN_PATH', parameter: `resolutions.${path}`, value: input.resolutions[path], reason: 'this rewind does not touch that file; preview first and resolve only files it lists.' });
+      throw new InvalidArgumentError({
+        code: 'RESOLUTION_UNKNOWN_PATH',
+        parameter: `resolutions.${path}`,
+        value: input.resolutions[path],
+        reason: 'this rewind does not touch that file; preview first and resolve only files it lists.',
+      });
     }
   }
 
   const probe: Record<string, ConflictResolution> = { ...input.resolutions };
-  for (const outcome of simulation.paths.values()) if (outcome.blocked && outcome.status === 'external_modified' && !input.resolutions[outcome.path]) probe[outcome.path] = 'merge';
+  for (const outcome of simulation.paths.values())
+    if (outcome.blocked && outcome.status === 'external_modified' && !input.resolutions[outcome.path]) probe[outcome.path] = 'merge';
   const mergeProbe = Object.keys(probe).length > Object.keys(input.resolutions).length ? await simulateRewind({ ...base, resolutions: probe }) : simulation;
 
   const steps = planSteps(simulation.paths.values());
@@ -72,7 +84,8 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
   const blockers: string[] = [];
   const undoable = simulation.undone.length;
   if (candidates.length === 0) blockers.push(alreadyRewound.length > 0 ? 'every change in range was already rewound' : 'there are no file changes in range');
-  else if (undoable === 0 && files.every((file) => file.status === 'safe')) blockers.push('only shell-command changes are in range; pass includeShellChanges to rewind them');
+  else if (undoable === 0 && files.every((file) => file.status === 'safe'))
+    blockers.push('only shell-command changes are in range; pass includeShellChanges to rewind them');
   for (const file of files) {
     if (file.status === 'safe' || file.resolution !== null) continue;
     blockers.push(`${file.path}: ${file.status}${file.reason ? ` (${file.reason})` : ''}${file.mergeAvailable ? '; merge is available' : ''}`);

@@ -77,8 +77,17 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
       const disk = readDisk(input.workspace, path);
       const initial = disk.ok ? disk.state : ABSENT;
       found = {
-        path, resolved: disk.resolved, initial, final: initial, status: 'safe', reason: null, resolution: null,
-        blocked: false, expectedHash: null, checkpointIds: [], directoryInWay: !disk.ok && disk.directory ? { directories: [] } : null,
+        path,
+        resolved: disk.resolved,
+        initial,
+        final: initial,
+        status: 'safe',
+        reason: null,
+        resolution: null,
+        blocked: false,
+        expectedHash: null,
+        checkpointIds: [],
+        directoryInWay: !disk.ok && disk.directory ? { directories: [] } : null,
       };
       if (!disk.ok && !disk.directory) block(found, 'file_read_failed', disk.reason);
       paths.set(path, found);
@@ -101,7 +110,8 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
       if (at < 0) continue;
       undone.splice(at, 1);
       // The other half of a rename or move cannot be undone alone.
-      for (const other of pathsOf.get(id) ?? []) if (other !== path) block(other, 'external_modified', `changed together with ${path.path}, which cannot be rewound`);
+      for (const other of pathsOf.get(id) ?? [])
+        if (other !== path) block(other, 'external_modified', `changed together with ${path.path}, which cannot be rewound`);
     }
   };
   const problem = (checkpoint: Checkpoint, path: string, status: FileRewindStatus, code: string, reason: string, hash: string | null): void => {
@@ -112,7 +122,13 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
   // stored as deltas of the one before, so reading its newest decodes the older ones once for all.
   await input.snapshots.prefetch(
     input.checkpoints
-      .filter((checkpoint) => (checkpoint.source !== 'exec' || input.includeShellChanges) && checkpoint.status !== 'skipped' && checkpoint.op !== 'mkdir' && checkpoint.op !== 'rmdir')
+      .filter(
+        (checkpoint) =>
+          (checkpoint.source !== 'exec' || input.includeShellChanges) &&
+          checkpoint.status !== 'skipped' &&
+          checkpoint.op !== 'mkdir' &&
+          checkpoint.op !== 'rmdir',
+      )
       .map((checkpoint) => checkpoint.beforeHash)
       .filter((hash): hash is string => hash !== null),
   );
@@ -120,14 +136,23 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
   for (const checkpoint of input.checkpoints) {
     const isShell = checkpoint.source === 'exec';
     if (isShell) {
-      shellChanges.push({ checkpointId: checkpoint.id, op: checkpoint.op, path: checkpoint.path, toPath: checkpoint.toPath, included: input.includeShellChanges });
+      shellChanges.push({
+        checkpointId: checkpoint.id,
+        op: checkpoint.op,
+        path: checkpoint.path,
+        toPath: checkpoint.toPath,
+        included: input.includeShellChanges,
+      });
       if (!input.includeShellChanges) continue;
     }
-    const keys = checkpoint.toPath !== null && (checkpoint.op === 'rename' || checkpoint.op === 'move') ? [checkpoint.path, checkpoint.toPath] : [checkpoint.path];
+    const keys =
+      checkpoint.toPath !== null && (checkpoint.op === 'rename' || checkpoint.op === 'move') ? [checkpoint.path, checkpoint.toPath] : [checkpoint.path];
     const touched = keys.map(outcome);
     pathsOf.set(checkpoint.id, touched);
     for (const path of touched) {
-      if (path.checkpointIds.length === 0) path.expectedHash = checkpoint.op === 'rename' || checkpoint.op === 'move' ? (path.path === checkpoint.path ? null : checkpoint.afterHash) : checkpoint.afterHash;
+      if (path.checkpointIds.length === 0)
+        path.expectedHash =
+          checkpoint.op === 'rename' || checkpoint.op === 'move' ? (path.path === checkpoint.path ? null : checkpoint.afterHash) : checkpoint.afterHash;
       path.checkpointIds.push(checkpoint.id);
       // A directory can give way only where the agent's last change left no file: one that took
       // the place of a file the agent left is someone else's.
@@ -136,16 +161,31 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     const blocked = touched.find((path) => path.blocked);
     if (blocked) {
       // An older layer of a file that cannot be peeled back cannot be simulated either.
-      problem(checkpoint, blocked.path, blocked.status, 'PATH_BLOCKED', `an earlier problem with ${blocked.path} stops older changes to it: ${blocked.reason}`, null);
+      problem(
+        checkpoint,
+        blocked.path,
+        blocked.status,
+        'PATH_BLOCKED',
+        `an earlier problem with ${blocked.path} stops older changes to it: ${blocked.reason}`,
+        null,
+      );
       continue;
     }
 
     if (checkpoint.status === 'skipped' || checkpoint.op === 'mkdir' || checkpoint.op === 'rmdir') {
-      const reason = checkpoint.status === 'skipped'
-        ? `no content was kept when this change was recorded (${checkpoint.skipReason ?? 'skipped'})`
-        : 'directory changes have no content to restore';
+      const reason =
+        checkpoint.status === 'skipped'
+          ? `no content was kept when this change was recorded (${checkpoint.skipReason ?? 'skipped'})`
+          : 'directory changes have no content to restore';
       for (const path of touched) block(path, 'unsupported_checkpoint', reason);
-      problem(checkpoint, checkpoint.path, 'unsupported_checkpoint', checkpoint.status === 'skipped' ? 'CHECKPOINT_SKIPPED' : 'CHECKPOINT_UNSUPPORTED', reason, null);
+      problem(
+        checkpoint,
+        checkpoint.path,
+        'unsupported_checkpoint',
+        checkpoint.status === 'skipped' ? 'CHECKPOINT_SKIPPED' : 'CHECKPOINT_UNSUPPORTED',
+        reason,
+        null,
+      );
       continue;
     }
 
@@ -154,7 +194,14 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
       const read = await input.snapshots.read(checkpoint.beforeHash);
       if (!read.ok) {
         for (const path of touched) block(path, read.status, read.reason);
-        problem(checkpoint, checkpoint.path, read.status, read.status === 'checkpoint_missing' ? 'SNAPSHOT_MISSING' : 'SNAPSHOT_UNREADABLE', read.reason, checkpoint.beforeHash);
+        problem(
+          checkpoint,
+          checkpoint.path,
+          read.status,
+          read.status === 'checkpoint_missing' ? 'SNAPSHOT_MISSING' : 'SNAPSHOT_UNREADABLE',
+          read.reason,
+          checkpoint.beforeHash,
+        );
         continue;
       }
       before = read.content;
@@ -164,10 +211,7 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
 
     if (keys.length === 2) {
       const [source, target] = touched as [PathOutcome, PathOutcome];
-      const mismatched = [
-        ...(target.final.hash !== checkpoint.afterHash ? [target] : []),
-        ...(source.final.exists ? [source] : []),
-      ];
+      const mismatched = [...(target.final.hash !== checkpoint.afterHash ? [target] : []), ...(source.final.exists ? [source] : [])];
       if (input.policy === 'check' && !(await resolveMismatches(mismatched, 'a moved file can only be forced back, not merged'))) {
         for (const path of touched) if (!path.blocked) block(path, 'external_modified', 'changed together with a file that cannot be rewound');
         continue;
@@ -188,7 +232,11 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
           if (resolution === 'merge') {
             const merged = await mergeLayer(path, checkpoint, before);
             if (merged === null) {
-              block(path, 'external_modified', `${describeMismatch(path.final.hash, checkpoint.afterHash)}, and undoing the agent's change does not apply cleanly to the current text`);
+              block(
+                path,
+                'external_modified',
+                `${describeMismatch(path.final.hash, checkpoint.afterHash)}, and undoing the agent's change does not apply cleanly to the current text`,
+              );
               continue;
             }
             path.resolution = 'merge';
@@ -216,10 +264,13 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     for (const path of paths.values()) {
       if (path.directoryInWay === null || path.blocked || !path.final.exists || path.resolved === null) continue;
       const inside = scanDirectoryInWay(path.resolved);
-      const foreign = [...inside.other, ...inside.files.filter((key) => {
-        const child = paths.get(key);
-        return !child || child.blocked || child.final.exists;
-      })];
+      const foreign = [
+        ...inside.other,
+        ...inside.files.filter((key) => {
+          const child = paths.get(key);
+          return !child || child.blocked || child.final.exists;
+        }),
+      ];
       if (foreign.length > 0) block(path, 'file_read_failed', directoryInWayReason(foreign));
       else path.directoryInWay = { directories: inside.directories };
     }

@@ -2,9 +2,7 @@ import type { BlobStore } from '../../blobs/index.js';
 import { BlobCorruptError, WaypointError } from '../../model/index.js';
 
 /** A snapshot read: its bytes, or why they cannot be had. */
-export type SnapshotRead =
-  | { ok: true; content: Buffer }
-  | { ok: false; status: 'checkpoint_missing' | 'checkpoint_unreadable'; reason: string };
+export type SnapshotRead = { ok: true; content: Buffer } | { ok: false; status: 'checkpoint_missing' | 'checkpoint_unreadable'; reason: string };
 
 /** Reads checkpoint contents from the blob store once each, verified, classifying failures. */
 export class SnapshotReader {
@@ -45,7 +43,8 @@ export class SnapshotReader {
 
 function classify(hash: string, error: unknown): SnapshotRead | null {
   if (error instanceof BlobCorruptError) return { ok: false, status: 'checkpoint_unreadable', reason: `its saved content ${short(hash)} is corrupt` };
-  if (WaypointError.is(error, 'BLOB_NOT_FOUND')) return { ok: false, status: 'checkpoint_missing', reason: `its saved content ${short(hash)} is no longer in the blob store` };
+  if (WaypointError.is(error, 'BLOB_NOT_FOUND'))
+    return { ok: false, status: 'checkpoint_missing', reason: `its saved content ${short(hash)} is no longer in the blob store` };
   return null;
 }
 

@@ -2,7 +2,17 @@ import { APICallError, RetryError } from 'ai';
 import { WaypointError } from '../../model/index.js';
 import { ModelError } from '../runtime-errors.js';
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'ECONNRESET',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
 
 /**
  * Turns whatever a provider call threw into a {@link ModelError} a person can act on:
@@ -44,7 +54,8 @@ function connectionCode(error: unknown): string | null {
   for (let current: unknown = error, depth = 0; current && depth < 6; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && CONNECTION_CODES.has(code)) return code;
-    if (current instanceof Error && /fetch failed|Cannot connect to API/i.test(current.message) && !(current as { cause?: unknown }).cause) return 'connection failed';
+    if (current instanceof Error && /fetch failed|Cannot connect to API/i.test(current.message) && !(current as { cause?: unknown }).cause)
+      return 'connection failed';
     current = (current as { cause?: unknown }).cause;
   }
   return null;

@@ -28,8 +28,13 @@ describe('resolveModel', () => {
   });
 
   it('lets a server on this machine run without a key, and takes keys and URLs from the environment', () => {
-    expect(resolveModel('openai-compatible:qwen2.5@http://localhost:11434/v1', { env: {} })).toMatchObject({ provider: 'openai-compatible', modelId: 'qwen2.5' });
-    expect(resolveModel('openai-compatible:gpt-4o', { env: { WAYPOINT_OPENAI_BASE_URL: 'https://api.example.com/v1', OPENAI_API_KEY: 'k' } }).label).toBe('openai-compatible:gpt-4o@https://api.example.com/v1');
+    expect(resolveModel('openai-compatible:qwen2.5@http://localhost:11434/v1', { env: {} })).toMatchObject({
+      provider: 'openai-compatible',
+      modelId: 'qwen2.5',
+    });
+    expect(resolveModel('openai-compatible:gpt-4o', { env: { WAYPOINT_OPENAI_BASE_URL: 'https://api.example.com/v1', OPENAI_API_KEY: 'k' } }).label).toBe(
+      'openai-compatible:gpt-4o@https://api.example.com/v1',
+    );
     expect(resolveModel('anthropic:claude-x', { env: { ANTHROPIC_API_KEY: 'k' } }).model.provider).toContain('anthropic');
   });
 

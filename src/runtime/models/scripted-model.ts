@@ -78,8 +78,16 @@ export class ScriptedModel implements LanguageModelV3 {
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const { step, index } = this.next(options);
     const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
-    if (step.reasoning) parts.push({ type: 'reasoning-start', id: 'r0' }, ...chunks(step.reasoning).map((delta) => ({ type: 'reasoning-delta' as const, id: 'r0', delta })), { type: 'reasoning-end', id: 'r0' });
-    if (step.text) parts.push({ type: 'text-start', id: 't0' }, ...chunks(step.text).map((delta) => ({ type: 'text-delta' as const, id: 't0', delta })), { type: 'text-end', id: 't0' });
+    if (step.reasoning)
+      parts.push({ type: 'reasoning-start', id: 'r0' }, ...chunks(step.reasoning).map((delta) => ({ type: 'reasoning-delta' as const, id: 'r0', delta })), {
+        type: 'reasoning-end',
+        id: 'r0',
+      });
+    if (step.text)
+      parts.push({ type: 'text-start', id: 't0' }, ...chunks(step.text).map((delta) => ({ type: 'text-delta' as const, id: 't0', delta })), {
+        type: 'text-end',
+        id: 't0',
+      });
     if (step.error !== undefined) parts.push({ type: 'error', error: scriptedFailure(step.error) });
     else {
       parts.push(...toolCalls(step, index));
@@ -135,7 +143,10 @@ function finishReason(step: ScriptedStep): LanguageModelV3GenerateResult['finish
 }
 
 function usage(): LanguageModelV3GenerateResult['usage'] {
-  return { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } };
+  return {
+    inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+  };
 }
 
 function scriptedFailure(message: string): ModelError {

@@ -40,13 +40,23 @@ export function loadModelScript(file: string): ModelScript {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ModelError({ code: 'SCRIPT_INVALID', message: `Cannot read the scripted model file ${file}: ${(error as Error).message}. Give an existing JSON file: scripted:<file>.`, details: { file }, cause: error });
+    throw new ModelError({
+      code: 'SCRIPT_INVALID',
+      message: `Cannot read the scripted model file ${file}: ${(error as Error).message}. Give an existing JSON file: scripted:<file>.`,
+      details: { file },
+      cause: error,
+    });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ModelError({ code: 'SCRIPT_INVALID', message: `The scripted model file ${file} is not JSON: ${(error as Error).message}.`, details: { file }, cause: error });
+    throw new ModelError({
+      code: 'SCRIPT_INVALID',
+      message: `The scripted model file ${file} is not JSON: ${(error as Error).message}.`,
+      details: { file },
+      cause: error,
+    });
   }
   return parseModelScript(json, file);
 }

@@ -29,7 +29,9 @@ export const bashTool = defineTool({
   async execute(input, context) {
     if (input.background) {
       const started = await context.startBackground(input.command, input.description === undefined ? {} : { description: input.description });
-      return text(`Started background task ${started.taskId}${started.pid ? ` (pid ${started.pid})` : ''}. Its output arrives as a notification when it finishes.`);
+      return text(
+        `Started background task ${started.taskId}${started.pid ? ` (pid ${started.pid})` : ''}. Its output arrives as a notification when it finishes.`,
+      );
     }
     const cwd = context.workspace.primaryRoot.dir;
     const timeoutMs = input.timeoutMs ?? context.settings.bashTimeoutMs;
@@ -43,13 +45,19 @@ export const bashTool = defineTool({
       { toolName: 'bash', toolCallId: context.toolCallId, command: input.command, onProgress: (progress) => context.reportScanProgress(progress) },
     );
     context.recordCheckpoints(capture.checkpoints);
-    const touched = capture.storeTouched.length > 0
-      ? `\n[The command changed Waypoint's own store files (${capture.storeTouched.join(', ')}): sessions may be damaged. Do not touch them again; tell the person.]`
-      : '';
+    const touched =
+      capture.storeTouched.length > 0
+        ? `\n[The command changed Waypoint's own store files (${capture.storeTouched.join(', ')}): sessions may be damaged. Do not touch them again; tell the person.]`
+        : '';
     const refused = refusedByProtection(outcome.output, protectedPaths)
       ? `\n[Waypoint's store (${protectedPaths.join(', ')}) is read-only for shell commands: what the command tried to change in it was refused, and every session is intact.]`
       : '';
-    const uncovered = capture.partiallyProtected ? `\n[not every change could be checkpointed: ${capture.uncovered.slice(0, 5).map((path) => `${path.path || '(workspace)'} ${path.reason}`).join(', ')}]` : '';
+    const uncovered = capture.partiallyProtected
+      ? `\n[not every change could be checkpointed: ${capture.uncovered
+          .slice(0, 5)
+          .map((path) => `${path.path || '(workspace)'} ${path.reason}`)
+          .join(', ')}]`
+      : '';
     if (outcome.aborted) return errorText(`Interrupted: the command was killed when the turn was stopped.\n${outcome.output}${uncovered}${refused}${touched}`);
     if (outcome.timedOut) return errorText(`Timed out after ${timeoutMs} ms; the command was killed.\n${outcome.output}${uncovered}${refused}${touched}`);
     const status = outcome.exitCode === null ? `killed by ${outcome.signal ?? 'a signal'}` : `exit code ${outcome.exitCode}`;

@@ -10,7 +10,8 @@ const MAX_LISTED = 500;
 /** `glob`: files of the workspace matching a pattern; effect `none`. */
 export const globTool = defineTool({
   name: 'glob',
-  description: 'List workspace files matching a glob pattern ("**/*.ts", "src/*.{js,json}"; a pattern without "/" matches file names at any depth). Paths are relative to the workspace root, sorted.',
+  description:
+    'List workspace files matching a glob pattern ("**/*.ts", "src/*.{js,json}"; a pattern without "/" matches file names at any depth). Paths are relative to the workspace root, sorted.',
   effect: 'none',
   inputSchema: z.object({
     pattern: z.string().min(1),

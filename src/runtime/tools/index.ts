@@ -7,7 +7,19 @@ import { subagentTool } from './subagent-tool.js';
 import type { AnyRuntimeTool } from './tool.js';
 import { writeTool } from './write-tool.js';
 
-export { defineTool, text, errorText, truncateOutput, type RuntimeTool, type ToolCapture, type ToolContext, type ToolOutput, type ToolResult, type BackgroundStart, type SubagentRun } from './tool.js';
+export {
+  defineTool,
+  text,
+  errorText,
+  truncateOutput,
+  type RuntimeTool,
+  type ToolCapture,
+  type ToolContext,
+  type ToolOutput,
+  type ToolResult,
+  type BackgroundStart,
+  type SubagentRun,
+} from './tool.js';
 export { readTool, writeTool, editTool, bashTool, globTool, grepTool, subagentTool };
 export { globToRegExp } from './glob-pattern.js';
 export { shellInvocation, StoreNotProtectedError, type ShellInvocation } from './protected-shell.js';

@@ -89,7 +89,10 @@ function probeProtection(program: string): { mode: ProtectionMode } | { mode: nu
   const scratch = mkdtempSync(join(tmpdir(), 'waypoint-shell-probe-'));
   let result: { mode: ProtectionMode } | { mode: null; reason: string } = {
     mode: null,
-    reason: process.platform === 'linux' ? `"${program}" could not make a directory read-only for a command (no mount namespaces here)` : `read-only mounts for one command need Linux (this is ${process.platform})`,
+    reason:
+      process.platform === 'linux'
+        ? `"${program}" could not make a directory read-only for a command (no mount namespaces here)`
+        : `read-only mounts for one command need Linux (this is ${process.platform})`,
   };
   try {
     if (process.platform === 'linux') {

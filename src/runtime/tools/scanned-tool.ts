@@ -30,6 +30,9 @@ export async function runScanned(tool: AnyRuntimeTool, input: unknown, context: 
   const result = outcome.ok ? outcome.value : onThrow(outcome.error);
   if (!capture.partiallyProtected) return result;
   const note = uncoveredNote(capture.uncovered);
-  const output = result.output.type === 'json' ? { type: 'text' as const, value: `${JSON.stringify(result.output.value)}\n${note}` } : { ...result.output, value: `${result.output.value}\n${note}` };
+  const output =
+    result.output.type === 'json'
+      ? { type: 'text' as const, value: `${JSON.stringify(result.output.value)}\n${note}` }
+      : { ...result.output, value: `${result.output.value}\n${note}` };
   return { ...result, output, metadata: { ...result.metadata, uncovered: capture.uncovered.slice(0, 100).map((path) => ({ ...path })) } };
 }

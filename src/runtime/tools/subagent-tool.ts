@@ -23,7 +23,15 @@ export const subagentTool = defineTool({
     const result = await context.runSubagent(input.prompt, input.description === undefined ? {} : { description: input.description });
     return {
       output: { type: 'text', value: result.text },
-      metadata: { subagent: { sessionId: result.sessionId, prompt: input.prompt, ...(input.description === undefined ? {} : { description: input.description }), status: result.status, messages: result.messages } },
+      metadata: {
+        subagent: {
+          sessionId: result.sessionId,
+          prompt: input.prompt,
+          ...(input.description === undefined ? {} : { description: input.description }),
+          status: result.status,
+          messages: result.messages,
+        },
+      },
     };
   },
 });

@@ -58,7 +58,9 @@ export const messageCases: Record<string, ConformanceCase> = {
     expect((await store.history(session.id, { fromDepth: 2, toDepth: 5 })).map((message) => message.id)).toEqual(ids.slice(2, 5));
     expect((await store.history(session.id, { toDepth: 4, last: 2 })).map((message) => message.id)).toEqual(ids.slice(2, 4));
     expect(await store.history(session.id, { fromDepth: 10 })).toEqual([]);
-    expect((await store.history(session.id, { roles: ['assistant'], parts: 'none' })).map((message) => message.id)).toEqual(ids.filter((_, index) => index % 2 === 1));
+    expect((await store.history(session.id, { roles: ['assistant'], parts: 'none' })).map((message) => message.id)).toEqual(
+      ids.filter((_, index) => index % 2 === 1),
+    );
     expect((await store.history(session.id, { roles: ['user'], last: 4 })).map((message) => message.id)).toEqual([ids[6], ids[8]]);
     expect((await store.pathTo(ids[4]!)).map((message) => message.id)).toEqual(ids.slice(0, 5));
   },

@@ -64,7 +64,10 @@ export const recordCases: Record<string, ConformanceCase> = {
 
   async 'a journal recorded without a sync is pending at once, synced later, finished without one'(harness) {
     const { store } = harness();
-    const journal = await store.createJournal({ kind: 'file-rewind', root: '/w', items: [{ path: 'a', expectedHash: hash('a'), targetHash: hash('b') }] }, { durable: false });
+    const journal = await store.createJournal(
+      { kind: 'file-rewind', root: '/w', items: [{ path: 'a', expectedHash: hash('a'), targetHash: hash('b') }] },
+      { durable: false },
+    );
     expect((await store.listJournals({ state: 'pending' })).map((entry) => entry.id)).toEqual([journal.id]);
     await store.syncJournal(journal.id);
     expect((await store.getJournal(journal.id)).items).toEqual(journal.items);

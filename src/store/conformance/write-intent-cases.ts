@@ -5,7 +5,9 @@ import type { ConformanceCase } from './run-store-conformance.js';
 
 function blob(content: string, base?: StoredBlobInput): StoredBlobInput {
   const bytes = Buffer.from(content);
-  const hash = createHash('sha256').update(`${content}${base ? ' (delta)' : ''}`).digest('hex');
+  const hash = createHash('sha256')
+    .update(`${content}${base ? ' (delta)' : ''}`)
+    .digest('hex');
   return base
     ? { record: { hash, size: bytes.length, storedSize: bytes.length, encoding: 'delta', baseHash: base.record.hash, chainDepth: 1 }, bytes }
     : { record: { hash, size: bytes.length, storedSize: bytes.length, encoding: 'raw', baseHash: null, chainDepth: 0 }, bytes };
@@ -47,7 +49,9 @@ export const writeIntentCases: Record<string, ConformanceCase> = {
     const candidates = [gone, pinned, referenced, base].map((item) => item.record.hash);
     // Referenced after a mark found them unreachable: a write in flight, a checkpoint, a kept delta.
     const intent = await store.recordWriteIntent({ hashes: [pinned.record.hash, delta.record.hash] });
-    await store.addCheckpoints([{ sessionId: session.id, op: 'create', path: 'workspace:r.txt', beforeHash: null, afterHash: referenced.record.hash, source: 'tool' }]);
+    await store.addCheckpoints([
+      { sessionId: session.id, op: 'create', path: 'workspace:r.txt', beforeHash: null, afterHash: referenced.record.hash, source: 'tool' },
+    ]);
     const swept = await store.sweepBlobs(candidates);
     expect(swept.deleted).toEqual([gone.record.hash]);
     expect(new Set(swept.spared)).toEqual(new Set([pinned.record.hash, referenced.record.hash, base.record.hash]));
@@ -61,7 +65,10 @@ export const writeIntentCases: Record<string, ConformanceCase> = {
 
   async 'write intents survive a reopen: a crashed writer leaves them for recovery'(harness) {
     const { store } = harness();
-    const intent = await store.recordWriteIntent({ hashes: [blob('kept').record.hash], files: [{ path: 'workspace:k.txt', entryPath: '/nowhere/k.txt', beforeHash: null, afterHash: blob('kept').record.hash }] });
+    const intent = await store.recordWriteIntent({
+      hashes: [blob('kept').record.hash],
+      files: [{ path: 'workspace:k.txt', entryPath: '/nowhere/k.txt', beforeHash: null, afterHash: blob('kept').record.hash }],
+    });
     const reopened = await harness().reopen();
     expect(await reopened.listWriteIntents()).toEqual([intent]);
     expect(await reopened.blobRoots()).toEqual(new Set([blob('kept').record.hash]));

@@ -22,7 +22,8 @@ export function addCheckpointRows(context: SqliteContext, checkpoints: NewCheckp
     let seq = nextSeq.get(checkpoint.sessionId);
     if (seq === undefined) {
       requireSession(context, checkpoint.sessionId);
-      seq = (context.statement('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints WHERE session_id = ?').get(checkpoint.sessionId) as { next: number }).next;
+      seq = (context.statement('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints WHERE session_id = ?').get(checkpoint.sessionId) as { next: number })
+        .next;
     }
     nextSeq.set(checkpoint.sessionId, seq + 1);
     const row: CheckpointRow = {

@@ -11,7 +11,13 @@ const HOST = hostname();
  */
 export function writeIntentRoots(context: SqliteContext, options: { expire?: boolean } = {}): Set<string> {
   const roots = new Set<string>();
-  const rows = context.statement('SELECT id, pid, host, hashes, files = \'[]\' AS plain FROM write_intents').all() as Array<{ id: string; pid: number; host: string; hashes: string; plain: number }>;
+  const rows = context.statement("SELECT id, pid, host, hashes, files = '[]' AS plain FROM write_intents").all() as Array<{
+    id: string;
+    pid: number;
+    host: string;
+    hashes: string;
+    plain: number;
+  }>;
   for (const row of rows) {
     if (row.plain && row.host === HOST && !isProcessAlive(row.pid)) {
       if (options.expire) context.statement('DELETE FROM write_intents WHERE id = ?').run(row.id);

@@ -49,7 +49,13 @@ export function syncJournal(context: SqliteContext, id: string): void {
   );
 }
 
-export function setJournalState(context: SqliteContext, id: string, state: Journal['state'], writes: JournalCommitWrites = {}, options: JournalWriteOptions = {}): Journal {
+export function setJournalState(
+  context: SqliteContext,
+  id: string,
+  state: Journal['state'],
+  writes: JournalCommitWrites = {},
+  options: JournalWriteOptions = {},
+): Journal {
   const now = Date.now();
   return withSync(context, options.durable ?? true, () =>
     context.write('finish a journal', () => {

@@ -58,7 +58,9 @@ export function putCommandFact(context: SqliteContext, fact: Omit<CommandFact, '
       result: JSON.stringify(fact.result),
       created_at: now,
     };
-    context.statement('INSERT INTO command_facts (command_id, session_id, kind, result, created_at) VALUES (@command_id, @session_id, @kind, @result, @created_at)').run(row);
+    context
+      .statement('INSERT INTO command_facts (command_id, session_id, kind, result, created_at) VALUES (@command_id, @session_id, @kind, @result, @created_at)')
+      .run(row);
     return toCommandFact(row);
   });
 }

@@ -132,7 +132,12 @@ export function getMessages(context: SqliteContext, ids: readonly string[], load
   });
 }
 
-export function replaceStreamingParts(context: SqliteContext, messageId: string, parts: PartContent[], status?: Exclude<MessageStatus, 'streaming'>): MessageWithParts {
+export function replaceStreamingParts(
+  context: SqliteContext,
+  messageId: string,
+  parts: PartContent[],
+  status?: Exclude<MessageStatus, 'streaming'>,
+): MessageWithParts {
   context.write(status ? 'finish a message' : 'update a streaming message', () => {
     const row = requireMessageRow(context, messageId);
     if (row.status !== 'streaming') {

@@ -38,7 +38,7 @@ describe('opening a SQLite store', () => {
   it("refuses another program's SQLite database and leaves it untouched", async () => {
     const path = join(dir, 'other.db');
     const other = new Database(path);
-    other.exec('CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES (\'x\')');
+    other.exec("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES ('x')");
     other.close();
     const before = digest(path);
     await expectCode(SqliteStore.open({ path }), 'NOT_A_WAYPOINT_STORE');
@@ -73,7 +73,12 @@ describe('opening a SQLite store', () => {
     await expectCode(store.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: 'no' }] }), 'STORE_READ_ONLY');
     await expectCode(store.createSession(), 'STORE_READ_ONLY');
     await expectCode(store.moveHead({ sessionId: session.id, to: null, reason: 'rewind' }), 'STORE_READ_ONLY');
-    await expectCode(store.blobs.putMany([{ record: { hash: 'a'.repeat(64), size: 1, storedSize: 1, encoding: 'raw', baseHash: null, chainDepth: 0 }, bytes: Buffer.from('a') }]), 'STORE_READ_ONLY');
+    await expectCode(
+      store.blobs.putMany([
+        { record: { hash: 'a'.repeat(64), size: 1, storedSize: 1, encoding: 'raw', baseHash: null, chainDepth: 0 }, bytes: Buffer.from('a') },
+      ]),
+      'STORE_READ_ONLY',
+    );
     await store.close();
     const again = await SqliteStore.open({ path });
     expect((await again.history(session.id)).length).toBe(1);

@@ -94,11 +94,12 @@ export function prepareStoreDirectory(path: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOSPC' || code === 'EDQUOT') throw mapStoreFailure(error, { path, operation: 'create the store' });
-    const reason = code === 'EACCES' || code === 'EPERM'
-      ? `this user may not create ${dirname(path)}`
-      : code === 'EROFS'
-        ? `${dirname(path)} would be on a read-only file system`
-        : `its directory cannot be created (${code ?? (error as Error).message})`;
+    const reason =
+      code === 'EACCES' || code === 'EPERM'
+        ? `this user may not create ${dirname(path)}`
+        : code === 'EROFS'
+          ? `${dirname(path)} would be on a read-only file system`
+          : `its directory cannot be created (${code ?? (error as Error).message})`;
     throw unusablePath(path, reason, error);
   }
 }

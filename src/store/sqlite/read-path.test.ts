@@ -23,11 +23,17 @@ describe('SQLite history reads, whatever the shape of the path', () => {
       case 0:
         return [{ type: 'text', text: `m${index} "quoted" \\ back\nslash\t\u0001 é 🌍` }];
       case 1:
-        return [{ type: 'text', text: `a${index}` }, { type: 'tool-call', toolCallId: `c${index}`, toolName: 'bash', input: { cmd: 'ls', list: [1, 2.5, null, true] } }];
+        return [
+          { type: 'text', text: `a${index}` },
+          { type: 'tool-call', toolCallId: `c${index}`, toolName: 'bash', input: { cmd: 'ls', list: [1, 2.5, null, true] } },
+        ];
       case 2:
         return [];
       case 3:
-        return [{ type: 'reasoning', text: '' }, { type: 'text', text: 'x'.repeat(3000) }];
+        return [
+          { type: 'reasoning', text: '' },
+          { type: 'text', text: 'x'.repeat(3000) },
+        ];
       default:
         return [{ type: 'tool-result', toolCallId: `c${index}`, toolName: 'bash', output: 'o'.repeat(index % 40) }];
     }

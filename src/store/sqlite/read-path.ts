@@ -60,9 +60,7 @@ const RUNS_BEFORE_FALLBACK = 4;
 function pathRuns(context: SqliteContext, head: MessageRow, fromDepth: number, toDepth: number): number[] {
   const runs: number[] = [];
   // The highest row in a seq range that does not continue the one before it: where a run starts.
-  const runStart = context.statement(
-    'SELECT seq, parent_seq FROM messages WHERE seq BETWEEN ? AND ? AND parent_seq IS NOT seq - 1 ORDER BY seq DESC LIMIT 1',
-  );
+  const runStart = context.statement('SELECT seq, parent_seq FROM messages WHERE seq BETWEEN ? AND ? AND parent_seq IS NOT seq - 1 ORDER BY seq DESC LIMIT 1');
   runStart.raw(true);
   let seq = head.seq;
   let depth = head.depth;

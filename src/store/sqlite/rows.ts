@@ -70,8 +70,7 @@ export interface MessageRow {
 }
 
 /** Every column but the part payloads. */
-export const MESSAGE_COLUMNS =
-  'seq, id, tree_id, parent_seq, parent_id, session_id, role, kind, status, turn_id, depth, created_at, metadata, part_meta';
+export const MESSAGE_COLUMNS = 'seq, id, tree_id, parent_seq, parent_id, session_id, role, kind, status, turn_id, depth, created_at, metadata, part_meta';
 
 export function toMessage(row: MessageRow): Message {
   return {

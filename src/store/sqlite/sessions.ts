@@ -116,9 +116,7 @@ export function moveHead(context: SqliteContext, input: MoveHeadInput): MoveHead
       }
     }
     const generation = row.branch_generation + (input.bumpGeneration ? 1 : 0);
-    context
-      .statement('UPDATE sessions SET head_message_id = ?, branch_generation = ?, updated_at = ? WHERE id = ?')
-      .run(input.to, generation, now, row.id);
+    context.statement('UPDATE sessions SET head_message_id = ?, branch_generation = ?, updated_at = ? WHERE id = ?').run(input.to, generation, now, row.id);
     const entry: Entry = insertEntry(
       context,
       row.id,
@@ -136,4 +134,3 @@ export function headMoved(row: SessionRow, expected: string | null): ConflictErr
     details: { sessionId: row.id, expected, actual: row.head_message_id },
   });
 }
-

@@ -16,7 +16,11 @@ interface LockRow {
  * gone, in which case that holder's rows are removed (taken over). Returns the blocking holder, or
  * null when the locks are now held.
  */
-export function acquireWorkspaceLocks(context: SqliteContext, request: WorkspaceLockRequest, isStale: (holder: WorkspaceLockHolder) => boolean): WorkspaceLockHolder | null {
+export function acquireWorkspaceLocks(
+  context: SqliteContext,
+  request: WorkspaceLockRequest,
+  isStale: (holder: WorkspaceLockHolder) => boolean,
+): WorkspaceLockHolder | null {
   return context.write('take a workspace lock', () => {
     const rows = context.statement('SELECT * FROM workspace_locks').all() as LockRow[];
     const stale = new Set<string>();

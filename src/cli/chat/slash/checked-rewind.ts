@@ -66,7 +66,13 @@ export async function checkedRewind<Result>(context: ChatContext, flow: CheckedR
     return { kind: 'cancelled' };
   }
   if (conflicts.length === 0 && flow.confirm !== undefined) {
-    const go = await io.pick({ title: flow.confirm, items: [{ label: 'Yes', value: true }, { label: 'No', value: false }] });
+    const go = await io.pick({
+      title: flow.confirm,
+      items: [
+        { label: 'Yes', value: true },
+        { label: 'No', value: false },
+      ],
+    });
     if (!go) return cancelled(context);
   }
   return { kind: 'applied', result: await flow.apply(preview), preview };
@@ -78,7 +84,15 @@ export function chatPreviewLines(preview: FileRewindPreview): string[] {
   const lines = [`${plural(preview.checkpointIds.length, 'file change')} ${scope} to undo:`];
   const rows = preview.files.map((file) => {
     const effect =
-      file.status !== 'safe' ? (file.status === 'external_modified' ? 'changed since the agent wrote it' : file.status) : file.action === 'delete' ? 'will be deleted' : file.action === 'move' ? `moves back from ${shortPath(file.movedFrom ?? '?')}` : 'will be restored';
+      file.status !== 'safe'
+        ? file.status === 'external_modified'
+          ? 'changed since the agent wrote it'
+          : file.status
+        : file.action === 'delete'
+          ? 'will be deleted'
+          : file.action === 'move'
+            ? `moves back from ${shortPath(file.movedFrom ?? '?')}`
+            : 'will be restored';
     return [`  ${shortPath(file.path)}`, effect, file.mergeAvailable ? '(merge available)' : ''];
   });
   table(rows).forEach((row, index) => {

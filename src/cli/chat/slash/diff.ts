@@ -24,7 +24,12 @@ export const diffCommand: SlashCommand = {
     if (id !== '') {
       const checkpoint = await store.getCheckpoint(id);
       if (checkpoint.sessionId !== context.sessionId) {
-        throw new InvalidArgumentError({ code: 'CHECKPOINT_NOT_IN_SESSION', parameter: 'checkpointId', value: id, reason: `it was recorded by session ${checkpoint.sessionId}, not this one (${context.sessionId}).` });
+        throw new InvalidArgumentError({
+          code: 'CHECKPOINT_NOT_IN_SESSION',
+          parameter: 'checkpointId',
+          value: id,
+          reason: `it was recorded by session ${checkpoint.sessionId}, not this one (${context.sessionId}).`,
+        });
       }
       ids = [id];
     } else {
@@ -33,6 +38,7 @@ export const diffCommand: SlashCommand = {
       ids = checkpoints.filter((checkpoint) => checkpoint.turnId === lastTurn).map((checkpoint) => checkpoint.id);
       if (ids.length === 0) return void context.io.print('No file changes in this session yet.');
     }
-    for (const checkpointId of ids) for (const line of renderDiff(await checkpointDiff(context.waypoint, checkpointId))) context.io.print(colored(context, line));
+    for (const checkpointId of ids)
+      for (const line of renderDiff(await checkpointDiff(context.waypoint, checkpointId))) context.io.print(colored(context, line));
   },
 };

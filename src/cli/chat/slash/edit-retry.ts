@@ -4,7 +4,13 @@ import type { ChatContext, SlashCommand } from '../chat-context.js';
 
 async function lastInput(context: ChatContext) {
   const target = (await listRewindTargets(context.waypoint.store, context.sessionId)).at(-1);
-  if (!target) throw new InvalidArgumentError({ code: 'NOTHING_TO_EDIT', parameter: 'session', value: context.sessionId, reason: 'this session has no input yet; type a message first.' });
+  if (!target)
+    throw new InvalidArgumentError({
+      code: 'NOTHING_TO_EDIT',
+      parameter: 'session',
+      value: context.sessionId,
+      reason: 'this session has no input yet; type a message first.',
+    });
   return target;
 }
 

@@ -16,7 +16,7 @@ async function forkPoint(context: ChatContext, arg: string): Promise<ForkRequest
     title: 'Fork from before which file change? (the new session starts from the input that made it)',
     items: checkpoints.map((checkpoint) => ({
       label: `${checkpoint.op} ${checkpoint.displayPath}${checkpoint.displayToPath ? ` → ${checkpoint.displayToPath}` : ''}`,
-      detail: `${checkpoint.id} · by ${checkpoint.source === 'exec' ? 'a shell command' : checkpoint.toolName ?? checkpoint.source}`,
+      detail: `${checkpoint.id} · by ${checkpoint.source === 'exec' ? 'a shell command' : (checkpoint.toolName ?? checkpoint.source)}`,
       value: checkpoint.id,
     })),
     empty: 'No workspace checkpoint is available yet: nothing to fork from. (/fork <messageId> forks at a message.)',
@@ -32,7 +32,13 @@ export const forkCommand: SlashCommand = {
   async run(context, args) {
     const { io, runtime } = context;
     const arg = args.trim();
-    if (/\s/.test(arg)) throw new InvalidArgumentError({ code: 'USAGE', parameter: 'fork', value: arg, reason: 'give one fork point: /fork, /fork latest, /fork <checkpointId> or /fork <messageId>.' });
+    if (/\s/.test(arg))
+      throw new InvalidArgumentError({
+        code: 'USAGE',
+        parameter: 'fork',
+        value: arg,
+        reason: 'give one fork point: /fork, /fork latest, /fork <checkpointId> or /fork <messageId>.',
+      });
     const request = await forkPoint(context, arg);
     if (request === null) return void io.print(io.style.dim('Fork cancelled.'));
     const preview = await runtime.previewFork(request);

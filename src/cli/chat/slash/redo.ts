@@ -23,12 +23,17 @@ export const redoCommand: SlashCommand = {
     }
     let result;
     try {
-      result = await runtime.redo(action.kind === 'conversation' ? { sessionId: action.sessionId } : { sessionId: action.sessionId, rewindId: action.rewindId, conversation: action.kind === 'both' });
+      result = await runtime.redo(
+        action.kind === 'conversation'
+          ? { sessionId: action.sessionId }
+          : { sessionId: action.sessionId, rewindId: action.rewindId, conversation: action.kind === 'both' },
+      );
     } catch (error) {
       context.redoStack.push(action);
       throw error;
     }
-    if (result.type === 'files') for (const line of renderFileResult(result.result, { verb: 'Redone: put back', undoHint: 'Undo this again with /rewind or /undo.' })) io.print(line);
+    if (result.type === 'files')
+      for (const line of renderFileResult(result.result, { verb: 'Redone: put back', undoHint: 'Undo this again with /rewind or /undo.' })) io.print(line);
     const conversation = result.type === 'conversation' ? result : result.conversation;
     if (conversation) {
       io.print(`Conversation redone: it continues from ${conversation.headMessageId ?? '(empty history)'} again.`);

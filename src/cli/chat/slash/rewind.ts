@@ -15,11 +15,26 @@ type Choice = { kind: 'input'; target: RewindTarget } | { kind: 'checkpoint'; id
 export function chatRewindStatus(report: RewindStatusReport): string[] {
   const lines: string[] = [];
   const latest = report.latestCheckpoint;
-  if (latest) lines.push(`Latest checkpoint: ${latest.id}  ${latest.op} ${displayPath(latest.path)}  by ${latest.source === 'exec' ? 'a shell command' : latest.toolName ?? latest.source}  (/rewind latest restores it)`);
+  if (latest)
+    lines.push(
+      `Latest checkpoint: ${latest.id}  ${latest.op} ${displayPath(latest.path)}  by ${latest.source === 'exec' ? 'a shell command' : (latest.toolName ?? latest.source)}  (/rewind latest restores it)`,
+    );
   else lines.push(report.checkpointCount === 0 ? 'No file checkpoints yet.' : 'Every file change is already rewound.');
   lines.push(report.targets.length ? 'Inputs you can rewind to (oldest first):' : 'No user input to rewind to.');
-  lines.push(...table(report.targets.map((target) => [`  ${target.messageId}`, JSON.stringify(oneLine(target.text, 50)), target.fileChanges ? plural(target.fileChanges, 'file change') : '', target.compacted ? '(compacted)' : ''])));
-  if (report.redo.conversation || report.redo.fileRewinds.length) lines.push(`/redo can undo: ${[report.redo.conversation ? 'the last conversation rewind' : '', report.redo.fileRewinds.length ? plural(report.redo.fileRewinds.length, 'file rewind') : ''].filter(Boolean).join(' and ')}`);
+  lines.push(
+    ...table(
+      report.targets.map((target) => [
+        `  ${target.messageId}`,
+        JSON.stringify(oneLine(target.text, 50)),
+        target.fileChanges ? plural(target.fileChanges, 'file change') : '',
+        target.compacted ? '(compacted)' : '',
+      ]),
+    ),
+  );
+  if (report.redo.conversation || report.redo.fileRewinds.length)
+    lines.push(
+      `/redo can undo: ${[report.redo.conversation ? 'the last conversation rewind' : '', report.redo.fileRewinds.length ? plural(report.redo.fileRewinds.length, 'file rewind') : ''].filter(Boolean).join(' and ')}`,
+    );
   lines.push(
     'Forms: /rewind (a list to pick from) · latest · <checkpointId> · conversation <messageId> · code <messageId> · both <messageId> · cascade conversation|code|both <messageId>',
   );
@@ -32,7 +47,8 @@ function reportRewind(context: ChatContext, report: RewindReport): void {
   const rewindId = report.files?.rewindId ?? null;
   if (report.conversation) {
     context.redoStack.push(rewindId ? { kind: 'both', sessionId: report.sessionId, rewindId } : { kind: 'conversation', sessionId: report.sessionId });
-    if (context.io.interactive) context.io.print(context.io.style.dim('Your input is back in the prompt: edit it and press Enter to send it again, or /redo to undo the rewind.'));
+    if (context.io.interactive)
+      context.io.print(context.io.style.dim('Your input is back in the prompt: edit it and press Enter to send it again, or /redo to undo the rewind.'));
     context.io.setDraft(report.conversation.draft);
   } else if (rewindId) {
     context.redoStack.push({ kind: 'files', sessionId: report.sessionId, rewindId });
@@ -42,20 +58,30 @@ function reportRewind(context: ChatContext, report: RewindReport): void {
 /** The picker: the session's inputs (newest first, selected) and its latest 50 checkpoints. */
 async function pickTarget(context: ChatContext): Promise<Choice | null> {
   const { store } = context.waypoint;
-  const [targets, checkpoints, all] = await Promise.all([listRewindTargets(store, context.sessionId), listRecentCheckpoints(store, context.sessionId, { limit: 50 }), store.listCheckpoints(context.sessionId)]);
+  const [targets, checkpoints, all] = await Promise.all([
+    listRewindTargets(store, context.sessionId),
+    listRecentCheckpoints(store, context.sessionId, { limit: 50 }),
+    store.listCheckpoints(context.sessionId),
+  ]);
   const changes = new Map<string, number>();
   for (const checkpoint of all) if (checkpoint.anchorMessageId) changes.set(checkpoint.anchorMessageId, (changes.get(checkpoint.anchorMessageId) ?? 0) + 1);
   const items: Array<PickItem<Choice>> = [
     ...[...targets].reverse().map((target) => ({
       label: `› ${oneLine(target.text, 60)}`,
-      detail: [changes.get(target.messageId) ? plural(changes.get(target.messageId)!, 'file change') : '', target.compacted ? 'compacted' : '', formatTime(target.createdAt).slice(11)].filter(Boolean).join(' · '),
+      detail: [
+        changes.get(target.messageId) ? plural(changes.get(target.messageId)!, 'file change') : '',
+        target.compacted ? 'compacted' : '',
+        formatTime(target.createdAt).slice(11),
+      ]
+        .filter(Boolean)
+        .join(' · '),
       value: { kind: 'input' as const, target },
     })),
     ...checkpoints.map((checkpoint) => {
       const label = `${checkpoint.op} ${checkpoint.displayPath}${checkpoint.displayToPath ? ` → ${checkpoint.displayToPath}` : ''}`;
       return {
         label: `  file: ${label}`,
-        detail: `${checkpoint.id} · by ${checkpoint.source === 'exec' ? 'a shell command' : checkpoint.toolName ?? checkpoint.source}`,
+        detail: `${checkpoint.id} · by ${checkpoint.source === 'exec' ? 'a shell command' : (checkpoint.toolName ?? checkpoint.source)}`,
         value: { kind: 'checkpoint' as const, id: checkpoint.id, label },
       };
     }),
@@ -75,7 +101,13 @@ async function rewindFromPicker(context: ChatContext): Promise<void> {
     return;
   }
   if (choice.kind === 'checkpoint') {
-    const ok = await io.pick({ title: `Put ${choice.label} back as it was before this change?`, items: [{ label: 'Yes, restore the file', value: true }, { label: 'No', value: false }] });
+    const ok = await io.pick({
+      title: `Put ${choice.label} back as it was before this change?`,
+      items: [
+        { label: 'Yes, restore the file', value: true },
+        { label: 'No', value: false },
+      ],
+    });
     if (!ok) return void io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
     return reportRewind(context, await runtime.rewind({ sessionId, kind: 'checkpoint', checkpointId: choice.id }));
   }

@@ -25,7 +25,9 @@ export async function recentMessages(context: ChatContext, session: Session, cou
 /** What resuming repaired (a crash cut a turn short), or nothing. */
 export function repairLines(repair: DanglingRepair): string[] {
   if (repair.repairedCalls.length + repair.interruptedTurns.length === 0) return [];
-  return [`Repaired what a crash left: ${plural(repair.repairedCalls.length, 'tool call')} without a result, ${plural(repair.interruptedTurns.length, 'turn')} marked interrupted.`];
+  return [
+    `Repaired what a crash left: ${plural(repair.repairedCalls.length, 'tool call')} without a result, ${plural(repair.interruptedTurns.length, 'turn')} marked interrupted.`,
+  ];
 }
 
 export const sessionsCommand: SlashCommand = {
@@ -37,7 +39,9 @@ export const sessionsCommand: SlashCommand = {
     const rows = await listSessionRows(context.waypoint);
     for (const row of rows) {
       const mark = row.id === context.sessionId ? '*' : ' ';
-      context.io.print(`${mark} ${row.id}  ${sessionKindLabel(row).padEnd(9)} ${JSON.stringify(oneLine(row.title, 40))}  ${plural(row.turns, 'turn')}  ${formatTime(row.createdAt)}`);
+      context.io.print(
+        `${mark} ${row.id}  ${sessionKindLabel(row).padEnd(9)} ${JSON.stringify(oneLine(row.title, 40))}  ${plural(row.turns, 'turn')}  ${formatTime(row.createdAt)}`,
+      );
     }
     context.io.print(context.io.style.dim('/resume <id> switches to one.'));
   },
@@ -54,7 +58,11 @@ export const resumeCommand: SlashCommand = {
       const rows = (await listSessionRows(context.waypoint)).reverse();
       const picked = await context.io.pick({
         title: 'Resume which session?',
-        items: rows.map((row) => ({ label: `${row.title}${row.id === context.sessionId ? ' (current)' : ''}`, detail: `${row.id} · ${sessionKindLabel(row)} · ${plural(row.turns, 'turn')}`, value: row.id })),
+        items: rows.map((row) => ({
+          label: `${row.title}${row.id === context.sessionId ? ' (current)' : ''}`,
+          detail: `${row.id} · ${sessionKindLabel(row)} · ${plural(row.turns, 'turn')}`,
+          value: row.id,
+        })),
         empty: 'No sessions in this store.',
       });
       if (picked === null) return;

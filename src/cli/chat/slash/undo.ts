@@ -7,7 +7,7 @@ import { CHAT_UNDO_HINT, checkedRewind } from './checked-rewind.js';
 export const undoCommand: SlashCommand = {
   name: 'undo',
   usage: '/undo',
-  summary: "undo the file changes of the last turn (conflicts: merge or overwrite); the conversation stays",
+  summary: 'undo the file changes of the last turn (conflicts: merge or overwrite); the conversation stays',
   async run(context) {
     const { io, runtime, sessionId } = context;
     let turnId: string;

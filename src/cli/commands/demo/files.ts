@@ -19,7 +19,14 @@ export function listFiles(root: string, dir = root): string[] {
 
 /** Every file under `root` with the sha256 of its content. */
 export function snapshot(root: string): Map<string, string> {
-  return new Map(listFiles(root).map((path) => [path, createHash('sha256').update(readFileSync(join(root, path))).digest('hex')]));
+  return new Map(
+    listFiles(root).map((path) => [
+      path,
+      createHash('sha256')
+        .update(readFileSync(join(root, path)))
+        .digest('hex'),
+    ]),
+  );
 }
 
 export type FileComparison = 'same' | 'differs' | 'only-left' | 'only-right';

@@ -86,7 +86,10 @@ export function describeCall(toolName: string, input: JsonValue): string {
 /** The first lines of a tool result, and how many more there are. */
 function outputLines(output: ToolOutput): string[] {
   const value = output.type === 'json' ? JSON.stringify(output.value) : output.value;
-  const all = value.replace(/\t/g, '  ').split('\n').filter((line) => line.trim() !== '');
+  const all = value
+    .replace(/\t/g, '  ')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   const shown = all.slice(0, OUTPUT_LINES).map((line) => (output.type === 'error-text' ? `error: ${clip(line)}` : clip(line)));
   if (all.length > OUTPUT_LINES) shown.push(`… ${all.length - OUTPUT_LINES} more lines`);
   return shown;

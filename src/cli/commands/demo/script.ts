@@ -34,8 +34,15 @@ const FILTERED_MAP_LINE = "  return text.split('\\n').filter((line) => line.trim
 export const FIX_TURN: DemoTurn = {
   input: 'Why does the parser choke on empty lines?',
   steps: [
-    { reasoning: 'Probably the split on "=": an empty line has no "=".', text: 'Let me read the parser first.', toolCalls: [{ toolName: 'read', input: { path: 'src/parser.js' } }] },
-    { text: 'An empty line has no "=", so value is undefined and value.trim() throws. I will skip empty lines.', toolCalls: [{ toolName: 'edit', input: { path: 'src/parser.js', oldString: MAP_LINE, newString: FILTERED_MAP_LINE } }] },
+    {
+      reasoning: 'Probably the split on "=": an empty line has no "=".',
+      text: 'Let me read the parser first.',
+      toolCalls: [{ toolName: 'read', input: { path: 'src/parser.js' } }],
+    },
+    {
+      text: 'An empty line has no "=", so value is undefined and value.trim() throws. I will skip empty lines.',
+      toolCalls: [{ toolName: 'edit', input: { path: 'src/parser.js', oldString: MAP_LINE, newString: FILTERED_MAP_LINE } }],
+    },
     { text: 'Fixed: parse() now skips empty lines before splitting on "=".' },
   ],
 };
@@ -58,7 +65,12 @@ export const TEST_TURN: DemoTurn = {
         { toolName: 'bash', input: { command: "node test/parser.test.js && printf '\\n## 1.0.1\\n\\n- Empty lines are skipped.\\n' >> CHANGELOG.md" } },
       ],
     },
-    { text: 'The test passes. Now the README.', toolCalls: [{ toolName: 'edit', input: { path: 'README.md', oldString: 'Parses key=value lines.', newString: 'Parses key=value lines; empty lines are skipped.' } }] },
+    {
+      text: 'The test passes. Now the README.',
+      toolCalls: [
+        { toolName: 'edit', input: { path: 'README.md', oldString: 'Parses key=value lines.', newString: 'Parses key=value lines; empty lines are skipped.' } },
+      ],
+    },
     { text: 'Added test/parser.test.js (it passes), noted 1.0.1 in CHANGELOG.md, and documented empty lines in README.md.' },
   ],
 };
@@ -74,7 +86,8 @@ export const TOKENIZER_TURN: DemoTurn = {
           toolName: 'write',
           input: {
             path: 'src/tokenizer.js',
-            content: "export function* tokenize(lines) {\n  for (const line of lines) {\n    const at = line.indexOf('=');\n    if (at > 0) yield { key: line.slice(0, at).trim(), value: line.slice(at + 1).trim() };\n  }\n}\n",
+            content:
+              "export function* tokenize(lines) {\n  for (const line of lines) {\n    const at = line.indexOf('=');\n    if (at > 0) yield { key: line.slice(0, at).trim(), value: line.slice(at + 1).trim() };\n  }\n}\n",
           },
         },
       ],

@@ -19,13 +19,17 @@ export class RewindConflictError extends ConflictError {
   readonly files: readonly RewindConflictFile[];
 
   constructor(options: { files: RewindConflictFile[]; hint?: string; cause?: unknown }) {
-    const listed = options.files.slice(0, 5).map((file) => `${file.path} (${file.status}: ${file.reason})`).join('; ');
+    const listed = options.files
+      .slice(0, 5)
+      .map((file) => `${file.path} (${file.status}: ${file.reason})`)
+      .join('; ');
     const more = options.files.length > 5 ? ` and ${options.files.length - 5} more` : '';
     super({
       code: 'REWIND_CONFLICT',
       message:
         `Cannot rewind files: ${listed}${more}. Nothing was changed. ` +
-        (options.hint ?? 'Preview again to see the current state, then resolve each file with "merge" (keep later edits) or "force" (overwrite; the current content is kept and can be restored with a redo).'),
+        (options.hint ??
+          'Preview again to see the current state, then resolve each file with "merge" (keep later edits) or "force" (overwrite; the current content is kept and can be restored with a redo).'),
       details: { files: options.files },
       cause: options.cause,
       // A file whose saved content is corrupt cannot be resolved by retrying: the store needs repair.

@@ -20,7 +20,10 @@ export class SnapshotMissingError extends WaypointError {
   readonly snapshots: readonly MissingSnapshot[];
 
   constructor(options: { snapshots: MissingSnapshot[]; cause?: unknown }) {
-    const listed = options.snapshots.slice(0, 5).map((snapshot) => `${snapshot.path} (checkpoint ${snapshot.checkpointId}: ${snapshot.reason})`).join('; ');
+    const listed = options.snapshots
+      .slice(0, 5)
+      .map((snapshot) => `${snapshot.path} (checkpoint ${snapshot.checkpointId}: ${snapshot.reason})`)
+      .join('; ');
     const more = options.snapshots.length > 5 ? ` and ${options.snapshots.length - 5} more` : '';
     super({
       code: 'SNAPSHOT_MISSING',

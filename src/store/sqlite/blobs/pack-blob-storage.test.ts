@@ -86,7 +86,10 @@ describe('PackBlobStorage', () => {
   it('reports stats: count, raw and stored sizes, pack footprint', async () => {
     const { storage } = open();
     const content = blobContent('stats', 5);
-    const item: StoredBlobInput = { record: { ...rawBlob(content).record, encoding: 'deflate', storedSize: 10, size: content.length }, bytes: Buffer.alloc(10, 1) };
+    const item: StoredBlobInput = {
+      record: { ...rawBlob(content).record, encoding: 'deflate', storedSize: 10, size: content.length },
+      bytes: Buffer.alloc(10, 1),
+    };
     await storage.putMany([item, rawBlob(Buffer.from('xyz'))]);
     expect(await storage.stats()).toEqual({ blobCount: 2, rawBytes: content.length + 3, storedBytes: 13, footprintBytes: 13 });
   });

@@ -97,7 +97,11 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
     for (const item of items) {
       validate(item);
       if (options.staged && (item.record.encoding !== 'raw' || item.record.size !== item.bytes.length)) {
-        throw new InvalidArgumentError({ parameter: 'record.encoding', value: item.record.encoding, reason: `only whole raw blobs can be staged (blob ${item.record.hash})` });
+        throw new InvalidArgumentError({
+          parameter: 'record.encoding',
+          value: item.record.encoding,
+          reason: `only whole raw blobs can be staged (blob ${item.record.hash})`,
+        });
       }
       if (!unique.has(item.record.hash)) unique.set(item.record.hash, item);
     }
@@ -115,15 +119,17 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
       if (toWrite.length === 0) return;
       const { pack, offsets } = this.writer.append(toWrite.map((item) => item.bytes));
       const now = Date.now();
-      pending = this.db.transaction(() => {
-        toWrite.forEach((item, index) => {
-          const record = item.record;
-          this.insert.run(record.hash, pack, offsets[index]!, record.storedSize, record.size, record.encoding, record.baseHash, record.chainDepth, now);
-        });
-        // Skipped because present, but deleted since by a concurrent GC: write those again.
-        const nowPresent = this.presentHashes(pending.map((item) => item.record.hash));
-        return pending.filter((item) => !nowPresent.has(item.record.hash));
-      }).immediate();
+      pending = this.db
+        .transaction(() => {
+          toWrite.forEach((item, index) => {
+            const record = item.record;
+            this.insert.run(record.hash, pack, offsets[index]!, record.storedSize, record.size, record.encoding, record.baseHash, record.chainDepth, now);
+          });
+          // Skipped because present, but deleted since by a concurrent GC: write those again.
+          const nowPresent = this.presentHashes(pending.map((item) => item.record.hash));
+          return pending.filter((item) => !nowPresent.has(item.record.hash));
+        })
+        .immediate();
     }
     if (pending.length > 0) {
       throw new StoreError({
@@ -184,12 +190,24 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
         try {
           await synced;
           const now = Date.now();
-          this.db.transaction(() => {
-            toWrite.forEach((item, index) => {
-              const record = item.record;
-              this.insert.run(record.hash, pack.name, offsets[index]!, record.storedSize, record.size, record.encoding, record.baseHash, record.chainDepth, now);
-            });
-          }).immediate();
+          this.db
+            .transaction(() => {
+              toWrite.forEach((item, index) => {
+                const record = item.record;
+                this.insert.run(
+                  record.hash,
+                  pack.name,
+                  offsets[index]!,
+                  record.storedSize,
+                  record.size,
+                  record.encoding,
+                  record.baseHash,
+                  record.chainDepth,
+                  now,
+                );
+              });
+            })
+            .immediate();
         } finally {
           this.writer.closeStream(pack);
         }
@@ -259,14 +277,16 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
 
   async deleteMany(hashes: readonly string[]): Promise<{ freedBytes: number }> {
     this.assertWritable('delete blobs');
-    const freedBytes = this.db.transaction(() => {
-      const json = JSON.stringify(hashes);
-      const freed = this.db
-        .prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))')
-        .get(json) as { bytes: number };
-      this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').run(json);
-      return freed.bytes;
-    }).immediate();
+    const freedBytes = this.db
+      .transaction(() => {
+        const json = JSON.stringify(hashes);
+        const freed = this.db
+          .prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))')
+          .get(json) as { bytes: number };
+        this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').run(json);
+        return freed.bytes;
+      })
+      .immediate();
     this.compactor.compact({ minLiveRatio: this.minLiveRatio });
     return { freedBytes };
   }
@@ -280,19 +300,21 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
     this.assertWritable('delete blobs');
     const present = this.presentHashes([...new Set(candidates)]);
     const doomed = new Set([...present].filter((hash) => !roots.has(hash)));
-    const keptBases = this.db.prepare(
-      `SELECT DISTINCT base_hash FROM blob_index
+    const keptBases = this.db
+      .prepare(
+        `SELECT DISTINCT base_hash FROM blob_index
        WHERE base_hash IN (SELECT value FROM json_each(@doomed)) AND hash NOT IN (SELECT value FROM json_each(@doomed))`,
-    ).pluck();
+      )
+      .pluck();
     for (;;) {
       const kept = keptBases.all({ doomed: JSON.stringify([...doomed]) }) as string[];
       if (kept.length === 0) break;
       for (const hash of kept) doomed.delete(hash);
     }
     const json = JSON.stringify([...doomed]);
-    const freed = this.db
-      .prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))')
-      .get(json) as { bytes: number };
+    const freed = this.db.prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').get(json) as {
+      bytes: number;
+    };
     this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').run(json);
     const spared = [...new Set(candidates)].filter((hash) => present.has(hash) && !doomed.has(hash));
     return { deleted: [...doomed], spared, freedBytes: freed.bytes };
@@ -391,10 +413,18 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
 function validate(item: StoredBlobInput): void {
   const record = item.record;
   if (record.storedSize !== item.bytes.length) {
-    throw new InvalidArgumentError({ parameter: 'record.storedSize', value: record.storedSize, reason: `it must equal the length of the bytes (${item.bytes.length}) of blob ${record.hash}` });
+    throw new InvalidArgumentError({
+      parameter: 'record.storedSize',
+      value: record.storedSize,
+      reason: `it must equal the length of the bytes (${item.bytes.length}) of blob ${record.hash}`,
+    });
   }
   if ((record.encoding === 'delta') !== (record.baseHash !== null)) {
-    throw new InvalidArgumentError({ parameter: 'record.baseHash', value: record.baseHash, reason: `a base hash is required for delta blobs and only for them (blob ${record.hash} is ${record.encoding})` });
+    throw new InvalidArgumentError({
+      parameter: 'record.baseHash',
+      value: record.baseHash,
+      reason: `a base hash is required for delta blobs and only for them (blob ${record.hash} is ${record.encoding})`,
+    });
   }
 }
 

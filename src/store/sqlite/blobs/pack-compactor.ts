@@ -131,26 +131,28 @@ export class PackCompactor {
     }
     const target = (isStagingPackName(pack) ? this.stagingWriter : this.writer).append(buffers);
     const update = this.db.prepare('UPDATE blob_index SET pack = ?, pack_offset = ? WHERE hash = ? AND pack = ? AND pack_offset = ?');
-    this.db.transaction(() => {
-      for (const [index, row] of rows.entries()) update.run(target.pack, target.offsets[index]!, row.hash, pack, row.offset);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const [index, row] of rows.entries()) update.run(target.pack, target.offsets[index]!, row.hash, pack, row.offset);
+      })
+      .immediate();
     return buffers.reduce((sum, buffer) => sum + buffer.length, 0);
   }
 
   /** Drop a pack's registration if nothing refers to it any more (checked inside the transaction). */
   private unregister(pack: string): boolean {
-    return this.db.transaction(() => {
-      const referenced = this.db.prepare('SELECT 1 FROM blob_index WHERE pack = ? LIMIT 1').get(pack);
-      if (referenced) return false;
-      this.db.prepare('DELETE FROM blob_packs WHERE name = ?').run(pack);
-      return true;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const referenced = this.db.prepare('SELECT 1 FROM blob_index WHERE pack = ? LIMIT 1').get(pack);
+        if (referenced) return false;
+        this.db.prepare('DELETE FROM blob_packs WHERE name = ?').run(pack);
+        return true;
+      })
+      .immediate();
   }
 
   private liveBytesByPack(): Map<string, number> {
-    const rows = this.db
-      .prepare('SELECT pack, SUM(stored_size) AS bytes FROM blob_index GROUP BY pack')
-      .all() as Array<{ pack: string; bytes: number }>;
+    const rows = this.db.prepare('SELECT pack, SUM(stored_size) AS bytes FROM blob_index GROUP BY pack').all() as Array<{ pack: string; bytes: number }>;
     return new Map(rows.map((row) => [row.pack, row.bytes]));
   }
 

@@ -56,7 +56,9 @@ describe('PackBlobStorage raw-first staging and recompress', () => {
   it('refuses to stage anything but whole raw blobs', async () => {
     const { storage } = setup();
     const item = rawBlob(blobContent('x', 1));
-    await expect(storage.putMany([{ ...item, record: { ...item.record, encoding: 'deflate' } }], { staged: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(storage.putMany([{ ...item, record: { ...item.record, encoding: 'deflate' } }], { staged: true })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
   });
 
   it('recompress shrinks the footprint, keeps incompressible blobs raw, and removes the staging pack', async () => {
@@ -67,7 +69,15 @@ describe('PackBlobStorage raw-first staging and recompress', () => {
     const before = await storage.stats();
     const result = await storage.recompress({ encode });
     const after = await storage.stats();
-    expect(result).toMatchObject({ blobsMoved: items.length, blobsDeflated: 40, bytesIn: sum(items), packsRemoved: 1, bytesReclaimed: sum(items), pendingBlobs: 0, pendingBytes: 0 });
+    expect(result).toMatchObject({
+      blobsMoved: items.length,
+      blobsDeflated: 40,
+      bytesIn: sum(items),
+      packsRemoved: 1,
+      bytesReclaimed: sum(items),
+      pendingBlobs: 0,
+      pendingBytes: 0,
+    });
     expect(after.footprintBytes).toBe(result.bytesOut);
     expect(after.footprintBytes).toBeLessThan(before.footprintBytes / 4);
     expect(after.blobCount).toBe(items.length);

@@ -40,11 +40,24 @@ export class PackRecompressor {
     const started = performance.now();
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     const budgetMs = options.budgetMs ?? Number.POSITIVE_INFINITY;
-    const result: RecompressReport = { blobsMoved: 0, blobsDeflated: 0, bytesIn: 0, bytesOut: 0, packsRemoved: 0, bytesReclaimed: 0, pendingBlobs: 0, pendingBytes: 0 };
+    const result: RecompressReport = {
+      blobsMoved: 0,
+      blobsDeflated: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+      packsRemoved: 0,
+      bytesReclaimed: 0,
+      pendingBlobs: 0,
+      pendingBytes: 0,
+    };
     const outOfBudget = () => result.bytesIn >= maxBytes || performance.now() - started >= budgetMs;
 
     if (!this.stagingWriter.streaming) this.stagingWriter.seal();
-    const packs = this.db.prepare('SELECT name, pid, state FROM blob_packs ORDER BY created_at, name').all() as Array<{ name: string; pid: number; state: string }>;
+    const packs = this.db.prepare('SELECT name, pid, state FROM blob_packs ORDER BY created_at, name').all() as Array<{
+      name: string;
+      pid: number;
+      state: string;
+    }>;
     for (const pack of packs) {
       if (!isStagingPackName(pack.name)) continue;
       if (outOfBudget()) break;
@@ -99,17 +112,21 @@ export class PackRecompressor {
         return row.encoding === 'raw' && stored.length === row.size ? options.encode(stored, row) : { encoding: row.encoding, bytes: stored };
       });
       const target = this.writer.append(encoded.map((item) => item.bytes));
-      const update = this.db.prepare('UPDATE blob_index SET pack = ?, pack_offset = ?, stored_size = ?, encoding = ? WHERE hash = ? AND pack = ? AND pack_offset = ?');
-      this.db.transaction(() => {
-        chunk.forEach((row, index) => {
-          const item = encoded[index]!;
-          const changes = update.run(target.pack, target.offsets[index]!, item.bytes.length, item.encoding, row.hash, pack, row.offset).changes;
-          if (changes === 0) return;
-          result.blobsMoved++;
-          if (item.encoding === 'deflate') result.blobsDeflated++;
-          result.bytesOut += item.bytes.length;
-        });
-      }).immediate();
+      const update = this.db.prepare(
+        'UPDATE blob_index SET pack = ?, pack_offset = ?, stored_size = ?, encoding = ? WHERE hash = ? AND pack = ? AND pack_offset = ?',
+      );
+      this.db
+        .transaction(() => {
+          chunk.forEach((row, index) => {
+            const item = encoded[index]!;
+            const changes = update.run(target.pack, target.offsets[index]!, item.bytes.length, item.encoding, row.hash, pack, row.offset).changes;
+            if (changes === 0) return;
+            result.blobsMoved++;
+            if (item.encoding === 'deflate') result.blobsDeflated++;
+            result.bytesOut += item.bytes.length;
+          });
+        })
+        .immediate();
       result.bytesIn += chunk.reduce((sum, row) => sum + row.length, 0);
       // Let other work in this process run between chunks (reads, writes, timers).
       await new Promise<void>((resolve) => setImmediate(resolve));

@@ -31,7 +31,8 @@ export class PackStagedBatch {
 
   /** Queue one whole blob, kept raw. A hash already added to this batch is ignored. */
   add(hash: string, content: Buffer): void {
-    if (this.state !== 'open') throw new StoreError({ code: 'STORE_CLOSED', message: 'This blob batch was already committed or aborted; open a new one.', details: { hash } });
+    if (this.state !== 'open')
+      throw new StoreError({ code: 'STORE_CLOSED', message: 'This blob batch was already committed or aborted; open a new one.', details: { hash } });
     if (this.seen.has(hash)) return;
     this.seen.add(hash);
     this.pack ??= this.writer.openStream();
@@ -55,9 +56,11 @@ export class PackStagedBatch {
     try {
       await this.writer.syncStream(pack);
       const now = Date.now();
-      this.db.transaction(() => {
-        for (const row of this.rows) this.insert.run(row.hash, pack.name, row.offset, row.size, row.size, 'raw', null, 0, now);
-      }).immediate();
+      this.db
+        .transaction(() => {
+          for (const row of this.rows) this.insert.run(row.hash, pack.name, row.offset, row.size, row.size, 'raw', null, 0, now);
+        })
+        .immediate();
     } finally {
       this.state = 'done';
       this.writer.closeStream(pack);

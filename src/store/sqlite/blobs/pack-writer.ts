@@ -136,15 +136,19 @@ export class PackWriter {
     closeSync(pack.fd);
     if (pack.size === 0) {
       // Nothing was ever written: drop the file and its registration (no row can refer to it).
-      this.db.transaction(() => {
-        this.db.prepare('DELETE FROM blob_packs WHERE name = ? AND NOT EXISTS (SELECT 1 FROM blob_index WHERE pack = ?)').run(pack.name, pack.name);
-      }).immediate();
+      this.db
+        .transaction(() => {
+          this.db.prepare('DELETE FROM blob_packs WHERE name = ? AND NOT EXISTS (SELECT 1 FROM blob_index WHERE pack = ?)').run(pack.name, pack.name);
+        })
+        .immediate();
       unlinkSync(join(this.packDir, pack.name));
       return;
     }
-    this.db.transaction(() => {
-      this.db.prepare(`UPDATE blob_packs SET state = 'sealed' WHERE name = ?`).run(pack.name);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.db.prepare(`UPDATE blob_packs SET state = 'sealed' WHERE name = ?`).run(pack.name);
+      })
+      .immediate();
   }
 
   private writeQueued(pack: OpenPack): void {
@@ -187,11 +191,11 @@ export class PackWriter {
   private create(): OpenPack {
     mkdirSync(this.packDir, { recursive: true });
     const name = newPackFileName(process.pid, this.kind);
-    this.db.transaction(() => {
-      this.db
-        .prepare(`INSERT INTO blob_packs (name, pid, state, created_at) VALUES (?, ?, 'open', ?)`)
-        .run(name, process.pid, Date.now());
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.db.prepare(`INSERT INTO blob_packs (name, pid, state, created_at) VALUES (?, ?, 'open', ?)`).run(name, process.pid, Date.now());
+      })
+      .immediate();
     const fd = openSync(join(this.packDir, name), 'wx');
     syncDirectory(this.packDir);
     this.current = { name, fd, size: 0, streams: 0, detached: false, queued: [], queuedBytes: 0, unsynced: 0, syncs: [] };
