@@ -31,8 +31,10 @@ export interface GarbageReport {
 /**
  * Garbage collection and retention: sessions beyond `keepSessions` go (subagent transcripts with
  * their session; messages a kept fork still needs stay), then blobs no record reaches are swept
- * and staged blobs compressed. Run it while no session of the store is writing; in a runtime it
- * refuses while any of its sessions runs a turn (`TURN_RUNNING`). `onStart` gets the blob counts
+ * and staged blobs compressed. The sweep is safe beside writers in any process (a blob a write in
+ * flight stored is pinned by its write intent until the row naming it commits); in a runtime it
+ * still refuses while any of its sessions runs a turn (`TURN_RUNNING`), since retention may delete
+ * the session that turn writes to. `onStart` gets the blob counts
  * before anything is marked (for a progress line).
  *
  * @example
