@@ -1,11 +1,11 @@
-import { mkdirSync } from 'node:fs';
 import { BlobStore } from '../../blobs/index.js';
 // Only the session-workspace module: the rest of src/checkpoint is capture code this layer does not need.
 import { sessionWorkspace } from '../../checkpoint/session-workspace.js';
 import { ConflictError, EventBus, InvalidArgumentError, NotFoundError, WaypointError, type Checkpoint, type Session } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
-import { deletePath, type Workspace } from '../../workspace/index.js';
+import type { Workspace } from '../../workspace/index.js';
 import { checkpointsFromMessage, checkpointsOfTurn, requireUserMessage } from './checkpoint-selection.js';
+import { isDirectoryOp, recreateDirectory, removeDirectory, skippedError } from './turn-rollback-steps.js';
 import { ApplyOptionsSchema, FileRewinderOptionsSchema } from '../rewind-entry-schemas.js';
 import { NothingToRewindError, RewindConflictError, RewindNotFoundError, SnapshotMissingError, type RewindConflictFile } from './errors/index.js';
 import {
@@ -442,51 +442,9 @@ export class FileRewinder {
   }
 }
 
-function isDirectoryOp(checkpoint: Checkpoint): boolean {
-  return checkpoint.op === 'mkdir' || checkpoint.op === 'rmdir';
-}
-
 function orderLike(newestFirst: Checkpoint[], ids: string[]): string[] {
   const wanted = new Set(ids);
   return newestFirst.filter((checkpoint) => wanted.has(checkpoint.id)).map((checkpoint) => checkpoint.id);
-}
-
-function skippedError(checkpoint: Checkpoint): TurnRollbackError {
-  return {
-    checkpointId: checkpoint.id,
-    path: checkpoint.path,
-    code: 'CHECKPOINT_SKIPPED',
-    message: `no content was kept when this change was recorded (${checkpoint.skipReason ?? 'skipped'})`,
-  };
-}
-
-function recreateDirectory(workspace: Workspace, checkpoint: Checkpoint): TurnRollbackError | null {
-  try {
-    const resolved = workspace.resolveKey(checkpoint.path);
-    mkdirSync(resolved.realPath, { recursive: true });
-    return null;
-  } catch (error) {
-    return {
-      checkpointId: checkpoint.id,
-      path: checkpoint.path,
-      code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED',
-      message: (error as Error).message,
-    };
-  }
-}
-
-function removeDirectory(workspace: Workspace, checkpoint: Checkpoint): TurnRollbackError | null {
-  try {
-    deletePath(workspace.resolveKey(checkpoint.path));
-    return null;
-  } catch (error) {
-    return {
-      checkpointId: checkpoint.id,
-      path: checkpoint.path,
-      code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED',
-      message: `the directory it created cannot be removed: ${(error as Error).message}`,
-    };
-  }
 }
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {
