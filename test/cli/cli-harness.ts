@@ -1,6 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { applyToolEdit, applyToolWrite, captureExec, openCaptureContext } from '../../src/checkpoint/index.js';
@@ -141,24 +140,7 @@ export async function createCliFixture() {
 
 export type CliFixture = Awaited<ReturnType<typeof createCliFixture>>;
 
-/** Every file under `dir` (store and project) with its mode and content hash: to prove a command changed nothing. */
-export function snapshotTree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (relative: string): void => {
-    for (const name of readdirSync(join(dir, relative)).sort()) {
-      const path = relative ? `${relative}/${name}` : name;
-      const stats = lstatSync(join(dir, path));
-      if (stats.isDirectory()) walk(path);
-      else if (stats.isSymbolicLink()) out[path] = `link:${readlinkSync(join(dir, path))}`;
-      else
-        out[path] = `${(stats.mode & 0o7777).toString(8)} ${createHash('sha256')
-          .update(readFileSync(join(dir, path)))
-          .digest('hex')}`;
-    }
-  };
-  walk('');
-  return out;
-}
+export { snapshotTree } from '../fixtures/snapshot-tree.js';
 
 /** Opens the fixture's store read-only for checks the CLI output does not show. */
 export async function inspect<T>(fixture: CliFixture, body: (waypoint: Waypoint) => Promise<T>): Promise<T> {

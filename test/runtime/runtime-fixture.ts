@@ -40,14 +40,19 @@ const EVENT_NAMES: Array<keyof RuntimeEvents> = [
 ];
 
 /**
- * A real store in `<tmp>/store/w.db`, a real workspace `<tmp>/project`, a runtime driven by a scripted
- * model (`steps` may be a function of the temporary directory, for scripts that name paths in it).
+ * A real store in `<tmp>/store/w.db` (or `layout.store`, relative to `<tmp>`), a real workspace
+ * `<tmp>/project`, a runtime driven by a scripted model (`steps` may be a function of the temporary
+ * directory, for scripts that name paths in it).
  */
-export async function runtimeFixture(steps: unknown[] | ((dir: string) => unknown[]), options: Partial<RuntimeOptions> = {}): Promise<RuntimeFixture> {
+export async function runtimeFixture(
+  steps: unknown[] | ((dir: string) => unknown[]),
+  options: Partial<RuntimeOptions> = {},
+  layout: { store?: string } = {},
+): Promise<RuntimeFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'waypoint-runtime-'));
   const workdir = join(dir, 'project');
   mkdirSync(workdir, { recursive: true });
-  const storePath = join(dir, 'store', 'w.db');
+  const storePath = join(dir, layout.store ?? 'store/w.db');
   const waypoint = await openWaypoint({ path: storePath });
   const model = ScriptedModel.fromSteps(typeof steps === 'function' ? steps(dir) : steps);
   const runtime = createRuntime({ waypoint, model, maxRetries: 0, ...options });

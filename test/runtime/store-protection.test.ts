@@ -1,47 +1,20 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openWaypoint, type Waypoint } from '../../src/engine/index.js';
+import { openWaypoint } from '../../src/engine/index.js';
 import type { MessageWithParts } from '../../src/model/index.js';
-import { createRuntime, ScriptedModel, type AgentRuntime } from '../../src/runtime/index.js';
+import { runtimeFixture, type RuntimeFixture } from './runtime-fixture.js';
 
 /**
  * The default layout for a chat started in the home directory: the store at
  * `<home>/.waypoint/waypoint.db`, the session's workspace `<home>` itself; `<home>/project` is a
  * workspace that does not hold the store.
  */
-interface HomeFixture {
-  dir: string;
-  workdir: string;
-  storePath: string;
-  waypoint: Waypoint;
-  runtime: AgentRuntime;
-  close(): Promise<void>;
+function homeFixture(steps: unknown[]): Promise<RuntimeFixture> {
+  return runtimeFixture(steps, {}, { store: '.waypoint/waypoint.db' });
 }
 
-async function homeFixture(steps: unknown[]): Promise<HomeFixture> {
-  const dir = mkdtempSync(join(tmpdir(), 'waypoint-home-'));
-  const workdir = join(dir, 'project');
-  mkdirSync(workdir);
-  const storePath = join(dir, '.waypoint', 'waypoint.db');
-  const waypoint = await openWaypoint({ path: storePath });
-  const runtime = createRuntime({ waypoint, model: ScriptedModel.fromSteps(steps), maxRetries: 0 });
-  return {
-    dir,
-    workdir,
-    storePath,
-    waypoint,
-    runtime,
-    close: async () => {
-      await runtime.close();
-      await waypoint.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-let fixture: HomeFixture | null = null;
+let fixture: RuntimeFixture | null = null;
 afterEach(async () => {
   delete process.env.WAYPOINT_UNSHARE;
   await fixture?.close();
@@ -53,7 +26,7 @@ function toolOutputs(messages: readonly MessageWithParts[]): Array<{ type: strin
 }
 
 /** Every session and every checkpoint content is readable through a fresh connection (another process would see the same). */
-async function expectStoreIntact(fixture: HomeFixture, sessionId: string): Promise<void> {
+async function expectStoreIntact(fixture: RuntimeFixture, sessionId: string): Promise<void> {
   expect(readFileSync(fixture.storePath).subarray(0, 16).toString('latin1')).toBe('SQLite format 3\u0000');
   const reopened = await openWaypoint({ path: fixture.storePath });
   try {

@@ -21,30 +21,24 @@ export function skippedError(checkpoint: Checkpoint): TurnRollbackError {
 }
 
 export function recreateDirectory(workspace: Workspace, checkpoint: Checkpoint): TurnRollbackError | null {
-  try {
-    const resolved = workspace.resolveKey(checkpoint.path);
-    mkdirSync(resolved.realPath, { recursive: true });
-    return null;
-  } catch (error) {
-    return {
-      checkpointId: checkpoint.id,
-      path: checkpoint.path,
-      code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED',
-      message: (error as Error).message,
-    };
-  }
+  return directoryStep(checkpoint, '', () => mkdirSync(workspace.resolveKey(checkpoint.path).realPath, { recursive: true }));
 }
 
 export function removeDirectory(workspace: Workspace, checkpoint: Checkpoint): TurnRollbackError | null {
+  return directoryStep(checkpoint, 'the directory it created cannot be removed: ', () => deletePath(workspace.resolveKey(checkpoint.path)));
+}
+
+/** Runs one directory step; a failure becomes the checkpoint's error (its own code when typed). */
+function directoryStep(checkpoint: Checkpoint, prefix: string, step: () => unknown): TurnRollbackError | null {
   try {
-    deletePath(workspace.resolveKey(checkpoint.path));
+    step();
     return null;
   } catch (error) {
     return {
       checkpointId: checkpoint.id,
       path: checkpoint.path,
       code: WaypointError.is(error) ? error.code : 'DIRECTORY_RESTORE_FAILED',
-      message: `the directory it created cannot be removed: ${(error as Error).message}`,
+      message: `${prefix}${(error as Error).message}`,
     };
   }
 }
