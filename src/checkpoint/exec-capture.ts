@@ -1,21 +1,13 @@
 import { callable, type Checkpoint, type JsonObject, type JsonValue } from '../model/index.js';
-import {
-  diffSnapshots,
-  scanWorkspace,
-  type ScanResult,
-  type SkippedPath,
-  type Snapshot,
-  type SnapshotDiff,
-  type SnapshotEntry,
-  type StatCacheState,
-} from '../workspace/index.js';
+import { diffSnapshots, scanWorkspace, type ScanResult, type SkippedPath, type Snapshot, type SnapshotDiff, type StatCacheState } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, ExecCaptureOptionsSchema, ExecHandleSchema } from './capture-input-schemas.js';
 import { loadScanState, pinSnapshot, rootsKeyOf, saveScanState, type LoadedScanState } from './exec-scan-state.js';
-import { DEFAULT_CHECKPOINT_MAX_FILE_SIZE, SYMLINK_MODE } from './file-capture.js';
-import { recordChanges, type PendingChange } from './record-changes.js';
+import { changedHashes, gainedHashes, toPendingChanges, type UncoveredPath } from './exec-changes.js';
+import { finishExecInFlight, recordExecInFlight, recoverKilledCaptures, releaseExecInFlight } from './exec-in-flight.js';
+import { DEFAULT_CHECKPOINT_MAX_FILE_SIZE } from './file-capture.js';
+import { recordChanges } from './record-changes.js';
 import { ScanBlobSink } from './scan-blob-sink.js';
-import { unifiedPatch } from './text-patch.js';
 import { StoreWatch } from './store-watch.js';
 import { unseenChanges } from './unseen-changes.js';
 
@@ -54,12 +46,7 @@ export interface ExecScanProgress {
   elapsedMs: number;
 }
 
-/** A path whose changes the capture could not (fully) keep, and why. */
-export interface UncoveredPath {
-  path: string;
-  reason: string;
-  detail?: string;
-}
+export type { UncoveredPath } from './exec-changes.js';
 
 /** An exec capture in progress: the before-scan, taken right before the command. */
 export interface ExecHandle {
@@ -74,6 +61,10 @@ export interface ExecHandle {
   pinDelta: string[] | null;
   /** The store's own files when they lie in the workspace: never scanned as its files, checked after the command. */
   readonly storeWatch: StoreWatch;
+  /** The write intent that records this capture in flight (null once ended or abandoned). */
+  inFlight: string | null;
+  /** Checkpoints this begin recorded for earlier captures of the session killed with their command running. */
+  readonly recovered: Checkpoint[];
 }
 
 /** What a command changed, as recorded. */
@@ -106,6 +97,12 @@ const UNCOVERED_IN_METADATA = 100;
  * session or a person editing the same directory, or this session's own tool writes, which are
  * checkpointed by themselves) are reported as `external` and not recorded. Changes someone else
  * makes *while* the command runs cannot be told apart and are attributed to the command.
+ *
+ * A kill at any instant: once the before-scan is stored, the capture is recorded in flight (a
+ * write intent naming the before-scan and the call). If this process dies before {@link endExec},
+ * the session's next capture (in any process) records what changed since that before-scan as the
+ * killed call's `exec` checkpoints (see `recoverKilledCaptures`), so what the command overwrote
+ * stays referenced and is listed as its change; until then the intent keeps it from GC.
  */
 export async function beginExec(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ExecHandle> {
   checkCaptureContext(context);
@@ -117,9 +114,12 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
   try {
     const before = await scanAndStore(context, options, 'before', state?.cache ?? null, storeWatch.inodes, sink);
     const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
+    // Captures of this session killed with their command running: recorded before the pins move on.
+    const recovered = await recoverKilledCaptures(context, { rootsKey, now: before, external, sink });
     let pinDelta = state?.pinDelta ?? null;
     if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
-    return { context, options, before, external, state, rootsKey, pinDelta, storeWatch };
+    const inFlight = await recordExecInFlight(context, { rootsKey, state, external, before: before.snapshot, hashes: gainedHashes(external), options });
+    return { context, options, before, external, state, rootsKey, pinDelta, storeWatch, inFlight, recovered: recovered.checkpoints };
   } finally {
     // The contents stored are pinned by the snapshot pins now (or were given up).
     await sink.release();
@@ -141,11 +141,26 @@ export async function endExec(handle: ExecHandle): Promise<ExecCaptureResult> {
   const { options, before } = handle;
   const sink = new ScanBlobSink(before.snapshot, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
   try {
-    return await recordAfterScan(handle, sink);
+    const result = await recordAfterScan(handle, sink);
+    await finishExecInFlight(handle.context, handle.inFlight);
+    handle.inFlight = null;
+    return result;
   } finally {
+    // Failed: the capture stays in flight, for the session's next capture to record.
+    releaseExecInFlight(handle.inFlight);
     // Released once the checkpoints and snapshot pins naming the contents committed.
     await sink.release();
   }
+}
+
+/**
+ * Gives up a capture begun with {@link beginExec} without recording anything (a background task a
+ * rewind stopped): its changes stay visible to the next scan as changes nobody recorded.
+ */
+export async function abandonExec(handle: ExecHandle): Promise<void> {
+  checkArgument(ExecHandleSchema, handle, 'handle');
+  await finishExecInFlight(handle.context, handle.inFlight);
+  handle.inFlight = null;
 }
 
 async function recordAfterScan(handle: ExecHandle, sink: ScanBlobSink): Promise<ExecCaptureResult> {
@@ -303,79 +318,6 @@ class ScanProgress {
       // A failing progress listener must not fail the capture.
     }
   }
-}
-
-async function toPendingChanges(
-  context: CaptureContext,
-  diff: SnapshotDiff,
-  before: ScanResult,
-  after: ScanResult,
-  sink: ScanBlobSink,
-  uncovered: UncoveredPath[],
-): Promise<PendingChange[]> {
-  const skipReasons = new Map<string, SkippedPath>();
-  for (const skipped of [...before.skipped, ...after.skipped]) skipReasons.set(skipped.path, skipped);
-  const items: Array<{ path: string; old: SnapshotEntry | null; next: SnapshotEntry | null }> = [
-    ...diff.deleted.map((item) => ({ path: item.path, old: before.snapshot.get(item.path)!, next: null })),
-    ...diff.modified.map((item) => ({ path: item.path, old: before.snapshot.get(item.path)!, next: after.snapshot.get(item.path)! })),
-    ...diff.created.map((item) => ({ path: item.path, old: null, next: after.snapshot.get(item.path)! })),
-  ];
-  const beforeHashes = items.flatMap((item) => (item.old?.hash ? [item.old.hash] : []));
-  const stored = await context.store.blobs.has([...new Set(beforeHashes)]);
-  const changes: PendingChange[] = [];
-  for (const { path, old, next } of items) {
-    const op = old === null ? 'create' : next === null ? 'delete' : 'modify';
-    const base: PendingChange = { op, path, beforeMode: modeOf(old), afterMode: modeOf(next), beforeHash: old?.hash ?? null, afterHash: next?.hash ?? null };
-    const unknown = (old !== null && old.hash === null) || (next !== null && next.hash === null);
-    if (unknown) {
-      const skipped = skipReasons.get(path);
-      const reason = skipped?.reason ?? 'unreadable';
-      uncovered.push({ path, reason, ...(skipped?.detail ? { detail: skipped.detail } : {}) });
-      changes.push({ ...base, beforeHash: null, afterHash: null, skipReason: reason });
-      continue;
-    }
-    if (old?.hash && !stored.has(old.hash)) {
-      uncovered.push({ path, reason: 'before_missing', detail: 'the previous content was not in the blob store' });
-      changes.push({ ...base, beforeHash: null, afterHash: null, skipReason: 'before_missing' });
-      continue;
-    }
-    changes.push({ ...base, patch: await execPatch(context, path, old, next, sink) });
-  }
-  return changes;
-}
-
-async function execPatch(
-  context: CaptureContext,
-  path: string,
-  old: SnapshotEntry | null,
-  next: SnapshotEntry | null,
-  sink: ScanBlobSink,
-): Promise<string | null> {
-  if (old?.kind === 'symlink' || next?.kind === 'symlink') return null;
-  const limit = 2 * 1024 * 1024;
-  if ((old?.size ?? 0) > limit || (next?.size ?? 0) > limit) return null;
-  const beforeContent = old?.hash ? await context.blobs.get(old.hash) : null;
-  const afterContent = next?.hash ? (sink.contentOf(path) ?? (await context.blobs.get(next.hash))) : null;
-  return unifiedPatch(path, beforeContent, afterContent);
-}
-
-function modeOf(entry: SnapshotEntry | null): number | null {
-  if (entry === null) return null;
-  return entry.kind === 'symlink' ? SYMLINK_MODE | entry.mode : entry.mode;
-}
-
-function changedHashes(diff: SnapshotDiff | null): boolean {
-  if (diff === null) return false;
-  return diff.created.length > 0 || diff.deleted.length > 0 || diff.modified.some((item) => item.before.hash !== item.after.hash);
-}
-
-/** Content hashes a diff brought into the snapshot. */
-function gainedHashes(diff: SnapshotDiff | null): string[] {
-  if (diff === null) return [];
-  const gained: string[] = [];
-  for (const item of diff.created) if (item.hash !== null) gained.push(item.hash);
-  for (const item of diff.modified) if (item.after.hash !== null && item.after.hash !== item.before.hash) gained.push(item.after.hash);
-  return gained;
 }
 
 function fromSkipped(skipped: SkippedPath): UncoveredPath {

@@ -91,6 +91,15 @@ export async function loadScanState(store: Store, blobs: BlobStore, sessionId: s
   }
 }
 
+/** The snapshot of the persisted state `stateHash` (null: unreadable or of other roots). */
+export async function loadStateSnapshot(blobs: BlobStore, stateHash: string, rootsKey: string): Promise<Snapshot | null> {
+  try {
+    return (await loadChain(blobs, stateHash, rootsKey))?.snapshot ?? null;
+  } catch {
+    return null;
+  }
+}
+
 async function loadChain(blobs: BlobStore, stateHash: string, rootsKey: string): Promise<LoadedScanState | null> {
   const known = memo.get(stateHash);
   if (known) return known;

@@ -47,6 +47,7 @@ export {
 export { FileChangedDuringWriteError } from './file-changed-during-write-error.js';
 export { CheckpointedFs, type CheckpointedFsOptions, type FsChange } from './checkpointed-fs.js';
 export {
+  abandonExec,
   beginExec,
   endExec,
   captureExec,

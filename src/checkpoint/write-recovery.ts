@@ -41,6 +41,14 @@ const PATCH_LIMIT = 2 * 1024 * 1024;
 export async function recoverWriteIntents(store: Store, blobs: BlobStore, options: { includeLive?: boolean } = {}): Promise<WriteRecoveryReport> {
   const report: WriteRecoveryReport = { completed: [], dropped: [], skipped: [] };
   for (const intent of await store.listWriteIntents()) {
+    if (intent.exec !== null) {
+      // A shell command's capture: recorded by the session's next capture (it scans the workspace), dropped with its session.
+      if (intent.sessionId !== null && (await store.findSession(intent.sessionId)) === null) {
+        await store.finishWriteIntent(intent.id);
+        report.dropped.push(intent.id);
+      } else report.skipped.push({ intentId: intent.id, reason: "a shell command's capture in flight: the session's next capture records it" });
+      continue;
+    }
     const live = liveOwner(intent);
     if (live && !options.includeLive) {
       report.skipped.push({ intentId: intent.id, reason: live });

@@ -1,4 +1,5 @@
 import {
+  abandonExec,
   beginExec,
   endExec,
   modeKind,
@@ -120,7 +121,10 @@ export async function endTaskCapture(
   const unseen = unseenChanges(handle.before, now.before);
   changes.push(...unseen.changes);
   uncovered.push(...unseen.uncovered);
-  if (!(await options.stillWanted())) return null;
+  if (!(await options.stillWanted())) {
+    await abandonExec(now);
+    return null;
+  }
   const origin = { source: 'exec' as const, toolName: handle.options.toolName ?? null, toolCallId: handle.options.toolCallId ?? null };
   const checkpoints = await recordChanges(context, origin, changes);
   // Closes the fresh begin: records what changed in the last instants (also the task's, same call),

@@ -390,8 +390,9 @@ export interface Store {
   /**
    * Finish a write in flight: add `checkpoints` (none: the write was given up) and remove the
    * intent, in one transaction, so its blobs are referenced by the rows the moment the pins go.
+   * With `onlyIfPending`, an intent another process finished meanwhile adds nothing (returns []).
    */
-  finishWriteIntent(id: string, checkpoints?: NewCheckpoint[]): Promise<Checkpoint[]>;
+  finishWriteIntent(id: string, checkpoints?: NewCheckpoint[], options?: { onlyIfPending?: boolean }): Promise<Checkpoint[]>;
   listWriteIntents(): Promise<WriteIntent[]>;
   /**
    * Delete those of `candidates` (blobs a mark phase found unreachable) that are still unreachable,

@@ -1,3 +1,4 @@
+import type { JsonObject } from '../model/index.js';
 import type { NewCheckpoint } from './store.js';
 
 /**
@@ -31,6 +32,12 @@ export interface NewWriteIntent {
   checkpoints?: NewCheckpoint[];
   /** The files it changes (empty for a write that only stores blobs). */
   files?: WriteIntentFile[];
+  /**
+   * A shell command's capture in flight: what its before-scan saw and whose call it is, so that a
+   * capture killed with the command running is recorded by the session's next capture. Such an
+   * intent stays a GC root until that happens (it is not a plain pin that expires with its process).
+   */
+  exec?: JsonObject | null;
 }
 
 export interface WriteIntent {
@@ -42,6 +49,7 @@ export interface WriteIntent {
   hashes: string[];
   checkpoints: NewCheckpoint[];
   files: WriteIntentFile[];
+  exec: JsonObject | null;
   createdAt: number;
 }
 

@@ -7,11 +7,12 @@ const HOST = hostname();
 /**
  * Hashes pinned by writes in flight. An intent that changes no files (a plain pin) of a process on
  * this host that is gone has expired and pins nothing; with `expire` it is deleted too (inside the
- * caller's write transaction). Intents that change files stay roots until recovery handles them.
+ * caller's write transaction). Intents that change files, and exec captures in flight, stay roots
+ * until recovery handles them.
  */
 export function writeIntentRoots(context: SqliteContext, options: { expire?: boolean } = {}): Set<string> {
   const roots = new Set<string>();
-  const rows = context.statement("SELECT id, pid, host, hashes, files = '[]' AS plain FROM write_intents").all() as Array<{
+  const rows = context.statement("SELECT id, pid, host, hashes, files = '[]' AND exec IS NULL AS plain FROM write_intents").all() as Array<{
     id: string;
     pid: number;
     host: string;

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SCHEMA_V1_SQL } from './schema-v1.js';
-import { WRITE_INTENTS_SQL } from './write-intents.js';
+import { WRITE_INTENTS_EXEC_SQL, WRITE_INTENTS_SQL } from './write-intents.js';
 
 export interface Migration {
   version: number;
@@ -34,6 +34,13 @@ export function migrations(blobSchemaSql: string): Migration[] {
       description: 'workspace locks: file rewinds of one workspace serialize across processes',
       up(db) {
         db.exec(WORKSPACE_LOCKS_SQL);
+      },
+    },
+    {
+      version: 4,
+      description: 'exec captures in flight: a write intent can stand for a shell command being captured',
+      up(db) {
+        db.exec(WRITE_INTENTS_EXEC_SQL);
       },
     },
   ];

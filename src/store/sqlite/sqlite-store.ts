@@ -320,8 +320,8 @@ export class SqliteStore implements Store {
     return intents.recordWriteIntent(this.context, intent);
   }
 
-  async finishWriteIntent(id: string, checkpoints: NewCheckpoint[] = []) {
-    return intents.finishWriteIntent(this.context, id, checkpoints);
+  async finishWriteIntent(id: string, checkpoints: NewCheckpoint[] = [], options: { onlyIfPending?: boolean } = {}) {
+    return intents.finishWriteIntent(this.context, id, checkpoints, options);
   }
 
   async listWriteIntents() {

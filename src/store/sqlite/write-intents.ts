@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Checkpoint } from '../../model/index.js';
+import type { Checkpoint, JsonObject } from '../../model/index.js';
 import type { NewCheckpoint } from '../store.js';
 import type { BlobSweepResult, NewWriteIntent, WriteIntent, WriteIntentFile } from '../write-intent.js';
 import type { PackBlobStorage } from './blobs/pack-blob-storage.js';
@@ -23,8 +23,12 @@ interface WriteIntentRow {
   hashes: string;
   checkpoints: string;
   files: string;
+  exec: string | null;
   created_at: number;
 }
+
+/** Migration 4: the exec capture in flight an intent stands for (JSON, null for writes and pins). */
+export const WRITE_INTENTS_EXEC_SQL = 'ALTER TABLE write_intents ADD COLUMN exec TEXT';
 
 export const WRITE_INTENTS_SQL = `
 CREATE TABLE write_intents (
@@ -51,25 +55,27 @@ export function recordWriteIntent(context: SqliteContext, intent: NewWriteIntent
     hashes: JSON.stringify([...new Set(intent.hashes)]),
     checkpoints: JSON.stringify(intent.checkpoints ?? []),
     files: JSON.stringify(intent.files ?? []),
+    exec: intent.exec ? JSON.stringify(intent.exec) : null,
     created_at: now,
   };
   context.write('record a write in flight', () => {
     context
       .statement(
-        `INSERT INTO write_intents (id, session_id, pid, host, hashes, checkpoints, files, created_at)
-         VALUES (@id, @session_id, @pid, @host, @hashes, @checkpoints, @files, @created_at)`,
+        `INSERT INTO write_intents (id, session_id, pid, host, hashes, checkpoints, files, exec, created_at)
+         VALUES (@id, @session_id, @pid, @host, @hashes, @checkpoints, @files, @exec, @created_at)`,
       )
       .run(row);
   });
   return toWriteIntent(row);
 }
 
-export function finishWriteIntent(context: SqliteContext, id: string, checkpoints: NewCheckpoint[]): Checkpoint[] {
+export function finishWriteIntent(context: SqliteContext, id: string, checkpoints: NewCheckpoint[], options: { onlyIfPending?: boolean } = {}): Checkpoint[] {
   const now = Date.now();
   return context.write(checkpoints.length > 0 ? 'record checkpoints' : 'finish a write in flight', () => {
-    const added = checkpoints.length > 0 ? addCheckpointRows(context, checkpoints, now) : [];
-    context.statement('DELETE FROM write_intents WHERE id = ?').run(id);
-    return added;
+    const removed = context.statement('DELETE FROM write_intents WHERE id = ?').run(id).changes;
+    // Another process finished it first (two recoveries of one killed capture): its rows stand.
+    if (removed === 0 && options.onlyIfPending) return [];
+    return checkpoints.length > 0 ? addCheckpointRows(context, checkpoints, now) : [];
   });
 }
 
@@ -102,6 +108,7 @@ function toWriteIntent(row: WriteIntentRow): WriteIntent {
     hashes: JSON.parse(row.hashes) as string[],
     checkpoints: JSON.parse(row.checkpoints) as NewCheckpoint[],
     files: JSON.parse(row.files) as WriteIntentFile[],
+    exec: row.exec === null || row.exec === undefined ? null : (JSON.parse(row.exec) as JsonObject),
     createdAt: row.created_at,
   };
 }
