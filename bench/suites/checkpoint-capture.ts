@@ -16,6 +16,8 @@ import { BlobStore } from '../../src/blobs/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { writeFileAtomic } from '../../src/workspace/index.js';
 import { applyToolWrite, beginExec, endExec, openCaptureContext, type CaptureContext } from '../../src/checkpoint/index.js';
+import { finishExecInFlight, recordExecInFlight } from '../../src/checkpoint/exec-in-flight.js';
+import { rootsKeyOf } from '../../src/checkpoint/exec-scan-state.js';
 
 const SUITE = 'checkpoint-capture';
 /** A fresh store (outside the workspace) with one session on `workdir` and a running turn. */
@@ -255,6 +257,38 @@ async function shellCoverage(context: BenchContext, fileCount: number): Promise<
     goal: 'no slower than git',
     met: before <= gitBefore,
     note: 'beginExec: load the persisted state (memoized in-process), scan with the stat cache',
+  });
+  // What keeping a capture recoverable after a kill costs a command: the in-flight record written
+  // after the before-scan and removed after the after-scan, against a whole unchanged command.
+  const [inFlight, cycle] = await pairedMedians(
+    runs * 3,
+    async () => {
+      const start = now();
+      const id = await recordExecInFlight(capture, {
+        rootsKey: rootsKeyOf(capture.workspace),
+        state: null,
+        external: null,
+        before: new Map(),
+        hashes: [],
+        options: {},
+      });
+      await finishExecInFlight(capture, id);
+      return now() - start;
+    },
+    async () => {
+      const start = now();
+      await endExec(await beginExec(capture));
+      return now() - start;
+    },
+  );
+  results.push({
+    suite: SUITE,
+    name: `in-flight record per command ${label}`,
+    value: inFlight,
+    unit: 'ms',
+    baseline: { name: 'beginExec + endExec, unchanged (record included)', value: cycle },
+    ratio: cycle / inFlight,
+    note: `the write intent recording a capture in flight and its removal: ${((inFlight / cycle) * 100).toFixed(1)}% of a whole unchanged command`,
   });
   await store.close();
   return results;

@@ -1,7 +1,7 @@
 // The store's side of the final check: every record that names file content (checkpoints and
 // file-rewind entries of every session, journals, the GC roots), and whether each content it
 // names can be read back.
-import { FILE_REWIND_ENTRY, WaypointError, type Journal, type Waypoint } from './engine.js';
+import { FILE_REWIND_ENTRY, PRESERVED_ENTRY, WaypointError, type Journal, type Waypoint } from './engine.js';
 
 /** A state of one path the store says existed: a checkpoint's after, or a rewind's target. */
 export interface StoreRecord {
@@ -27,7 +27,7 @@ export interface ContentRef {
 export interface StoreAccount {
   /** Records of the sessions working in the shared workspace. */
   records: StoreRecord[];
-  /** Every content a checkpoint or a file-rewind entry (any session) names, with where. */
+  /** Every content a checkpoint, a file-rewind entry or a kept-aside entry (any session) names, with where. */
   visible: Map<string, ContentRef[]>;
   /** The GC roots: visible contents, journal contents and pins. */
   roots: Set<string>;
@@ -94,6 +94,12 @@ export async function readStoreAccount(waypoint: Waypoint, sharedWorkdir: string
             detail: where,
           });
       }
+    }
+    // Saves a refused rewind kept aside: listed by the session's rewind status, restorable.
+    for (const entry of await store.listEntries(session.id, { type: PRESERVED_ENTRY })) {
+      const data = entry.data as { rewindId: string; files: Array<{ path: string; hash: string }> };
+      for (const file of data.files)
+        see(file.hash, `kept aside by ${data.rewindId} (${file.path}, session ${session.id}, at ${entry.createdAt})`, entry.createdAt);
     }
   }
   const roots = await store.blobRoots();

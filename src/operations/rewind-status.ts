@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { displayPath, type ListedCheckpoint } from '../checkpoint/index.js';
 import { listRewindTargets, type RewindTarget } from '../history/index.js';
 import { parseInput } from '../model/index.js';
-import { findRedo } from '../rewind/index.js';
+import { findRedo, listPreserved, type PreservedSave } from '../rewind/index.js';
 import { RewindLedger } from '../rewind/files/rewind-ledger.js';
 import type { OperationContext } from './operation-context.js';
 import { Id } from './session-checks.js';
@@ -25,6 +25,8 @@ export interface RewindStatus {
     /** File rewinds not redone yet, newest first. */
     fileRewinds: Array<{ rewindId: string; kind: string; files: number; createdAt: number }>;
   };
+  /** Saves a refused rewind found on a path and kept aside (someone wrote the path again at that instant); `restorePreserved` puts one back. */
+  preserved: PreservedSave[];
 }
 
 /**
@@ -38,11 +40,12 @@ export async function rewindStatus(context: OperationContext, request: RewindSta
   const input = parseInput(RewindStatusRequest, request, 'request');
   const { store } = context.waypoint;
   const session = await store.getSession(input.sessionId);
-  const [all, targets, ledger, redo] = await Promise.all([
+  const [all, targets, ledger, redo, preserved] = await Promise.all([
     store.listCheckpoints(session.id),
     listRewindTargets(store, session.id),
     RewindLedger.load(store, session.id),
     findRedo(store, session.id),
+    listPreserved(store, session.id),
   ]);
   const rewound = ledger.rewoundCheckpoints();
   const latest = all.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1) ?? null;
@@ -72,5 +75,6 @@ export async function rewindStatus(context: OperationContext, request: RewindSta
           createdAt: entry.createdAt,
         })),
     },
+    preserved,
   };
 }

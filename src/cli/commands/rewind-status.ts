@@ -34,6 +34,11 @@ export function renderRewindStatus(report: RewindStatusReport): string[] {
     for (const rewind of report.redo.fileRewinds)
       lines.push(`  file rewind ${rewind.rewindId} (${rewind.kind}, ${plural(rewind.files, 'file')}): waypoint redo ${id} ${rewind.rewindId}`);
   }
+  const kept = (report.preserved ?? []).filter((save) => !save.restored);
+  if (kept.length) {
+    lines.push('', 'Kept aside by refused rewinds (a save found while a path was compared; a later write replaced it):');
+    for (const save of kept) lines.push(`  ${displayPath(save.path)}  ${save.hash.slice(0, 12)}  in rewind ${save.rewindId}  (restorePreserved puts it back)`);
+  }
   lines.push(
     '',
     'Forms:',

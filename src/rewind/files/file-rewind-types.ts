@@ -15,7 +15,8 @@ export type FileRewindStatus = 'safe' | 'external_modified' | 'checkpoint_missin
 export type ConflictResolution = 'merge' | 'force';
 
 /** Which operation recorded a file rewind. */
-export type FileRewindKind = 'checkpoint' | 'cascade' | 'turn' | 'preview' | 'redo';
+/** `preserved`: a content a rewind kept aside, put back at its path (`restorePreserved`). */
+export type FileRewindKind = 'checkpoint' | 'cascade' | 'turn' | 'preview' | 'redo' | 'preserved';
 
 /** One file in a preview: where it stands now, what the rewind would make of it, and why. */
 export interface PreviewFile {
@@ -164,4 +165,5 @@ export interface FileRewindEntryData extends JsonObject {
     toMode: number | null;
     resolution: ConflictResolution | null;
   }>;
+  // Kind `preserved` also has `restores: { rewindId, path }`: the kept-aside content it put back (see `restorePreserved`).
 }

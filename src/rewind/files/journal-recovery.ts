@@ -4,6 +4,7 @@ import type { Store } from '../../store/index.js';
 import { Workspace, type RootKind } from '../../workspace/index.js';
 import { RewindUnrecoverableError, type UnrestoredFile } from './errors/index.js';
 import { pinPreserved, restoreJournalItems, type PreservedContent } from './journal-restore.js';
+import { preservedEntry } from './preserved-contents.js';
 import { journalsInFlight, liveWriter, lockWorkspace, pathsOverlap, type WorkspaceLock } from './workspace-lock.js';
 
 /** Builds the workspace a journal's paths belong to. */
@@ -121,7 +122,8 @@ async function recoverOne(store: Store, blobs: BlobStore, journal: Journal, work
     report.failed.push({ journalId: journal.id, files: [...unrestored] });
     return;
   }
-  await store.setJournalState(journal.id, 'rolled_back');
+  const kept = preservedEntry(journal, unrestored.preserved ?? []);
+  await store.setJournalState(journal.id, 'rolled_back', kept ? { entries: [kept] } : {});
   report.recovered.push({ journalId: journal.id, restored: unrestored.restored ?? [], left: unrestored.left ?? [], preserved: unrestored.preserved ?? [] });
 }
 

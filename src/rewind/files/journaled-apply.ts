@@ -27,6 +27,7 @@ import {
   restorePath,
   type RestoreOutcome,
 } from './journal-restore.js';
+import { preservedEntry } from './preserved-contents.js';
 import { RewindLedger } from './rewind-ledger.js';
 import { orderSteps, type PlannedStep } from './rewind-plan.js';
 import { describeMismatch } from './rewind-simulation.js';
@@ -68,6 +69,8 @@ export interface JournaledApplyInput {
    * takes it itself and re-validates the plan under it (a change undone meanwhile is a conflict).
    */
   lock?: WorkspaceLock | undefined;
+  /** For kind `preserved`: the kept-aside content this apply puts back (recorded in its entry). */
+  restores?: { rewindId: string; path: string } | undefined;
 }
 
 /**
@@ -250,6 +253,11 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       failedPath = null;
       // Every replacement durable before the commit that says the files are at their targets.
       if (durable) await fsyncDirectories(directories);
+      // A move back that found a save it could not put back, and then wrote the path anyway: that save is kept.
+      const aside = emptyOutcome();
+      for (const file of displaced.splice(0)) await preserveParked(blobs, file.path, file.parkedAt, file.content, aside);
+      await pinPreserved(store, journal, aside);
+      const keptAside = preservedEntry(journal, aside.preserved ?? []);
       const extra = input.onCommit?.() ?? {};
       const data: FileRewindEntryData = {
         rewindId: journal.id,
@@ -258,11 +266,15 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         undoes: input.undoes,
         checkpointIds: input.checkpointIds,
         files: files.map((file) => ({ ...file })),
+        ...(input.restores ? { restores: input.restores } : {}),
       };
       const committed = await store.setJournalState(
         journal.id,
         'committed',
-        { entries: [{ sessionId: input.sessionId, entry: { type: FILE_REWIND_ENTRY, data } }, ...(extra.entries ?? [])], headMoves: extra.headMoves ?? [] },
+        {
+          entries: [{ sessionId: input.sessionId, entry: { type: FILE_REWIND_ENTRY, data } }, ...(keptAside ? [keptAside] : []), ...(extra.entries ?? [])],
+          headMoves: extra.headMoves ?? [],
+        },
         { durable: false },
       );
       return { journal: committed, files };
@@ -275,9 +287,16 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       removeCreatedDirectories(journal, workspace, durable);
       recreateReplacedDirectories(journal, workspace);
       await pinPreserved(store, journal, unrestored);
-      if (unrestored.length > 0) throw new RewindUnrecoverableError({ journalId: journal.id, files: unrestored, cause: error });
-      await store.setJournalState(journal.id, 'rolled_back', {}, { durable: false });
-      if (error instanceof RewindConflictError) throw error;
+      const preserved = unrestored.preserved ?? [];
+      const keptAside = preservedEntry(journal, preserved);
+      if (unrestored.length > 0) {
+        // The journal stays pending; the saves kept aside are on record all the same.
+        if (keptAside) await store.appendEntry(keptAside.sessionId, keptAside.entry).catch(() => undefined);
+        throw new RewindUnrecoverableError({ journalId: journal.id, files: unrestored, cause: error });
+      }
+      await store.setJournalState(journal.id, 'rolled_back', keptAside ? { entries: [keptAside] } : {}, { durable: false });
+      if (error instanceof RewindConflictError)
+        throw preserved.length === 0 ? error : new RewindConflictError({ files: [...error.files], preserved, cause: error.cause });
       // A store refusal outside the file steps (the journal's sync, the commit's HEAD_MOVED …) is raised as is.
       if (WaypointError.is(error) && failedPath === null && !(error instanceof FileWriteFailedError)) throw error;
       const path = failedPath ?? (error instanceof FileWriteFailedError ? error.path : null);

@@ -1,0 +1,120 @@
+import type { BlobStore } from '../../blobs/index.js';
+import { WaypointError, type Journal } from '../../model/index.js';
+import type { NewEntry, Store } from '../../store/index.js';
+import type { Workspace } from '../../workspace/index.js';
+import { readDisk } from './disk-state.js';
+import { RewindConflictError } from './errors/index.js';
+import type { FileRewindEntryData, RewoundFile } from './file-rewind-types.js';
+import type { PreservedContent } from './journal-restore.js';
+
+/**
+ * The entry type that names contents a rewind kept aside: a save found on a path in the instant a
+ * refused apply (or its rollback, or a recovery) compared the path, which someone wrote again
+ * before it could go back. The content is in the blob store, pinned by the session; the entry makes
+ * it visible (`listPreserved`, `rewind status`) and restorable (`restorePreserved`).
+ */
+export const PRESERVED_ENTRY = 'rewind-preserved';
+
+/** A content kept aside by a rewind, as listed for a person. */
+export interface PreservedSave {
+  /** The journal (rewind id) whose apply, rollback or recovery kept it. */
+  rewindId: string;
+  path: string;
+  hash: string;
+  size: number | null;
+  createdAt: number;
+  /** True once `restorePreserved` put it back at its path. */
+  restored: boolean;
+}
+
+/** The entry that records `preserved` for `journal` (null when there is nothing to record). */
+export function preservedEntry(journal: Journal, preserved: readonly PreservedContent[]): { sessionId: string; entry: NewEntry } | null {
+  if (preserved.length === 0 || journal.sessionId === null) return null;
+  return {
+    sessionId: journal.sessionId,
+    entry: { type: PRESERVED_ENTRY, data: { rewindId: journal.id, files: preserved.map((item) => ({ path: item.path, hash: item.hash })) } },
+  };
+}
+
+/** Every content the session's rewinds kept aside, oldest first, with whether it was restored since. */
+export async function listPreserved(store: Store, sessionId: string): Promise<PreservedSave[]> {
+  const kept = await store.listEntries(sessionId, { type: PRESERVED_ENTRY });
+  if (kept.length === 0) return [];
+  const restores = await store.listEntries(sessionId, { type: 'file-rewind' });
+  const restored = new Set<string>();
+  for (const entry of restores) {
+    const data = entry.data as unknown as FileRewindEntryData & { restores?: { rewindId: string; path: string } };
+    if (data.kind === 'preserved' && data.restores) restored.add(`${data.restores.rewindId}\n${data.restores.path}`);
+  }
+  const saves: PreservedSave[] = [];
+  for (const entry of kept) {
+    const data = entry.data as { rewindId: string; files: Array<{ path: string; hash: string }> };
+    const records = await store.blobs.getRecords(data.files.map((file) => file.hash));
+    for (const file of data.files)
+      saves.push({
+        rewindId: data.rewindId,
+        path: file.path,
+        hash: file.hash,
+        size: records.get(file.hash)?.size ?? null,
+        createdAt: entry.createdAt,
+        restored: restored.has(`${data.rewindId}\n${file.path}`),
+      });
+  }
+  return saves;
+}
+
+/**
+ * Puts a content a rewind kept aside back at its path, as a rewind of kind `preserved`: journaled,
+ * what the path holds now is kept (the rewind can be redone), and the path is compared and
+ * replaced in one step (a save landing meanwhile is a conflict, nothing changed). Throws
+ * `PRESERVED_NOT_FOUND` when the session kept no such content.
+ */
+export async function restorePreserved(input: {
+  store: Store;
+  blobs: BlobStore;
+  workspace: Workspace;
+  sessionId: string;
+  rewindId: string;
+  path: string;
+  durable?: boolean;
+}): Promise<{ rewindId: string; files: RewoundFile[] }> {
+  const saves = await listPreserved(input.store, input.sessionId);
+  const save = saves.find((item) => item.rewindId === input.rewindId && item.path === input.path);
+  if (!save)
+    throw new WaypointError({
+      code: 'PRESERVED_NOT_FOUND',
+      message: `Session ${input.sessionId} kept no content of ${input.path} aside in rewind ${input.rewindId}. List what it kept with listPreserved (or the session's rewind status).`,
+      details: { sessionId: input.sessionId, rewindId: input.rewindId, path: input.path },
+      exitCode: 3,
+      httpStatus: 404,
+    });
+  const disk = readDisk(input.workspace, save.path);
+  if (!disk.ok || disk.resolved === null)
+    throw new RewindConflictError({ files: [{ path: save.path, status: 'file_read_failed', reason: disk.ok ? 'it does not resolve' : disk.reason }] });
+  const content = await input.blobs.get(save.hash);
+  // Imported here: journaled-apply imports this module for the entries it records.
+  const { journaledApply } = await import('./journaled-apply.js');
+  const { journal, files } = await journaledApply({
+    store: input.store,
+    blobs: input.blobs,
+    workspace: input.workspace,
+    sessionId: input.sessionId,
+    kind: 'preserved',
+    action: 'rewind',
+    undoes: null,
+    checkpointIds: [],
+    restores: { rewindId: save.rewindId, path: save.path },
+    steps: [
+      {
+        path: save.path,
+        resolved: disk.resolved,
+        expected: disk.state,
+        target: { exists: true, hash: save.hash, content, mode: disk.state.mode ?? 0o644 },
+        moveFrom: null,
+        resolution: 'force',
+      },
+    ],
+    ...(input.durable === undefined ? {} : { durable: input.durable }),
+  });
+  return { rewindId: journal.id, files };
+}
