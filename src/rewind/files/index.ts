@@ -1,6 +1,7 @@
 export { FileRewinder, type FileRewinderOptions } from './file-rewinder.js';
 export { recoverJournals, journalWorkspace, type RecoveryReport, type RecoverOptions, type ResolveJournalWorkspace } from './journal-recovery.js';
 export { FILE_REWIND_ENTRY, FILE_REWIND_JOURNAL, type ApplyHooks, type PreservedContent } from './journaled-apply.js';
+export { JOURNAL_RESOLVED_ENTRY, resolvePendingJournal, type JournalResolution } from './journal-resolve.js';
 export { listPreserved, PRESERVED_ENTRY, restorePreserved, type PreservedSave } from './preserved-contents.js';
 export { reverseMerge } from './reverse-merge.js';
 export { lockWorkspace, type WorkspaceLock, type LockOptions } from './workspace-lock.js';

@@ -144,6 +144,7 @@ export function journalWorkspace(journal: Journal): Workspace {
   return new Workspace({ roots: [{ name: 'workspace', dir: journal.root, kind: 'workspace' }] });
 }
 
-function liveOwner(journal: Journal): string | null {
+/** Why a journal's writer may still be running (null: it is gone). */
+export function liveOwner(journal: Journal): string | null {
   return liveWriter(journal.metadata.pid, journal.metadata.host, () => journalsInFlight.has(journal.id));
 }
