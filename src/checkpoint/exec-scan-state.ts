@@ -209,7 +209,9 @@ export async function pinSnapshot(
     const delta = new Set(previousDelta);
     for (const hash of gained) delta.add(hash);
     if (delta.size <= MAX_PIN_DELTA) {
-      if (delta.size !== previousDelta.length) await store.setBlobPins(filesDeltaPinOwner(sessionId), [...delta]);
+      // Added, never replaced: a capture of the same session in another process may have pinned
+      // hashes this one's state does not know of, and its snapshot still needs them.
+      if (delta.size !== previousDelta.length) await store.addBlobPins(filesDeltaPinOwner(sessionId), [...gained]);
       return [...delta];
     }
   }

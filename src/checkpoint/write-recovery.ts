@@ -6,6 +6,9 @@ import type { BlobStore } from '../blobs/index.js';
 import type { NewCheckpoint, Store } from '../store/store.js';
 import type { WriteIntent, WriteIntentFile } from '../store/write-intent.js';
 import { installIfAbsent } from '../workspace/index.js';
+import { openCaptureContext } from './capture-context.js';
+import { beginExec, endExec } from './exec-capture.js';
+import { ownerGone } from './exec-in-flight.js';
 import { SYMLINK_MODE } from './file-capture.js';
 import { unifiedPatch } from './text-patch.js';
 
@@ -31,8 +34,9 @@ const PATCH_LIMIT = 2 * 1024 * 1024;
  * overwritten content stays referenced and listed as a change. A file that holds neither is
  * recorded too (a later rewind reports it as changed since), unless the intent's blobs were never
  * indexed, which means no file was touched. Intents that only pin blobs are dropped. Temp files
- * the killed write left beside its target (holding its new content) are removed. Run by
- * `openWaypoint`, after journal recovery; idempotent.
+ * the killed write left beside its target (holding its new content) are removed. A shell command
+ * killed during its capture gets its checkpoints from a capture of its session run here (see
+ * `beginExec`). Run by `openWaypoint`, after journal recovery; idempotent.
  *
  * @example
  * const report = await recoverWriteIntents(store, new BlobStore(store));
@@ -40,13 +44,16 @@ const PATCH_LIMIT = 2 * 1024 * 1024;
  */
 export async function recoverWriteIntents(store: Store, blobs: BlobStore, options: { includeLive?: boolean } = {}): Promise<WriteRecoveryReport> {
   const report: WriteRecoveryReport = { completed: [], dropped: [], skipped: [] };
+  const killedCaptures = new Map<string, string[]>();
   for (const intent of await store.listWriteIntents()) {
     if (intent.exec !== null) {
-      // A shell command's capture: recorded by the session's next capture (it scans the workspace), dropped with its session.
+      // A shell command's capture: a capture of its session (below) records it; dropped with its session.
       if (intent.sessionId !== null && (await store.findSession(intent.sessionId)) === null) {
         await store.finishWriteIntent(intent.id);
         report.dropped.push(intent.id);
-      } else report.skipped.push({ intentId: intent.id, reason: "a shell command's capture in flight: the session's next capture records it" });
+      } else if (intent.sessionId !== null && ownerGone(intent))
+        killedCaptures.set(intent.sessionId, [...(killedCaptures.get(intent.sessionId) ?? []), intent.id]);
+      else report.skipped.push({ intentId: intent.id, reason: "a shell command's capture in flight: its process may still run" });
       continue;
     }
     const live = liveOwner(intent);
@@ -62,6 +69,19 @@ export async function recoverWriteIntents(store: Store, blobs: BlobStore, option
     for (const file of intent.files) removeTempFiles(file);
     if (rows) report.completed.push({ intentId: intent.id, checkpointIds: added.map((checkpoint) => checkpoint.id) });
     else report.dropped.push(intent.id);
+  }
+  // Shell commands killed during their capture: a capture of the session now (nothing runs in it)
+  // records what changed since their before-scans as their calls' checkpoints.
+  for (const [sessionId, intentIds] of killedCaptures) {
+    try {
+      const context = await openCaptureContext({ store, blobs, sessionId, turnId: null });
+      const handle = await beginExec(context);
+      await endExec(handle);
+      report.completed.push({ intentId: intentIds[0]!, checkpointIds: handle.recovered.map((checkpoint) => checkpoint.id) });
+    } catch (error) {
+      // The workspace cannot be scanned now (gone, unreadable): the session's next capture tries again.
+      for (const intentId of intentIds) report.skipped.push({ intentId, reason: `its session's workspace could not be scanned: ${(error as Error).message}` });
+    }
   }
   return report;
 }

@@ -377,6 +377,8 @@ export interface Store {
    * replaces the owner's pins with `hashes` (an empty list releases them).
    */
   setBlobPins(owner: string, hashes: readonly string[]): Promise<void>;
+  /** Add `hashes` to the owner's pins, keeping those it has (pins another process added stay). */
+  addBlobPins(owner: string, hashes: readonly string[]): Promise<void>;
   /** Every blob hash the store's records refer to (checkpoints, journals, parts, pins, write intents): the GC roots. */
   blobRoots(): Promise<Set<string>>;
 

@@ -82,6 +82,11 @@ export async function restorePath(target: RestoreTarget, blobs: BlobStore, durab
     const result = replaceIf(target.resolved, (held) => holds(held, target.targetHash, target.targetMode), write, { durable });
     if (result.replaced) outcome.restored!.push(target.path);
     else if (!(result.reason === 'refused' && holds(result.current, target.expectedHash, target.expectedMode))) outcome.left!.push(target.path);
+    // Someone wrote the path in the instant between taking the apply's file off it and putting the
+    // content before back: theirs stays, and the content before (in the store, named by the
+    // journal) is kept aside on record, not left to the journal alone.
+    if (!result.replaced && result.reason === 'raced' && target.expectedHash !== null)
+      outcome.preserved!.push({ path: target.path, hash: target.expectedHash });
     if (result.displaced) await preserveParked(blobs, target.path, result.displaced.parkedAt, result.displaced.content, outcome);
   } finally {
     write?.abort();

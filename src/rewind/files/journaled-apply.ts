@@ -25,6 +25,7 @@ import {
   recreateReplacedDirectories,
   removeCreatedDirectories,
   restorePath,
+  type PreservedContent,
   type RestoreOutcome,
 } from './journal-restore.js';
 import { preservedEntry } from './preserved-contents.js';
@@ -200,6 +201,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   const touched = new Set<string>();
   /** Files taken off a path that someone saved again before they could go back: stored below. */
   const displaced: Array<DisplacedFile & { path: string }> = [];
+  /** Contents taken off a path that someone wrote again before the new content went in. */
+  const raced: PreservedContent[] = [];
   try {
     let failedPath: string | null = null;
     try {
@@ -246,6 +249,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
           directories,
           touched,
           displaced,
+          raced,
           step.moveFrom === null ? undefined : steps.find((other) => other.path === step.moveFrom),
         );
         input.hooks?.afterStep?.(step.path, index);
@@ -284,6 +288,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       input.hooks?.beforeCompensation?.();
       const unrestored = await compensate(steps, touched, blobs, durable, input.hooks);
       for (const file of displaced) await preserveParked(blobs, file.path, file.parkedAt, file.content, unrestored);
+      unrestored.preserved!.push(...raced);
       removeCreatedDirectories(journal, workspace, durable);
       recreateReplacedDirectories(journal, workspace);
       await pinPreserved(store, journal, unrestored);
@@ -322,6 +327,7 @@ function executeStep(
   directories: Set<string>,
   touched: Set<string>,
   displaced: Array<DisplacedFile & { path: string }>,
+  raced: PreservedContent[],
   source: PlannedStep | undefined,
 ): void {
   const wasTouched = touched.has(step.path);
@@ -353,6 +359,9 @@ function executeStep(
   const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash), write);
   directories.add(outcome.directory);
   if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
+  // Taken off the path, and someone wrote the path before the new content went in: theirs stays,
+  // and the content taken (kept in the store before any file changed) is kept aside on record.
+  if (!outcome.replaced && outcome.reason === 'raced' && step.expected.hash !== null) raced.push({ path: step.path, hash: step.expected.hash });
   if (outcome.replaced) return;
   write?.abort();
   if (outcome.reason === 'not_a_file') {

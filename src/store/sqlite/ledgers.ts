@@ -73,6 +73,14 @@ export function setBlobPins(context: SqliteContext, owner: string, hashes: reado
   });
 }
 
+export function addBlobPins(context: SqliteContext, owner: string, hashes: readonly string[]): void {
+  if (hashes.length === 0) return;
+  context.write('pin blobs', () => {
+    const insert = context.statement('INSERT OR IGNORE INTO blob_pins (owner, hash) VALUES (?, ?)');
+    for (const hash of hashes) insert.run(owner, hash);
+  });
+}
+
 /** Every hash a record refers to: checkpoint before/after, journal items, parts, pins (writes in flight: `writeIntentRoots`). */
 export const blobRootsQuery = `SELECT before_hash AS hash FROM checkpoints WHERE before_hash IS NOT NULL
   UNION SELECT after_hash FROM checkpoints WHERE after_hash IS NOT NULL

@@ -2,4 +2,4 @@
 export { createTurn, updateTurn, getTurn, listTurns } from './turns.js';
 export { addCheckpoints, getCheckpoint, listCheckpoints } from './checkpoints.js';
 export { createJournal, syncJournal, setJournalState, getJournal, listJournals } from './journals.js';
-export { appendEffect, listEffects, getCommandFact, putCommandFact, setBlobPins, blobRoots } from './ledgers.js';
+export { appendEffect, listEffects, getCommandFact, putCommandFact, setBlobPins, addBlobPins, blobRoots } from './ledgers.js';

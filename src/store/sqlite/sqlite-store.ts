@@ -311,6 +311,10 @@ export class SqliteStore implements Store {
     records.setBlobPins(this.context, owner, hashes);
   }
 
+  async addBlobPins(owner: string, hashes: readonly string[]) {
+    records.addBlobPins(this.context, owner, hashes);
+  }
+
   async blobRoots() {
     this.context.assertOpen();
     return records.blobRoots(this.context);
