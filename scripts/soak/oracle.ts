@@ -66,6 +66,21 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
   for (const [hash, code] of account.unreadable) {
     const refs = account.visible.get(hash) ?? [];
     const person = history.person.find((save) => save.hash === hash);
+    // Named only by journals rolled back before the contents they keep were stored (their process
+    // was killed between recording the journal and storing them; no file was touched yet), while
+    // the content itself is still a file or in the person's trash: nothing was lost.
+    const namers = account.journals.filter((journal) => journal.items.some((item) => item.expectedHash === hash || item.targetHash === hash));
+    if (refs.length === 0 && namers.length > 0 && namers.every((journal) => journal.state === 'rolled_back') && (onDisk.has(hash) || trashed.has(hash))) {
+      findings.push({
+        kind: 'superseded',
+        path: person?.path ?? '',
+        hash,
+        detail: `${code}: named only by ${namers.map((journal) => journal.id).join(', ')} (rolled back before storing what it keeps); the content is ${onDisk.has(hash) ? 'on disk' : "in the person's trash"}`,
+        cause: 'a rewind killed between recording its journal and storing its contents, rolled back by recovery before it touched a file',
+        suspects: [],
+      });
+      continue;
+    }
     const first = refs.reduce<number | null>((earliest, ref) => (earliest === null || ref.createdAt < earliest ? ref.createdAt : earliest), null);
     // The blob is indexed (durable) before the row that names it commits; a sweep in that gap.
     // Named only by a pin: a rollback stored the person's save and pinned it after a sweep had listed it.
