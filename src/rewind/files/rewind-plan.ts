@@ -1,4 +1,4 @@
-import type { ResolvedPath } from '../../workspace/index.js';
+import { isLinkMode, sameMode, type ResolvedPath } from '../../workspace/index.js';
 import type { ContentState } from './disk-state.js';
 import type { ConflictResolution } from './file-rewind-types.js';
 import type { PathOutcome } from './rewind-simulation.js';
@@ -23,7 +23,8 @@ export interface PlannedStep {
 export function needsWrite(outcome: Pick<PathOutcome, 'initial' | 'final'>): boolean {
   const { initial, final } = outcome;
   if (initial.hash !== final.hash || initial.exists !== final.exists) return true;
-  return final.exists && final.mode !== null && final.mode !== initial.mode;
+  if (final.exists && isLinkMode(final.mode) !== isLinkMode(initial.mode)) return true;
+  return final.exists && final.mode !== null && !sameMode(final.mode, initial.mode);
 }
 
 /**
@@ -68,7 +69,10 @@ export function pairMoves(steps: PlannedStep[]): void {
   const used = new Set<string>();
   for (const step of steps) {
     if (step.expected.exists || !step.target.exists) continue;
-    const source = sources.find((candidate) => !used.has(candidate.path) && candidate.expected.hash === step.target.hash);
+    const source = sources.find(
+      (candidate) =>
+        !used.has(candidate.path) && candidate.expected.hash === step.target.hash && isLinkMode(candidate.expected.mode) === isLinkMode(step.target.mode),
+    );
     if (!source) continue;
     used.add(source.path);
     step.moveFrom = source.path;
