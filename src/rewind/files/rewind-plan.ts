@@ -68,7 +68,8 @@ export function pairMoves(steps: PlannedStep[]): void {
   const sources = steps.filter((step) => step.expected.exists && !step.target.exists);
   const used = new Set<string>();
   for (const step of steps) {
-    if (step.expected.exists || !step.target.exists) continue;
+    // A directory in the way goes only once the files in it are deleted, after every move.
+    if (step.expected.exists || !step.target.exists || (step.replacesDirectories?.length ?? 0) > 0) continue;
     const source = sources.find(
       (candidate) =>
         !used.has(candidate.path) && candidate.expected.hash === step.target.hash && isLinkMode(candidate.expected.mode) === isLinkMode(step.target.mode),
