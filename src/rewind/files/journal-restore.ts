@@ -302,7 +302,8 @@ function removeTempFiles(workspace: Workspace, path: string, realPath: string, d
     return; // the directory is gone: no temp files either
   }
   const prefix = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : `${path.slice(0, path.indexOf(':') + 1)}`;
-  for (const sibling of siblings) if (pattern.test(sibling)) deletePath(workspace.resolveKey(`${prefix}${sibling}`), { durable });
+  // A temp file may be a link (one a rewind was putting back): removed as itself, never followed.
+  for (const sibling of siblings) if (pattern.test(sibling)) deletePath(workspace.resolveKey(`${prefix}${sibling}`, { followLink: false }), { durable });
 }
 
 function escapeText(text: string): string {
