@@ -37,7 +37,7 @@ export function captureEntry(target: ResolvedPath, maxFileSize: number): Capture
   const permissions = stats.mode & 0o7777;
   try {
     if (stats.isSymbolicLink()) {
-      const content = Buffer.from(readlinkSync(target.entryPath));
+      const content = readlinkSync(target.entryPath, { encoding: 'buffer' });
       return { exists: true, kind: 'symlink', mode: SYMLINK_MODE | permissions, size: content.length, content, tooLarge: false };
     }
     if (stats.isDirectory()) return { exists: true, kind: 'dir', mode: DIRECTORY_MODE | permissions, size: 0, content: null, tooLarge: false };
