@@ -25,12 +25,44 @@ function killAfterStep(storePath: string, sessionId: string, turnId: string, k: 
   });
 }
 
+/**
+ * Starts the child applying the rewind and SIGKILLs it `delayMs` after it says "ready" (it may
+ * finish first; `null`: never). Resolves with how long its apply took when it finished, else null.
+ */
+function killAfter(storePath: string, sessionId: string, turnId: string, delayMs: number | null): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const process_ = spawn(process.execPath, ['--import', 'tsx', child, storePath, sessionId, turnId, '-1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    process_.stdout.on('data', (chunk: Buffer) => {
+      if (output === '' && delayMs !== null) setTimeout(() => process_.kill('SIGKILL'), delayMs);
+      output += chunk.toString();
+    });
+    process_.once('exit', (code, signal) => {
+      const done = /done ([\d.]+)/.exec(output);
+      if (signal === 'SIGKILL' || code === 0) resolve(done ? Number(done[1]) : null);
+      else reject(new Error(`the child failed to run (exit ${code ?? signal}), so this trial proves nothing`));
+    });
+  });
+}
+
+/** A small seeded generator (mulberry32), so a failing run can be repeated with its seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 // A rewind that puts links back (created, retargeted, deleted, replaced by a file or a directory,
-// and a directory replaced by a link) is SIGKILLed after one of its steps; recovery then
+// and a directory replaced by a link) is SIGKILLed after one of its steps, or at a random instant; recovery then
 // brings every path back to what the agent left — links with their exact text — and a new rewind
 // applies cleanly over it.
 describe('a rewind of links killed mid-apply', () => {
-  it('recovers links exactly after a SIGKILL between steps, and the rewind then applies', async () => {
+  it('recovers links exactly after a SIGKILL between steps or at seeded random instants, and the rewind then applies', async () => {
     const fx = await createCaptureFixture();
     try {
       const outside = join(fx.dir, 'outside');
@@ -71,6 +103,34 @@ describe('a rewind of links killed mid-apply', () => {
         expect(snapshotTree(outside)).toEqual({ 'secret.txt': expect.any(String) });
       }
       const rewinder = new FileRewinder({ store: fx.store });
+      // Kills at seeded random instants, inside a step too (a link taken aside, a temp link not yet
+      // renamed): every file wholly as the agent left it, or the rewind wholly applied and recorded.
+      const applyMs = (await killAfter(fx.storePath, fx.sessionId, fx.turnId, null))!;
+      expect(snapshotTree(fx.root)).toEqual(before);
+      await rewinder.redo(fx.sessionId, (await fx.store.listJournals()).find((journal) => journal.state === 'committed')!.id);
+      expect(snapshotTree(fx.root)).toEqual(after);
+      const seed = Number(process.env.WAYPOINT_SEED ?? 20261201);
+      const next = random(seed);
+      const outcomes = { before: 0, rolledBack: 0, after: 0 };
+      const done = new Set((await fx.store.listJournals()).map((journal) => journal.id));
+      for (let trial = 0; trial < 4; trial++) {
+        const delayMs = next() * applyMs * 1.2;
+        const at = `seed ${seed}, trial ${trial}, kill ${delayMs.toFixed(1)} ms after ready`;
+        await killAfter(fx.storePath, fx.sessionId, fx.turnId, delayMs);
+        const report = await recoverJournals(fx.store);
+        expect(JSON.stringify(report.failed), at).toBe('[]');
+        if (report.recovered.length > 0) outcomes.rolledBack++;
+        const committed = (await fx.store.listJournals()).find((journal) => journal.state === 'committed' && !done.has(journal.id));
+        if (committed) {
+          done.add(committed.id);
+          expect(snapshotTree(fx.root), at).toEqual(before);
+          outcomes.after++;
+          await rewinder.redo(fx.sessionId, committed.id);
+        } else outcomes.before++;
+        expect(snapshotTree(fx.root), at).toEqual(after);
+        expect(snapshotTree(outside), at).toEqual({ 'secret.txt': expect.any(String) });
+      }
+      console.log(`random kills (seed ${seed}, apply ≈ ${applyMs.toFixed(1)} ms):`, outcomes);
       await rewinder.apply(await rewinder.preview({ sessionId: fx.sessionId, turnId: fx.turnId, includeShellChanges: true }));
       expect(snapshotTree(fx.root)).toEqual(before);
     } finally {
