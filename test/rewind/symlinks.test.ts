@@ -107,7 +107,7 @@ describe('symbolic links in capture and rewind', () => {
     expect(tree()).toEqual(person);
   });
 
-  it('direct forms: restoring one checkpoint, and a cascade over two turns, put links back as links; redo undoes each', async () => {
+  it('direct forms: one checkpoint, a cascade over two turns and a turn rollback put links back as links; redo undoes each', async () => {
     bash(fx.root, `printf 'a\\n' > a.txt; ln -s a.txt L`);
     settle();
     const start = tree();
@@ -126,6 +126,10 @@ describe('symbolic links in capture and rewind', () => {
     expect(tree()).toEqual(start);
     await rewinder.redo(fx.sessionId, cascade.rewindId!);
     expect(tree()).toEqual(end);
+
+    const rollback = await rewinder.rollbackTurn(retarget!.turnId!);
+    expect(rollback.ok).toBe(true);
+    expect(tree()).toEqual({ 'a.txt': expect.any(String), L: `link:${outside}/secret.txt`, chain: 'link:L' });
     expect(snapshotTree(outside)).toEqual({ 'secret.txt': expect.any(String) });
   });
 
