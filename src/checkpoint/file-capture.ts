@@ -1,4 +1,5 @@
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { FileReadFailedError, type ResolvedPath, type Workspace } from '../workspace/index.js';
 
 /** Default size above which a file's content is not kept. */
@@ -59,8 +60,22 @@ export function captureEntry(target: ResolvedPath, maxFileSize: number): Capture
  */
 export function resolveWriteTarget(workspace: Workspace, path: string, options: { root?: string } = {}): ResolvedPath {
   const resolved = workspace.resolve(path, options);
-  if (resolved.realPath === resolved.entryPath) return resolved;
+  if (resolved.realPath === resolved.entryPath) return canonicalEntry(workspace, resolved);
   return workspace.resolve(resolved.realPath);
+}
+
+/**
+ * Resolves a caller path to its directory entry (a final symlink is the entry itself, for deletes
+ * and moves) under the key of where that entry really is: a link among the parent directories is
+ * resolved, so a checkpoint never names a path through a link (rewinds never write through one).
+ */
+export function resolveEntryTarget(workspace: Workspace, path: string, options: { root?: string } = {}): ResolvedPath {
+  return canonicalEntry(workspace, workspace.resolve(path, options));
+}
+
+function canonicalEntry(workspace: Workspace, resolved: ResolvedPath): ResolvedPath {
+  if (resolved.relativePath === '' || resolved.entryPath === resolve(resolved.root.realDir, resolved.relativePath)) return resolved;
+  return workspace.resolve(resolved.entryPath);
 }
 
 function isMissing(error: unknown): boolean {

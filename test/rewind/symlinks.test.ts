@@ -183,6 +183,14 @@ describe('symbolic links in capture and rewind', () => {
     expect(write.checkpoint).toMatchObject({ path: 'workspace:real.txt' });
     await rewinder.restoreCheckpoint(write.checkpoint!.id);
     expect(tree()).toMatchObject({ alias: 'link:real.txt', 'real.txt': `644 ${hashContent('v0\n')}` });
+    // Through a linked directory inside: recorded where the file really is, so its undo writes there.
+    bash(fx.root, 'mkdir sub; ln -s sub linked');
+    const inLinked = (await applyToolWrite(fx.context, { path: 'linked/n.txt', content: 'n\n' })).checkpoint;
+    expect(inLinked).toMatchObject({ path: 'workspace:sub/n.txt' });
+    const removed = await new CheckpointedFs(fx.context).deleteFile('linked/n.txt');
+    expect(removed.path).toBe('workspace:sub/n.txt');
+    await rewinder.restoreLatest(fx.sessionId);
+    expect(tree()).toMatchObject({ linked: 'link:sub', 'sub/n.txt': `644 ${hashContent('n\n')}` });
   });
 
   it('a forced rewind replaces a link a person put where the agent’s file was, never writing through it', async () => {
