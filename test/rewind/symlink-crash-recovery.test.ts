@@ -125,7 +125,7 @@ describe('a rewind of links killed mid-apply', () => {
           done.add(committed.id);
           expect(snapshotTree(fx.root), at).toEqual(before);
           outcomes.after++;
-          await rewinder.redo(fx.sessionId, committed.id);
+          done.add((await rewinder.redo(fx.sessionId, committed.id)).rewindId!);
         } else outcomes.before++;
         expect(snapshotTree(fx.root), at).toEqual(after);
         expect(snapshotTree(outside), at).toEqual({ 'secret.txt': expect.any(String) });
