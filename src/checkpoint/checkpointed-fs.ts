@@ -5,7 +5,7 @@ import type { NewCheckpoint } from '../store/store.js';
 import { deletePath, FileWriteFailedError, movePath, prepareFileWrite, type ResolvedPath } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, checkFsCall, CheckpointedFsOptionsSchema } from './capture-input-schemas.js';
-import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, DIRECTORY_MODE, resolveWriteTarget, type CapturedEntry } from './file-capture.js';
+import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, DIRECTORY_MODE, resolveEntryTarget, resolveWriteTarget, type CapturedEntry } from './file-capture.js';
 import { replaceIfRead } from './replace-if-read.js';
 import { beginStoreChangeContents, recordChanges, type PendingChange, type StoreChangesOptions } from './record-changes.js';
 
@@ -105,7 +105,7 @@ export class CheckpointedFs {
    */
   async deleteFile(path: string, options: { root?: string } = {}): Promise<FsChange & { existed: boolean }> {
     checkFsCall({ path }, options);
-    const target = this.context.workspace.resolve(path, rootOption(options));
+    const target = resolveEntryTarget(this.context.workspace, path, rootOption(options));
     const before = captureEntry(target, this.maxFileSize);
     if (!before.exists) return { path: target.key, checkpoints: [], existed: false };
     if (before.kind === 'dir') {
@@ -141,7 +141,7 @@ export class CheckpointedFs {
   /** Creates a directory; with `recursive`, each missing ancestor too (one `mkdir` checkpoint each, outermost first). */
   async mkdir(path: string, options: { recursive?: boolean; mode?: number; root?: string } = {}): Promise<FsChange> {
     checkFsCall({ path }, options);
-    const target = this.context.workspace.resolve(path, rootOption(options));
+    const target = resolveEntryTarget(this.context.workspace, path, rootOption(options));
     if (target.relativePath === '') return { path: target.key, checkpoints: [] };
     const missing: ResolvedPath[] = [];
     for (let current: string = target.relativePath; current !== '.' && current !== ''; current = dirname(current)) {
@@ -176,7 +176,7 @@ export class CheckpointedFs {
    */
   async rmdir(path: string, options: { recursive?: boolean; root?: string } = {}): Promise<FsChange & { existed: boolean }> {
     checkFsCall({ path }, options);
-    const target = this.context.workspace.resolve(path, rootOption(options));
+    const target = resolveEntryTarget(this.context.workspace, path, rootOption(options));
     const before = captureEntry(target, 0);
     if (!before.exists) return { path: target.key, checkpoints: [], existed: false };
     if (before.kind !== 'dir') {
@@ -212,8 +212,8 @@ export class CheckpointedFs {
   }
 
   private async relocate(op: 'rename' | 'move', from: string, to: string, options: { overwrite?: boolean; root?: string }): Promise<FsChange> {
-    const source = this.context.workspace.resolve(from, rootOption(options));
-    const destination = this.context.workspace.resolve(to, rootOption(options));
+    const source = resolveEntryTarget(this.context.workspace, from, rootOption(options));
+    const destination = resolveEntryTarget(this.context.workspace, to, rootOption(options));
     const moving = captureEntry(source, this.maxFileSize);
     if (!moving.exists) throw new FileWriteFailedError({ path: `${source.key} -> ${destination.key}`, operation: 'move', reason: 'ENOENT' });
     const existing = captureEntry(destination, this.maxFileSize);

@@ -1,4 +1,5 @@
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { FileReadFailedError, type ResolvedPath, type Workspace } from '../workspace/index.js';
 
 /** Default size above which a file's content is not kept. */
@@ -37,7 +38,7 @@ export function captureEntry(target: ResolvedPath, maxFileSize: number): Capture
   const permissions = stats.mode & 0o7777;
   try {
     if (stats.isSymbolicLink()) {
-      const content = Buffer.from(readlinkSync(target.entryPath));
+      const content = readlinkSync(target.entryPath, { encoding: 'buffer' });
       return { exists: true, kind: 'symlink', mode: SYMLINK_MODE | permissions, size: content.length, content, tooLarge: false };
     }
     if (stats.isDirectory()) return { exists: true, kind: 'dir', mode: DIRECTORY_MODE | permissions, size: 0, content: null, tooLarge: false };
@@ -59,8 +60,22 @@ export function captureEntry(target: ResolvedPath, maxFileSize: number): Capture
  */
 export function resolveWriteTarget(workspace: Workspace, path: string, options: { root?: string } = {}): ResolvedPath {
   const resolved = workspace.resolve(path, options);
-  if (resolved.realPath === resolved.entryPath) return resolved;
+  if (resolved.realPath === resolved.entryPath) return canonicalEntry(workspace, resolved);
   return workspace.resolve(resolved.realPath);
+}
+
+/**
+ * Resolves a caller path to its directory entry (a final symlink is the entry itself, for deletes
+ * and moves) under the key of where that entry really is: a link among the parent directories is
+ * resolved, so a checkpoint never names a path through a link (rewinds never write through one).
+ */
+export function resolveEntryTarget(workspace: Workspace, path: string, options: { root?: string } = {}): ResolvedPath {
+  return canonicalEntry(workspace, workspace.resolve(path, options));
+}
+
+function canonicalEntry(workspace: Workspace, resolved: ResolvedPath): ResolvedPath {
+  if (resolved.relativePath === '' || resolved.entryPath === resolve(resolved.root.realDir, resolved.relativePath)) return resolved;
+  return workspace.resolve(resolved.entryPath);
 }
 
 function isMissing(error: unknown): boolean {

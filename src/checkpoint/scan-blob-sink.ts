@@ -119,9 +119,9 @@ export class ScanBlobSink {
     let content: Buffer;
     let unchanged: boolean;
     try {
-      const target = workspace.resolveKey(path);
+      const target = workspace.resolveKey(path, { followLink: false });
       const stats = lstatSync(target.entryPath);
-      content = entry.kind === 'symlink' ? Buffer.from(readlinkSync(target.entryPath)) : readFileSync(target.entryPath);
+      content = entry.kind === 'symlink' ? readlinkSync(target.entryPath, { encoding: 'buffer' }) : readFileSync(target.entryPath);
       unchanged =
         stats.size === entry.size &&
         stats.size === content.length &&

@@ -111,7 +111,7 @@ function stateOf(file: WriteIntentFile): { hash: string | null; mode: number | n
   try {
     const stats = lstatSync(file.entryPath);
     if (stats.isSymbolicLink())
-      return { hash: hashContent(Buffer.from(readlinkSync(file.entryPath))), mode: SYMLINK_MODE | (stats.mode & 0o7777), readable: true };
+      return { hash: hashContent(readlinkSync(file.entryPath, { encoding: 'buffer' })), mode: SYMLINK_MODE | (stats.mode & 0o7777), readable: true };
     if (!stats.isFile()) return { hash: null, mode: null, readable: false };
     return { hash: hashContent(readFileSync(file.entryPath)), mode: stats.mode & 0o7777, readable: true };
   } catch (error) {

@@ -59,13 +59,13 @@ export async function materializeAtForkPoint(input: {
   const files: MaterializeFile[] = [];
   for (const [key, entry] of scan.snapshot) {
     if (!key.startsWith(prefix) || prior.has(key)) continue;
-    const resolved = input.workspace.resolveKey(key);
+    const resolved = input.workspace.resolveKey(key, { followLink: false });
     files.push({
       path: key.slice(prefix.length),
       mode: entry.mode,
       kind: entry.kind,
       // A file is copied from the disk in chunks, so its size is not bounded by a Buffer's.
-      content: entry.kind === 'symlink' ? () => Buffer.from(readlinkSync(resolved.entryPath)) : { copyFrom: resolved.entryPath },
+      content: entry.kind === 'symlink' ? () => readlinkSync(resolved.entryPath, { encoding: 'buffer' }) : { copyFrom: resolved.entryPath },
     });
   }
   const restored: string[] = [];

@@ -9,9 +9,10 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readlinkSync,
   realpathSync,
   renameSync,
-  statSync,
+  symlinkSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -21,8 +22,10 @@ import { InvalidArgumentError } from '../model/errors/index.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError, type FileWriteOperation } from './file-write-failed-error.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
+import { isLinkMode } from './link-mode.js';
+import { prepareLinkWrite } from './link-write.js';
 import { isInside } from './real-path.js';
-import { refuseProtectedDirectory, type ResolvedPath } from './resolve-path.js';
+import { linkAlongDirectory, refuseProtectedDirectory, type ResolvedPath } from './resolve-path.js';
 
 /** The suffix of the temp files atomic writes rename into place (`.<name>.<12 hex>.wp-tmp`). */
 export const TEMP_SUFFIX = '.wp-tmp';
@@ -32,7 +35,11 @@ export const TEMP_FILE_PATTERN = /^\..+\.[0-9a-f]{12}\.wp-(tmp|old)$/;
 export const BACKUP_SUFFIX = '.wp-old';
 
 export interface AtomicWriteOptions {
-  /** Permission bits to give the file. Default: the existing file's, else `0o666` less the umask. */
+  /**
+   * Permission bits to give the file. Default: the existing file's, else `0o666` less the umask.
+   * A link mode (`LINK_MODE | bits`, as checkpoints record links) writes a symbolic link whose
+   * target text is the content instead (see `prepareLinkWrite`).
+   */
   mode?: number;
   /** Create missing parent directories (inside the root only). Default true. */
   createParents?: boolean;
@@ -121,6 +128,13 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
   if (target.relativePath === '') {
     throw new InvalidArgumentError({ parameter: 'path', value: target.key, reason: 'is the root directory itself, not a file' });
   }
+  if (isLinkMode(options.mode) && Number.isInteger(options.mode) && options.mode! <= 0o120000 + 0o7777) {
+    return prepareLinkWrite(target, content, {
+      ...(options.durable === undefined ? {} : { durable: options.durable }),
+      ...(options.createParents === undefined ? {} : { createParents: options.createParents }),
+      ...(options.tempId === undefined ? {} : { tempId: options.tempId }),
+    });
+  }
   if (options.mode !== undefined && (!Number.isInteger(options.mode) || options.mode < 0 || options.mode > 0o7777)) {
     throw new InvalidArgumentError({ parameter: 'mode', value: options.mode, reason: 'must be permission bits between 0 and 0o7777' });
   }
@@ -136,8 +150,10 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
   let mode = options.mode;
   let owner: { uid: number; gid: number } | undefined;
   try {
-    const existing = statSync(destination);
-    mode ??= existing.mode & 0o7777;
+    // `destination` is the real path, so an entry there is a link only when the caller asked for
+    // the entry itself (a rewind replacing a link with a file): its owner carries over, not its bits.
+    const existing = lstatSync(destination);
+    if (!existing.isSymbolicLink()) mode ??= existing.mode & 0o7777;
     owner = { uid: existing.uid, gid: existing.gid };
   } catch (error) {
     if (!hasErrorCode(error, 'ENOENT')) throw fail(error);
@@ -253,6 +269,16 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
  * a check and a rename. Returns false when something is at `to`.
  */
 export function installIfAbsent(from: string, to: string): boolean {
+  // Linux hard-links a symbolic link itself; elsewhere `link` may follow it, so a link is made anew.
+  if (process.platform !== 'linux' && lstatSync(from).isSymbolicLink()) {
+    try {
+      symlinkSync(readlinkSync(from, { encoding: 'buffer' }), to);
+      return true;
+    } catch (error) {
+      if (hasErrorCode(error, 'EEXIST')) return false;
+      throw error;
+    }
+  }
   try {
     linkSync(from, to);
     return true;
@@ -303,6 +329,15 @@ function fsyncPathAsync(path: string): Promise<void> {
  * directory swapped for a symlink between {@link resolveInRoot} and the write. Returns its real path.
  */
 export function prepareDirectory(target: ResolvedPath, directory: string, createParents: boolean, operation: FileWriteOperation): string {
+  // A lexical path (a rewind's) is changed at its own place only, never through a link along it.
+  const link = target.lexical ? linkAlongDirectory(target, directory) : null;
+  if (link !== null) {
+    throw new FileWriteFailedError({
+      path: target.key,
+      operation,
+      reason: `a symbolic link along it (${link}) would be followed; Waypoint never writes through one`,
+    });
+  }
   let real: string;
   try {
     if (createParents) mkdirSync(directory, { recursive: true });

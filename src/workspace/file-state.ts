@@ -65,8 +65,9 @@ export function readFileState(target: ResolvedPath, options: ReadFileStateOption
   const mode = stats.mode & 0o7777;
   if (stats.isDirectory()) return { exists: true, kind: 'dir', hash: null, size: 0, mode, mtimeMs: stats.mtimeMs };
   if (stats.isSymbolicLink()) {
-    const linkTarget = readlinkSync(path);
-    const content = Buffer.from(linkTarget);
+    // The link's text byte for byte (it need not be UTF-8): what is hashed and stored.
+    const content = readlinkSync(path, { encoding: 'buffer' });
+    const linkTarget = content.toString();
     return {
       exists: true,
       kind: 'symlink',

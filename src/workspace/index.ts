@@ -8,7 +8,8 @@ export {
   type WorkspaceRootSpec,
 } from './workspace-root.js';
 export { toWorkspacePath, parseWorkspacePath, type WorkspacePath } from './workspace-path.js';
-export { resolveInRoot, resolveEntryInRoot, type ResolvedPath, type Exclusions, type EntryStat } from './resolve-path.js';
+export { resolveInRoot, resolveEntryInRoot, type ResolvedPath, type ResolveOptions, type Exclusions, type EntryStat } from './resolve-path.js';
+export { LINK_MODE, isLinkMode, sameMode } from './link-mode.js';
 export { PathOutsideWorkspaceError, type PathRefusalReason } from './path-outside-workspace-error.js';
 export { PathProtectedError, type ProtectedOperation } from './path-protected-error.js';
 export { FileReadFailedError } from './file-read-failed-error.js';

@@ -97,7 +97,8 @@ export function materializeTree(targetDir: string, files: readonly MaterializeFi
         bytes += copyNewFile(file.content.copyFrom, resolved.realPath, file.mode);
       } else {
         const content = typeof file.content === 'function' ? file.content() : file.content;
-        if ((file.kind ?? 'file') === 'symlink') symlinkSync(content.toString(), resolved.realPath);
+        // A link's text is kept byte for byte (it need not be UTF-8) and never resolved.
+        if ((file.kind ?? 'file') === 'symlink') symlinkSync(content, resolved.realPath);
         else writeNewFile(resolved.realPath, content, file.mode);
         bytes += content.length;
       }

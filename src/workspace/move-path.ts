@@ -74,7 +74,7 @@ function copyAcrossDevices(from: ResolvedPath, to: ResolvedPath, durable: boolea
     const stats = lstatSync(from.entryPath);
     if (stats.isSymbolicLink()) {
       const temp = `${to.entryPath}.wp-link-tmp`;
-      symlinkSync(readlinkSync(from.entryPath), temp);
+      symlinkSync(readlinkSync(from.entryPath, { encoding: 'buffer' }), temp);
       renameSync(temp, to.entryPath);
     } else {
       writeFileAtomic(to, readFileSync(from.entryPath), { mode: stats.mode & 0o7777, durable });

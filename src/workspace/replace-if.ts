@@ -1,12 +1,16 @@
-import { lstatSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, renameSync, unlinkSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { BACKUP_SUFFIX, fsyncDirectory, installIfAbsent, prepareDirectory, type PreparedFileWrite } from './atomic-write.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
+import { LINK_MODE } from './link-mode.js';
 import type { ResolvedPath } from './resolve-path.js';
 
-/** What a path held when {@link replaceIf} took it: nothing, or a regular file's bytes and mode. */
+/**
+ * What a path held when {@link replaceIf} took it: nothing, a regular file's bytes and permission
+ * bits, or a symbolic link's target text with `LINK_MODE | bits` as its mode (see `isLinkMode`).
+ */
 export type HeldFile = { exists: false } | { exists: true; content: Buffer; mode: number };
 
 /** A file taken off a path that could not be put back, because someone wrote the path again meanwhile. */
@@ -22,7 +26,7 @@ export type ReplaceOutcome =
   | { replaced: false; reason: 'refused'; current: HeldFile; displaced: DisplacedFile | null; directory: string }
   /** Accepted, but a file appeared at the path before the new one was in place: that file stays. */
   | { replaced: false; reason: 'raced'; current: HeldFile; displaced: null; directory: string }
-  /** A directory or symbolic link is at the path: nothing was done. */
+  /** A directory (or a socket, FIFO, device) is at the path: nothing was done. */
   | { replaced: false; reason: 'not_a_file'; current: null; displaced: null; directory: string };
 
 /**
@@ -66,12 +70,12 @@ export function replaceIf(
   try {
     if (taken) {
       const stats = lstatSync(parked);
-      if (!stats.isFile()) {
-        // A directory or link was renamed onto the path in the instant after it was looked at.
+      if (!isEntry(stats)) {
+        // A directory was renamed onto the path in the instant after it was looked at.
         renameSync(parked, path);
         return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
       }
-      held = { exists: true, content: readFileSync(parked), mode: stats.mode & 0o7777 };
+      held = heldAt(parked, stats);
     }
     if (!accept(held)) {
       const displaced = taken && held.exists ? putBack(parked, path, held) : null;
@@ -108,9 +112,21 @@ function putBack(parked: string, path: string, held: HeldFile & { exists: true }
   return { content: held.content, parkedAt: parked };
 }
 
+/** A regular file or a symbolic link: what compare-and-replace takes aside and puts back. */
+function isEntry(stats: Stats): boolean {
+  return stats.isFile() || stats.isSymbolicLink();
+}
+
+/** The content of a taken entry: a file's bytes, or a link's target text (never followed). */
+function heldAt(path: string, stats: Stats): HeldFile {
+  if (stats.isSymbolicLink()) return { exists: true, content: readlinkSync(path, { encoding: 'buffer' }), mode: LINK_MODE | (stats.mode & 0o7777) };
+  return { exists: true, content: readFileSync(path), mode: stats.mode & 0o7777 };
+}
+
+/** `file` stands for a regular file or a symbolic link. */
 function kindAt(path: string): 'absent' | 'file' | 'other' {
   try {
-    return lstatSync(path).isFile() ? 'file' : 'other';
+    return isEntry(lstatSync(path)) ? 'file' : 'other';
   } catch (error) {
     if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return 'absent';
     throw error;
@@ -151,7 +167,7 @@ export function moveIf(from: ResolvedPath, to: ResolvedPath, accept: (held: Held
     throw new FileWriteFailedError({ path: `${from.key} -> ${to.key}`, operation: 'move', reason: errorReason(error), cause: error });
   }
   const stats = lstatSync(parked);
-  const held: HeldFile = stats.isFile() ? { exists: true, content: readFileSync(parked), mode: stats.mode & 0o7777 } : { exists: false };
+  const held: HeldFile = isEntry(stats) ? heldAt(parked, stats) : { exists: false };
   let installed = false;
   let reason: 'refused' | 'raced' | 'cross_device' = 'refused';
   try {

@@ -43,6 +43,17 @@ export interface ResolvedPath {
   readonly containsProtected: string | null;
   /** The protected paths in force when it was resolved (see {@link refuseProtectedDirectory}). */
   readonly protectedPaths: readonly string[];
+  /**
+   * Resolved with `followLink: false` (see {@link ResolveOptions}): the path names its own entry,
+   * no link along it is followed, and writes, deletes and moves refuse to go through one.
+   */
+  readonly lexical?: boolean;
+  /**
+   * For a lexical path: the root-relative path of a symbolic link among its parent directories
+   * (the first one), or null. Nothing at such a path is its own entry: what the link leads to
+   * lives at another path.
+   */
+  readonly linkInPath?: string | null;
 }
 
 /** Which directories are never tracked. */
@@ -73,6 +84,19 @@ export function resolveInRoot(root: WorkspaceRoot, input: string, exclusions: Ex
   return resolveEntryInRoot(root, input, exclusions).resolved;
 }
 
+/** How {@link resolveEntryInRoot} treats symbolic links along the path. */
+export interface ResolveOptions {
+  /**
+   * False: the path is taken lexically inside the root and no link along it is followed —
+   * `realPath` and `entryPath` are both `<root>/<relative path>`. A link at the last name is the
+   * entry itself (a write replaces the link; where it points, inside the root, outside or
+   * nowhere, is neither checked nor touched); a link among the parents is reported in
+   * `linkInPath`, and writes, deletes and moves there are refused while it is in the way.
+   * Rewinds use this to restore links as links and never write through one. Default true.
+   */
+  followLink?: boolean;
+}
+
 /**
  * The lstat of a resolved path's directory entry, taken while resolving it: its `Stats`, `null`
  * when nothing is there, `undefined` when none was taken (the root itself, or an lstat error).
@@ -83,7 +107,12 @@ export type EntryStat = Stats | null | undefined;
  * {@link resolveInRoot}, also returning the lstat of the entry it took on the way (see
  * {@link EntryStat}), so a caller that reads the path at once need not take it again.
  */
-export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusions: Exclusions): { resolved: ResolvedPath; entry: EntryStat } {
+export function resolveEntryInRoot(
+  root: WorkspaceRoot,
+  input: string,
+  exclusions: Exclusions,
+  options: ResolveOptions = {},
+): { resolved: ResolvedPath; entry: EntryStat } {
   if (input.includes('\0')) throw new PathOutsideWorkspaceError({ path: input, root: root.name, reason: 'nul_byte' });
   const absolutePath = resolve(root.dir, input);
   const tooLong = NameTooLongError.check(input) ?? NameTooLongError.check(absolutePath);
@@ -102,10 +131,16 @@ export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusion
   let realPath: string;
   let entryPath: string;
   let entry: EntryStat;
+  let linkInPath: string | null = null;
   try {
     if (relativePath === '') {
       realPath = realPathOf(root.realDir);
       entryPath = root.realDir;
+    } else if (options.followLink === false) {
+      entryPath = realPath = resolve(root.realDir, relativePath);
+      linkInPath = parentIsReal(dirname(entryPath)) ? null : firstLinkAlong(root.realDir, relativePath);
+      // Below a link, an lstat of the lexical path would look through it: nothing there is this path's.
+      entry = linkInPath === null ? lstatEntry(entryPath) : null;
     } else {
       const lexical = resolve(root.realDir, relativePath);
       entryPath = join(realPathOf(dirname(lexical)), basename(relativePath));
@@ -146,6 +181,7 @@ export function resolveEntryInRoot(root: WorkspaceRoot, input: string, exclusion
     tracked: root.tracked && !isExcluded(relativePath, realPath, exclusions),
     containsProtected,
     protectedPaths: exclusions.protected ?? [],
+    ...(options.followLink === false ? { lexical: true, linkInPath } : {}),
   };
   return { resolved, entry };
 }
@@ -161,6 +197,47 @@ function lstatEntry(entryPath: string): EntryStat {
   } catch (error) {
     return hasErrorCode(error, 'ENOENT', 'ENOTDIR') ? null : undefined;
   }
+}
+
+/** Whether no symbolic link (a looping one included) is along `directory` (a missing tail is real). */
+function parentIsReal(directory: string): boolean {
+  try {
+    return realPathOf(directory) === directory;
+  } catch (error) {
+    if (hasErrorCode(error, 'ELOOP')) return false;
+    throw error;
+  }
+}
+
+/** The root-relative path of the first symbolic link among the parents of `relativePath`, or null. */
+function firstLinkAlong(rootDir: string, relativePath: string): string | null {
+  const parts = relativePath.split('/');
+  for (let index = 1; index < parts.length; index++) {
+    const candidate = parts.slice(0, index).join('/');
+    try {
+      if (lstatSync(join(rootDir, candidate)).isSymbolicLink()) return candidate;
+    } catch {
+      return null; // missing from here on: nothing below can be a link
+    }
+  }
+  return null;
+}
+
+/**
+ * The first symbolic link among `directory` and its parents up to the target's root (absolute), or
+ * null: checked just before a lexical path (see {@link ResolveOptions}) is changed, since the
+ * change would land where the link leads, not at the path.
+ */
+export function linkAlongDirectory(target: ResolvedPath, directory: string): string | null {
+  const rootDir = target.root.realDir;
+  for (let current = directory; current !== rootDir && isInside(rootDir, current); current = dirname(current)) {
+    try {
+      if (lstatSync(current).isSymbolicLink()) return current;
+    } catch {
+      // missing: created below, as a real directory
+    }
+  }
+  return null;
 }
 
 /** Whether a resolved path lies in an excluded directory. */

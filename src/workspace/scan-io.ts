@@ -23,14 +23,15 @@ export interface ScanIo {
   readdir(path: string): Dirent[];
   lstat(path: string): ScanStats;
   readFile(path: string): Buffer;
-  readlink(path: string): string;
+  /** A link's target text; a Buffer keeps text that is not UTF-8 exact. */
+  readlink(path: string): Buffer | string;
 }
 
 export const nodeScanIo: ScanIo = {
   readdir: (path) => readdirSync(path, { withFileTypes: true }),
   lstat: (path) => lstatSync(path),
   readFile: (path) => readFileSync(path),
-  readlink: (path) => readlinkSync(path),
+  readlink: (path) => readlinkSync(path, { encoding: 'buffer' }),
 };
 
 export const S_IFMT = 0o170000;

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../model/errors/index.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
 import { isInside, realPathOf } from './real-path.js';
-import { resolveEntryInRoot, resolveInRoot, type EntryStat, type Exclusions, type ResolvedPath } from './resolve-path.js';
+import { resolveEntryInRoot, resolveInRoot, type EntryStat, type Exclusions, type ResolveOptions, type ResolvedPath } from './resolve-path.js';
 import { parseWorkspacePath, type WorkspacePath } from './workspace-path.js';
 import { createWorkspaceRoot, type WorkspaceRoot, type WorkspaceRootSpec } from './workspace-root.js';
 
@@ -118,18 +118,21 @@ export class Workspace {
     return resolveInRoot(this.primaryRoot, path, this.exclusions);
   }
 
-  /** Resolves a root-qualified {@link WorkspacePath} such as `workspace:src/a.ts`. */
-  resolveKey(key: WorkspacePath): ResolvedPath {
+  /**
+   * Resolves a root-qualified {@link WorkspacePath} such as `workspace:src/a.ts`. With
+   * `{ followLink: false }` a link at the last name is the entry itself (see {@link ResolveOptions}).
+   */
+  resolveKey(key: WorkspacePath, options: ResolveOptions = {}): ResolvedPath {
     const { root, relativePath } = parseWorkspacePath(key);
-    return resolveInRoot(this.root(root), relativePath, this.exclusions);
+    return resolveEntryInRoot(this.root(root), relativePath, this.exclusions, options).resolved;
   }
 
   /**
    * {@link resolveKey}, with the lstat of the entry taken while resolving it, for a caller that
    * reads the path at once: `readFileState(resolved, { entry })` then takes no second one.
    */
-  resolveKeyEntry(key: WorkspacePath): { resolved: ResolvedPath; entry: EntryStat } {
+  resolveKeyEntry(key: WorkspacePath, options: ResolveOptions = {}): { resolved: ResolvedPath; entry: EntryStat } {
     const { root, relativePath } = parseWorkspacePath(key);
-    return resolveEntryInRoot(this.root(root), relativePath, this.exclusions);
+    return resolveEntryInRoot(this.root(root), relativePath, this.exclusions, options);
   }
 }

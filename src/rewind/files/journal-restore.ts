@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { BlobPin, BlobStore } from '../../blobs/index.js';
 import { hashContent, type Journal, type JournalItem } from '../../model/index.js';
@@ -7,7 +7,10 @@ import {
   BACKUP_SUFFIX,
   deletePath,
   installIfAbsent,
+  isLinkMode,
+  LINK_MODE,
   prepareFileWrite,
+  sameMode,
   replaceIf,
   type HeldFile,
   type ResolvedPath,
@@ -45,6 +48,11 @@ export interface RestoreTarget {
   targetMode: number | null;
   /** The content before, when the caller has it in memory (else it is read from the blob store). */
   expectedContent?: Buffer | null;
+  /**
+   * Directories the apply created (workspace keys, deepest first): one at this path, empty again,
+   * is removed so what was there before (a symbolic link the apply replaced) can come back.
+   */
+  createdDirectories?: readonly string[];
 }
 
 /**
@@ -56,8 +64,14 @@ export interface RestoreTarget {
 export async function restorePath(target: RestoreTarget, blobs: BlobStore, durable: boolean, outcome: RestoreOutcome): Promise<void> {
   const modeOnly = target.expectedHash === target.targetHash;
   const holds = (held: HeldFile, hash: string | null, mode: number | null): boolean =>
-    held.exists ? hash !== null && hashContent(held.content) === hash && (!modeOnly || mode === null || held.mode === mode) : hash === null;
-  const current = readHeld(target.resolved);
+    held.exists
+      ? hash !== null &&
+        hashContent(held.content) === hash &&
+        isLinkMode(held.mode) === isLinkMode(mode) &&
+        (!modeOnly || mode === null || sameMode(held.mode, mode))
+      : hash === null;
+  let current = readHeld(target.resolved);
+  if (current === 'other' && target.expectedHash !== null && removeCreatedAt(target)) current = readHeld(target.resolved);
   if (current === 'other') {
     // A directory where the apply expected no file: a directory it never replaced, or one a
     // rollback already created again. Anything else (a link, a directory over a file) is not its own.
@@ -93,6 +107,21 @@ export async function restorePath(target: RestoreTarget, blobs: BlobStore, durab
   }
 }
 
+/** Removes the empty directories the apply created at and below `target`'s path; true if its own went. */
+function removeCreatedAt(target: RestoreTarget): boolean {
+  const own = (target.createdDirectories ?? []).filter((key) => key === target.path || key.startsWith(`${target.path}/`));
+  if (!own.includes(target.path)) return false;
+  const root = target.resolved.root.realDir;
+  for (const key of own) {
+    try {
+      rmdirSync(join(root, key.slice(key.indexOf(':') + 1)));
+    } catch {
+      return false; // filled meanwhile (someone else's file): it stays
+    }
+  }
+  return true;
+}
+
 /**
  * Puts every path a journal names back to its content before the apply, newest item first, by
  * {@link restorePath}'s rule: only paths that still hold what the journal's apply wrote. Files a
@@ -105,9 +134,13 @@ export async function restoreJournalItems(journal: Journal, workspace: Workspace
   for (const original of [...journal.items].reverse()) {
     const item: JournalItem = { ...original, path: asWorkspaceKey(workspace, original.path) };
     try {
-      const resolved = workspace.resolveKey(item.path);
-      await recoverParked(resolved, item, blobs, outcome);
-      removeTempFiles(workspace, item.path, resolved.realPath, durable);
+      // The entry itself: a link the apply wrote is replaced, never followed.
+      const resolved = workspace.resolveKey(item.path, { followLink: false });
+      // Below a link nothing is this path's own: an apply never wrote there.
+      if (!resolved.linkInPath) {
+        await recoverParked(resolved, item, blobs, outcome);
+        removeTempFiles(workspace, item.path, resolved.realPath, durable);
+      }
       await restorePath(
         {
           path: item.path,
@@ -116,6 +149,7 @@ export async function restoreJournalItems(journal: Journal, workspace: Workspace
           expectedMode: typeof item.expectedMode === 'number' ? item.expectedMode : null,
           targetHash: item.targetHash,
           targetMode: typeof item.mode === 'number' ? item.mode : null,
+          createdDirectories: createdDirectoriesOf(journal),
         },
         blobs,
         durable,
@@ -147,6 +181,12 @@ export function recreateReplacedDirectories(journal: Journal, workspace: Workspa
       // a file is there now (someone else's), or the path is refused: left as it is
     }
   }
+}
+
+/** The directories a journal's apply created (metadata `createdDirectories`), deepest first. */
+export function createdDirectoriesOf(journal: Journal): string[] {
+  const keys = journal.metadata.createdDirectories;
+  return Array.isArray(keys) ? keys.filter((key): key is string => typeof key === 'string') : [];
 }
 
 export function emptyOutcome(): RestoreOutcome {
@@ -203,7 +243,7 @@ async function recoverParked(resolved: ResolvedPath, item: JournalItem, blobs: B
       unlinkQuietly(parked);
       continue;
     }
-    const content = readFileSync(parked);
+    const content = lstatSync(parked).isSymbolicLink() ? readlinkSync(parked, { encoding: 'buffer' }) : readFileSync(parked);
     const hash = hashContent(content);
     if (hash === item.expectedHash || hash === item.targetHash)
       unlinkSync(parked); // kept in the blob store already
@@ -220,8 +260,11 @@ function isDirectory(resolved: ResolvedPath): boolean {
 }
 
 function readHeld(resolved: ResolvedPath): HeldFile | 'other' {
+  if (resolved.linkInPath) return 'other';
   try {
     const stats = lstatSync(resolved.entryPath);
+    if (stats.isSymbolicLink())
+      return { exists: true, content: readlinkSync(resolved.entryPath, { encoding: 'buffer' }), mode: LINK_MODE | (stats.mode & 0o7777) };
     if (!stats.isFile()) return 'other';
     return { exists: true, content: readFileSync(resolved.entryPath), mode: stats.mode & 0o7777 };
   } catch (error) {
@@ -264,7 +307,8 @@ function removeTempFiles(workspace: Workspace, path: string, realPath: string, d
     return; // the directory is gone: no temp files either
   }
   const prefix = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : `${path.slice(0, path.indexOf(':') + 1)}`;
-  for (const sibling of siblings) if (pattern.test(sibling)) deletePath(workspace.resolveKey(`${prefix}${sibling}`), { durable });
+  // A temp file may be a link (one a rewind was putting back): removed as itself, never followed.
+  for (const sibling of siblings) if (pattern.test(sibling)) deletePath(workspace.resolveKey(`${prefix}${sibling}`, { followLink: false }), { durable });
 }
 
 function escapeText(text: string): string {

@@ -11,6 +11,8 @@ import {
   prepareFileWrite,
   replaceIf,
   type DisplacedFile,
+  isLinkMode,
+  sameMode,
   type HeldFile,
   type PreparedFileWrite,
   type Workspace,
@@ -286,7 +288,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       kept?.abort();
       for (const write of prepared.values()) write.abort();
       input.hooks?.beforeCompensation?.();
-      const unrestored = await compensate(steps, touched, blobs, durable, input.hooks);
+      const unrestored = await compensate(steps, touched, blobs, durable, input.hooks, createdDirectories);
       for (const file of displaced) await preserveParked(blobs, file.path, file.parkedAt, file.content, unrestored);
       unrestored.preserved!.push(...raced);
       removeCreatedDirectories(journal, workspace, durable);
@@ -339,7 +341,7 @@ function executeStep(
     const moved = moveIf(
       source.resolved,
       step.resolved,
-      (held) => holds(held, step.target.hash) && (step.target.mode === null || (held.exists && held.mode === step.target.mode)),
+      (held) => holds(held, step.target.hash, step.target.mode) && (step.target.mode === null || (held.exists && sameMode(held.mode, step.target.mode))),
     );
     for (const directory of moved.directories) directories.add(directory);
     if (!moved.moved && moved.displaced) displaced.push({ path: source.path, ...moved.displaced });
@@ -356,7 +358,7 @@ function executeStep(
       prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true }))
     : null;
   touched.add(step.path);
-  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash), write);
+  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash, step.expected.mode), write);
   directories.add(outcome.directory);
   if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
   // Taken off the path, and someone wrote the path before the new content went in: theirs stays,
@@ -367,14 +369,14 @@ function executeStep(
   if (outcome.reason === 'not_a_file') {
     touched.delete(step.path);
     throw new RewindConflictError({
-      files: [{ path: step.path, status: 'file_read_failed', reason: 'it is now a directory or a symbolic link; only regular files are rewound' }],
+      files: [{ path: step.path, status: 'file_read_failed', reason: 'it is now a directory; only files and symbolic links are rewound' }],
     });
   }
   const current = outcome.current;
   const currentHash = current.exists ? hashContent(current.content) : null;
-  const modeDone = !step.target.exists || step.target.mode === null || (current.exists && current.mode === step.target.mode);
+  const modeDone = !step.target.exists || step.target.mode === null || (current.exists && sameMode(current.mode, step.target.mode));
   // Already there (a redo that finds the file as asked): nothing to change, nothing to put back.
-  if (outcome.reason === 'refused' && currentHash === step.target.hash && current.exists === step.target.exists && modeDone) {
+  if (outcome.reason === 'refused' && holds(current, step.target.hash, step.target.mode) && modeDone) {
     if (!wasTouched) touched.delete(step.path);
     return;
   }
@@ -384,14 +386,15 @@ function executeStep(
       {
         path: step.path,
         status: 'external_modified',
-        reason: `${describeMismatch(outcome.reason === 'raced' ? null : currentHash, step.expected.hash)} while the rewind was being applied`,
+        reason: `${describeMismatch(outcome.reason === 'raced' ? null : currentHash, step.expected.hash, current.exists ? current.mode : null, step.expected.mode)} while the rewind was being applied`,
       },
     ],
   });
 }
 
-function holds(held: HeldFile, hash: string | null): boolean {
-  return held.exists ? hash !== null && hashContent(held.content) === hash : hash === null;
+/** Whether the entry taken holds `hash` as the same kind (a link's text is not a file's bytes). */
+function holds(held: HeldFile, hash: string | null, mode: number | null): boolean {
+  return held.exists ? hash !== null && hashContent(held.content) === hash && isLinkMode(held.mode) === isLinkMode(mode) : hash === null;
 }
 
 /**
@@ -405,6 +408,7 @@ async function compensate(
   blobs: BlobStore,
   durable: boolean,
   hooks: ApplyHooks | undefined,
+  createdDirectories: readonly string[],
 ): Promise<RestoreOutcome> {
   const outcome = emptyOutcome();
   for (const step of [...steps].reverse()) {
@@ -420,6 +424,7 @@ async function compensate(
           targetHash: step.target.hash,
           targetMode: step.target.mode,
           expectedContent: step.expected.content,
+          createdDirectories,
         },
         blobs,
         durable,
@@ -443,17 +448,17 @@ function missingDirectories(steps: readonly PlannedStep[]): string[] {
     if (!step.target.exists || step.expected.exists) continue;
     const root = step.resolved.root;
     for (let directory = dirname(step.resolved.realPath); directory !== root.realDir && directory !== dirname(directory); directory = dirname(directory)) {
-      if (missing.has(directory) || exists(directory)) break;
+      // A link there is no directory: the rewind removes it first and creates a real one.
+      if (missing.has(directory) || isRealDirectory(directory)) break;
       missing.set(directory, `${root.name}:${relative(root.realDir, directory).split(sep).join('/')}`);
     }
   }
   return [...missing.entries()].sort(([a], [b]) => b.length - a.length).map(([, key]) => key);
 }
 
-function exists(path: string): boolean {
+function isRealDirectory(path: string): boolean {
   try {
-    lstatSync(path);
-    return true;
+    return lstatSync(path).isDirectory();
   } catch {
     return false;
   }

@@ -1,6 +1,6 @@
-import type { ResolvedPath, Workspace } from '../../workspace/index.js';
+import { sameMode, type ResolvedPath, type Workspace } from '../../workspace/index.js';
 import { directoryInWayReason, scanDirectoryInWay } from './directory-in-way.js';
-import { ABSENT, readDisk, type ContentState } from './disk-state.js';
+import { ABSENT, holdsVersion, readDisk, type ContentState } from './disk-state.js';
 import { RewindConflictError, SnapshotMissingError, type MissingSnapshot, type RewindConflictFile } from './errors/index.js';
 import type { AppliedFileRewind } from './file-rewind-types.js';
 import { pairMoves, type PlannedStep } from './rewind-plan.js';
@@ -33,8 +33,8 @@ export async function planRedo(
     const current = disk.ok ? disk.state : ABSENT;
     const resolved = disk.resolved!;
     const force = resolutions[file.path] === 'force';
-    if ((current.hash !== file.toHash || current.exists !== (file.toHash !== null)) && !force) {
-      conflicts.push({ path: file.path, status: 'external_modified', reason: describeMismatch(current.hash, file.toHash) });
+    if (!holdsVersion(current, file.toHash, file.toMode) && !force) {
+      conflicts.push({ path: file.path, status: 'external_modified', reason: describeMismatch(current.hash, file.toHash, current.mode, file.toMode) });
       continue;
     }
     let target: ContentState = { exists: false, hash: null, content: null, mode: null };
@@ -52,7 +52,7 @@ export async function planRedo(
       }
       target = { exists: true, hash: file.fromHash, content: read.content, mode: file.fromMode };
     }
-    if (current.hash === target.hash && current.exists === target.exists && (target.mode === null || target.mode === current.mode)) continue;
+    if (holdsVersion(current, target.hash, target.mode) && (target.mode === null || sameMode(target.mode, current.mode))) continue;
     const step: PlannedStep = { path: file.path, resolved, expected: current, target, moveFrom: null, resolution: force ? 'force' : null };
     if (!disk.ok && target.exists) inWay.set(step, resolved);
     steps.push(step);

@@ -1,4 +1,4 @@
-import type { ResolvedPath } from '../../workspace/index.js';
+import { isLinkMode, sameMode, type ResolvedPath } from '../../workspace/index.js';
 import type { ContentState } from './disk-state.js';
 import type { ConflictResolution } from './file-rewind-types.js';
 import type { PathOutcome } from './rewind-simulation.js';
@@ -23,7 +23,8 @@ export interface PlannedStep {
 export function needsWrite(outcome: Pick<PathOutcome, 'initial' | 'final'>): boolean {
   const { initial, final } = outcome;
   if (initial.hash !== final.hash || initial.exists !== final.exists) return true;
-  return final.exists && final.mode !== null && final.mode !== initial.mode;
+  if (final.exists && isLinkMode(final.mode) !== isLinkMode(initial.mode)) return true;
+  return final.exists && final.mode !== null && !sameMode(final.mode, initial.mode);
 }
 
 /**
@@ -67,8 +68,12 @@ export function pairMoves(steps: PlannedStep[]): void {
   const sources = steps.filter((step) => step.expected.exists && !step.target.exists);
   const used = new Set<string>();
   for (const step of steps) {
-    if (step.expected.exists || !step.target.exists) continue;
-    const source = sources.find((candidate) => !used.has(candidate.path) && candidate.expected.hash === step.target.hash);
+    // A directory in the way goes only once the files in it are deleted, after every move.
+    if (step.expected.exists || !step.target.exists || (step.replacesDirectories?.length ?? 0) > 0) continue;
+    const source = sources.find(
+      (candidate) =>
+        !used.has(candidate.path) && candidate.expected.hash === step.target.hash && isLinkMode(candidate.expected.mode) === isLinkMode(step.target.mode),
+    );
     if (!source) continue;
     used.add(source.path);
     step.moveFrom = source.path;

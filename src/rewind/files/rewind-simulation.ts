@@ -1,6 +1,6 @@
 import { hashContent, type Checkpoint } from '../../model/index.js';
-import type { ResolvedPath, Workspace } from '../../workspace/index.js';
-import { ABSENT, readDisk, type ContentState } from './disk-state.js';
+import { isLinkMode, type ResolvedPath, type Workspace } from '../../workspace/index.js';
+import { ABSENT, holdsVersion, readDisk, type ContentState } from './disk-state.js';
 import type { ConflictResolution, FileRewindStatus, ShellChange } from './file-rewind-types.js';
 import { directoryInWayReason, scanDirectoryInWay } from './directory-in-way.js';
 import { reverseMerge } from './reverse-merge.js';
@@ -37,6 +37,8 @@ export interface PathOutcome {
   blocked: boolean;
   /** The newest checkpoint's after hash for this path. */
   expectedHash: string | null;
+  /** The newest checkpoint's after mode for this path (a link's carries `LINK_MODE`). */
+  expectedMode: number | null;
   checkpointIds: string[];
   /** A directory is at the path (it counts as no file); when the rewind writes a file here, the directories to remove first, deepest first. */
   directoryInWay: { directories: string[] } | null;
@@ -86,6 +88,7 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
         resolution: null,
         blocked: false,
         expectedHash: null,
+        expectedMode: null,
         checkpointIds: [],
         directoryInWay: !disk.ok && disk.directory ? { directories: [] } : null,
       };
@@ -150,13 +153,16 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     const touched = keys.map(outcome);
     pathsOf.set(checkpoint.id, touched);
     for (const path of touched) {
-      if (path.checkpointIds.length === 0)
-        path.expectedHash =
-          checkpoint.op === 'rename' || checkpoint.op === 'move' ? (path.path === checkpoint.path ? null : checkpoint.afterHash) : checkpoint.afterHash;
+      if (path.checkpointIds.length === 0) {
+        const left = checkpoint.op !== 'rename' && checkpoint.op !== 'move' ? true : path.path !== checkpoint.path;
+        path.expectedHash = left ? checkpoint.afterHash : null;
+        path.expectedMode = left ? checkpoint.afterMode : null;
+      }
       path.checkpointIds.push(checkpoint.id);
       // A directory can give way only where the agent's last change left no file: one that took
       // the place of a file the agent left is someone else's.
-      if (path.directoryInWay && path.expectedHash !== null) block(path, 'file_read_failed', 'it is now a directory; only regular files are rewound');
+      if (path.directoryInWay && path.expectedHash !== null)
+        block(path, 'file_read_failed', 'it is now a directory; only files and symbolic links are rewound');
     }
     const blocked = touched.find((path) => path.blocked);
     if (blocked) {
@@ -206,12 +212,18 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
       }
       before = read.content;
     }
+    // A record without a mode is a file's: it never takes a link's mode from what is there now.
     const restored = (mode: number | null): ContentState =>
-      before === null ? ABSENT : { exists: true, hash: checkpoint.beforeHash, content: before, mode: checkpoint.beforeMode ?? mode };
+      before === null
+        ? ABSENT
+        : { exists: true, hash: checkpoint.beforeHash, content: before, mode: checkpoint.beforeMode ?? (isLinkMode(mode) ? null : mode) };
 
     if (keys.length === 2) {
       const [source, target] = touched as [PathOutcome, PathOutcome];
-      const mismatched = [...(target.final.hash !== checkpoint.afterHash ? [target] : []), ...(source.final.exists ? [source] : [])];
+      const mismatched = [
+        ...(!holdsVersion(target.final, checkpoint.afterHash, checkpoint.afterMode) ? [target] : []),
+        ...(source.final.exists ? [source] : []),
+      ];
       if (input.policy === 'check' && !(await resolveMismatches(mismatched, 'a moved file can only be forced back, not merged'))) {
         for (const path of touched) if (!path.blocked) block(path, 'external_modified', 'changed together with a file that cannot be rewound');
         continue;
@@ -221,7 +233,7 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
       source.final = restored(mode);
     } else {
       const path = touched[0]!;
-      if (path.final.hash !== checkpoint.afterHash) {
+      if (!holdsVersion(path.final, checkpoint.afterHash, checkpoint.afterMode)) {
         if (input.policy === 'rollback' && checkpoint.op === 'create' && !path.final.exists) {
           problem(checkpoint, path.path, 'safe', 'ALREADY_GONE', 'the file it created is already gone', null);
           undone.push(checkpoint.id);
@@ -235,13 +247,13 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
               block(
                 path,
                 'external_modified',
-                `${describeMismatch(path.final.hash, checkpoint.afterHash)}, and undoing the agent's change does not apply cleanly to the current text`,
+                `${describeMismatch(path.final.hash, checkpoint.afterHash, path.final.mode, checkpoint.afterMode)}, and undoing the agent's change does not apply cleanly to the current text`,
               );
               continue;
             }
             path.resolution = 'merge';
             path.status = 'external_modified';
-            path.reason ??= describeMismatch(path.final.hash, checkpoint.afterHash);
+            path.reason ??= describeMismatch(path.final.hash, checkpoint.afterHash, path.final.mode, checkpoint.afterMode);
             path.final = { exists: true, hash: hashContent(merged), content: merged, mode: checkpoint.beforeMode ?? path.final.mode };
             undone.push(checkpoint.id);
             continue;
@@ -262,6 +274,15 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
    */
   function settleDirectoriesInWay(): void {
     for (const path of paths.values()) {
+      // Below a link, a file can come back only once the rewind removes the link itself.
+      const link = path.resolved?.linkInPath;
+      if (link && !path.blocked && path.final.exists) {
+        const owner = paths.get(`${path.resolved!.root.name}:${link}`);
+        if (!owner || owner.blocked || owner.final.exists)
+          block(path, 'file_read_failed', `a symbolic link (${link}) is in its path now; a rewind never writes through one`);
+      }
+    }
+    for (const path of paths.values()) {
       if (path.directoryInWay === null || path.blocked || !path.final.exists || path.resolved === null) continue;
       const inside = scanDirectoryInWay(path.resolved);
       const foreign = [
@@ -281,7 +302,7 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     let ok = true;
     for (const path of mismatched) {
       const resolution = input.resolutions[path.path];
-      const reason = describeMismatch(path.final.hash, path.expectedHash);
+      const reason = describeMismatch(path.final.hash, path.expectedHash, path.final.mode, path.expectedMode);
       if (resolution === 'force') {
         path.resolution = 'force';
         path.status = 'external_modified';
@@ -296,15 +317,24 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
 
   async function mergeLayer(path: PathOutcome, checkpoint: Checkpoint, before: Buffer | null): Promise<Buffer | null> {
     if (checkpoint.op !== 'modify' || before === null || checkpoint.afterHash === null || path.final.content === null) return null;
+    // A link's target text is not merged: it is forced back or left.
+    if (isLinkMode(checkpoint.beforeMode) || isLinkMode(checkpoint.afterMode) || isLinkMode(path.final.mode)) return null;
     const after = await input.snapshots.read(checkpoint.afterHash);
     if (!after.ok) return null;
     return reverseMerge(path.final.content, before, after.content);
   }
 }
 
-/** "changed since the checkpoint (now abc…, expected def…)" in words. */
-export function describeMismatch(current: string | null, expected: string | null): string {
-  if (current === null) return `the file was removed after the agent's change (expected ${short(expected)})`;
-  if (expected === null) return `a file exists here again (${short(current)}) although the agent's change removed it`;
+/**
+ * "changed since the checkpoint (now abc…, expected def…)" in words. With the modes, a link and a
+ * file are told apart: a link that points elsewhere now, or one kind put in place of the other.
+ */
+export function describeMismatch(current: string | null, expected: string | null, currentMode?: number | null, expectedMode?: number | null): string {
+  const kind = (mode: number | null | undefined) => (isLinkMode(mode) ? 'symbolic link' : 'file');
+  if (current === null) return `the ${kind(expectedMode)} was removed after the agent's change (expected ${short(expected)})`;
+  if (expected === null) return `a ${kind(currentMode)} exists here again (${short(current)}) although the agent's change removed it`;
+  if (isLinkMode(currentMode) !== isLinkMode(expectedMode))
+    return `a ${kind(currentMode)} is here now where the agent left a ${kind(expectedMode)} (now ${short(current)}, the agent left ${short(expected)})`;
+  if (isLinkMode(currentMode)) return `the symbolic link points elsewhere since the agent's change (now ${short(current)}, the agent left ${short(expected)})`;
   return `the file changed after the agent's change (now ${short(current)}, the agent left ${short(expected)})`;
 }
