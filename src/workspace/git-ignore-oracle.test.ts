@@ -7,11 +7,11 @@ import { workspaceIgnores } from './ignore-status.js';
 import { scanWorkspace } from './scanner.js';
 import { Workspace } from './workspace.js';
 
-// Generated trees and ignore files, each decided by the scanner and by git itself in a real
-// repository: `git check-ignore --no-index` for every path, `git status --ignored=matching` for
+// Generated trees and ignore files (and now and then force-added files), each decided by the
+// scanner and by git itself in a real repository: `git check-ignore --no-index` for every path, `git status --ignored=matching` for
 // what a scan reports. Git reads no configuration of this machine's user (HOME points at an
 // empty directory) and neither does the scan.
-const CASES = Number(process.env.WAYPOINT_IGNORE_CASES ?? 300);
+const CASES = Number(process.env.WAYPOINT_IGNORE_CASES ?? 200);
 const SEED = Number(process.env.WAYPOINT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 const NAMES = [
@@ -191,11 +191,12 @@ describe('ignore decisions match git on generated trees', () => {
     const top = realpathSync(mkdtempSync(join(tmpdir(), 'wp-git-ignore-')));
     git(top, ['init', '-q']);
     const excludesFile = join(home, 'excludes');
-    const tally = { kept: 0, ignored: 0, x: 0 };
+    const tally = { kept: 0, ignored: 0, forced: 0 };
     try {
       for (let run = 0; run < CASES; run++) {
         const rng = random(SEED + run);
         for (const name of readdirSync(top)) if (name !== '.git') rmSync(join(top, name), { recursive: true, force: true });
+        rmSync(join(top, '.git', 'index'), { force: true });
         const paths: string[] = [];
         makeTree(rng, top, '', 0, paths);
         writeFileSync(join(top, '.git', 'info', 'exclude'), rng.chance(0.3) ? ignoreFile(rng) : '', 'latin1');
@@ -210,7 +211,13 @@ describe('ignore decisions match git on generated trees', () => {
         const label = `case ${run} of seed ${SEED} (replay: WAYPOINT_SEED=${SEED + run} WAYPOINT_IGNORE_CASES=1)`;
 
         const verdicts = gitIgnored(top, paths);
-        for (const verdict of verdicts.values()) tally[verdict === null ? 'kept' : verdict.includes(':!') ? 'x' : 'ignored']++;
+        for (const verdict of verdicts.values()) tally[verdict === null ? 'kept' : 'ignored']++;
+        const isDir = (path: string) => paths.some((other) => other.startsWith(`${path}/`));
+        // Now and then some ignored files are force-added: git tracks them whatever the rules say.
+        const forced = rng.chance(0.3) ? paths.filter((path) => verdicts.get(path) !== null && !isDir(path) && rng.chance(0.3)) : [];
+        if (forced.length > 0) git(top, ['--literal-pathspecs', 'add', '-f', '--', ...forced]);
+        tally.forced += forced.length;
+        const keptByGit = (path: string) => verdicts.get(path) === null || forced.includes(path) || forced.some((file) => file.startsWith(`${path}/`));
         const workspace = new Workspace({ roots: [{ name: 'workspace', dir: top, kind: 'workspace' }] });
         const scan = scanWorkspace(workspace);
         const reported = new Set(scan.skipped.filter((skip) => skip.reason === 'ignored').map((skip) => skip.path.slice('workspace:'.length)));
@@ -221,24 +228,26 @@ describe('ignore decisions match git on generated trees', () => {
         const status = workspaceIgnores(top);
         const disagreements: string[] = [];
         for (const path of paths) {
-          const byGit = verdicts.get(path) ?? null;
-          const isDirectory = !scan.snapshot.has(`workspace:${path}`) && paths.some((other) => other.startsWith(`${path}/`));
+          const byGit = keptByGit(path) ? null : verdicts.get(path)!;
+          const isDirectory = isDir(path);
           if (ignoredByScan(path) !== (byGit !== null))
-            disagreements.push(`${JSON.stringify(path)}: git ${byGit ?? 'not ignored'}, scan ${ignoredByScan(path) ? 'ignored' : 'kept'}`);
+            disagreements.push(
+              `${JSON.stringify(path)}: git ${byGit ?? (verdicts.get(path) ? 'tracks it' : 'not ignored')}, scan ${ignoredByScan(path) ? 'ignored' : 'kept'}`,
+            );
           if ((status.status(path, isDirectory) === 'ignored') !== (byGit !== null))
             disagreements.push(`${JSON.stringify(path)}: workspaceIgnores says ${status.status(path, isDirectory)}`);
         }
-        const files = paths.filter((path) => verdicts.get(path) === null && !paths.some((other) => other.startsWith(`${path}/`)));
+        const files = paths.filter((path) => keptByGit(path) && !isDir(path));
         for (const file of files)
           if (!scan.snapshot.has(`workspace:${file}`)) disagreements.push(`${JSON.stringify(file)}: not ignored by git, missing from the snapshot`);
         const statusIgnored = gitStatusIgnored(top);
-        const scanReported = [...reported].map((path) => (paths.some((other) => other.startsWith(`${path}/`)) ? `${path}/` : path)).sort();
+        const scanReported = [...reported].map((path) => (isDir(path) ? `${path}/` : path)).sort();
         if (disagreements.length > 0 || JSON.stringify(statusIgnored) !== JSON.stringify(scanReported)) {
           const sources = [...paths.filter((path) => path.endsWith('.gitignore')), '.git/info/exclude'].map((path) => join(top, path));
           if (useExcludes) sources.push(excludesFile);
           const rules = sources.map((path) => `${path}: ${JSON.stringify(readFileSync(path, 'latin1'))}`);
           expect.fail(
-            `${label}\n${disagreements.join('\n')}\ngit status ignored: ${JSON.stringify(statusIgnored)}\nscan reported: ${JSON.stringify(scanReported)}\n${rules.join('\n')}`,
+            `${label}\nforce-added: ${JSON.stringify(forced)}\n${disagreements.join('\n')}\ngit status ignored: ${JSON.stringify(statusIgnored)}\nscan reported: ${JSON.stringify(scanReported)}\n${rules.join('\n')}`,
           );
         }
       }

@@ -222,15 +222,16 @@ describe("git's index", () => {
     const expected = git(dir, 'ls-files', '-z').split('\0').filter(Boolean).sort();
     for (const version of ['2', '3', '4']) {
       git(dir, 'update-index', '--index-version', version);
-      const parsed = parseIndex(readFileSync(join(dir, '.git', 'index')), 20);
-      expect([...parsed!.files].sort()).toEqual(expected);
-      expect([...parsed!.directories].sort()).toEqual(['dir', 'dir/sub', 'é']);
+      const parsed = parseIndex(readFileSync(join(dir, '.git', 'index')), 20)!;
+      expect(parsed.paths().sort()).toEqual(expected);
+      expect(['dir', 'dir/sub', 'é', 'di', 'dir/su', 'a.txt'].map((path) => parsed.hasDirectory(path))).toEqual([true, true, true, false, false, false]);
+      expect(['é/ü.txt', 'dir/b.o', 'dir', 'dir/b'].map((path) => parsed.hasFile(path))).toEqual([true, true, false, false]);
     }
     const sha256 = repository({ 'x.txt': '', 'y/z.txt': '' });
     rmSync(join(sha256, '.git'), { recursive: true });
     git(sha256, 'init', '-q', '--object-format=sha256');
     git(sha256, 'add', '-A');
-    expect([...parseIndex(readFileSync(join(sha256, '.git', 'index')), 32)!.files].sort()).toEqual(['x.txt', 'y/z.txt']);
+    expect(parseIndex(readFileSync(join(sha256, '.git', 'index')), 32)!.paths()).toEqual(['x.txt', 'y/z.txt']);
     git(dir, 'update-index', '--split-index');
     expect(parseIndex(readFileSync(join(dir, '.git', 'index')), 20)).toBeNull();
     writeFileSync(join(dir, 'forced.o'), '');

@@ -2,16 +2,60 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitWorkTree } from './git-work-tree.js';
+import { toByteString } from './wildmatch.js';
 
 /**
  * The paths in a git index, relative to the work tree's top: what git tracks, whatever the
- * ignore rules say.
+ * ignore rules say. Files, symlinks and entries in conflict; submodules (gitlinks) are left out.
+ * Kept as git keeps them, sorted by bytes, and searched (no set is built: reading a large index
+ * again after each git command stays cheap).
  */
-export interface TrackedPaths {
-  /** Files, symlinks and entries in conflict. Submodules (gitlinks) are not listed. */
-  readonly files: ReadonlySet<string>;
-  /** Every directory that holds a tracked path at some depth (`'a'`, `'a/b'`; never `''`). */
-  readonly directories: ReadonlySet<string>;
+export class TrackedPaths {
+  /** @param names byte strings (one character per byte of the UTF-8 path), sorted. */
+  constructor(private readonly names: readonly string[]) {}
+
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** Whether git tracks the file (or symlink) at this path. */
+  hasFile(path: string): boolean {
+    const name = toByteString(path);
+    const at = this.lowerBound(name);
+    return at < this.names.length && this.names[at] === name;
+  }
+
+  /** Whether git tracks some path below this directory. */
+  hasDirectory(path: string): boolean {
+    const prefix = `${toByteString(path)}/`;
+    const at = this.lowerBound(prefix);
+    return at < this.names.length && this.names[at]!.startsWith(prefix);
+  }
+
+  /** Every tracked path, as JavaScript strings. */
+  paths(): string[] {
+    return this.names.filter((name) => !name.endsWith('/')).map((name) => fromByteString(name));
+  }
+
+  private lowerBound(key: string): number {
+    let low = 0;
+    let high = this.names.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.names[middle]! < key) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+}
+
+function fromByteString(name: string): string {
+  return isAscii(name) ? name : Buffer.from(name, 'latin1').toString('utf8');
+}
+
+function isAscii(text: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is the whole of ASCII
+  return /^[\x00-\x7f]*$/.test(text);
 }
 
 interface CachedIndex {
@@ -26,7 +70,6 @@ const CACHE_LIMIT = 16;
 const cache = new Map<string, CachedIndex>();
 
 const GITLINK = 0o160000;
-const DIRECTORY = 0o040000;
 
 /**
  * The tracked paths of a work tree, read from its index file: parsed directly (versions 2 to 4),
@@ -37,7 +80,7 @@ const DIRECTORY = 0o040000;
  *
  * @example
  * const tracked = readTrackedPaths(findGitWorkTree('/repo')!, 'sha1')
- * tracked?.files.has('fixtures/ignored.log') // true when force-added
+ * tracked?.hasFile('fixtures/ignored.log') // true when force-added
  */
 export function readTrackedPaths(workTree: GitWorkTree, objectFormat = 'sha1'): TrackedPaths | null {
   const indexPath = join(workTree.gitDir, 'index');
@@ -69,10 +112,12 @@ export function parseIndex(data: Buffer, hashSize: number): TrackedPaths | null 
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) return null;
   const count = data.readUInt32BE(8);
-  const files = new Set<string>();
-  const directories = new Set<string>();
+  const names: string[] = [];
+  let sorted = true;
+  // Names are sliced from one byte string of the whole file (cheap substrings).
+  const bytes = data.toString('latin1');
   let at = 12;
-  let previous: Buffer = Buffer.alloc(0);
+  let previous = '';
   const end = data.length - hashSize;
   for (let entry = 0; entry < count; entry++) {
     const start = at;
@@ -80,7 +125,7 @@ export function parseIndex(data: Buffer, hashSize: number): TrackedPaths | null 
     const flags = data.readUInt16BE(start + 40 + hashSize);
     at = start + 42 + hashSize;
     if (version >= 3 && (flags & 0x4000) !== 0) at += 2;
-    let name: Buffer;
+    let name: string;
     if (version === 4) {
       let byte = data[at++]!;
       let strip = byte & 0x7f;
@@ -90,26 +135,22 @@ export function parseIndex(data: Buffer, hashSize: number): TrackedPaths | null 
       }
       const nul = data.indexOf(0, at);
       if (nul === -1 || strip > previous.length) throw new Error('malformed index entry');
-      name = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(at, nul)]);
+      name = previous.slice(0, previous.length - strip) + bytes.slice(at, nul);
       at = nul + 1;
     } else {
-      const nul = data.indexOf(0, at);
-      if (nul === -1) throw new Error('malformed index entry');
-      name = data.subarray(at, nul);
+      const length = flags & 0xfff;
+      const nul = length < 0xfff ? at + length : data.indexOf(0, at);
+      if (nul === -1 || data[nul] !== 0) throw new Error('malformed index entry');
+      name = bytes.slice(at, nul);
       // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
       at = start + ((nul - start + 8) & ~7);
     }
     if (at > end) throw new Error('truncated index');
+    if (name < previous) sorted = false;
     previous = name;
-    const type = mode & 0o170000;
-    if (type === GITLINK) continue;
-    let path = name.toString('utf8');
-    if (type === DIRECTORY) {
-      // A sparse index's directory entry (`dir/`): everything below it is tracked.
-      path = path.endsWith('/') ? path.slice(0, -1) : path;
-      if (path !== '') directories.add(path);
-    } else files.add(path);
-    addAncestors(path, directories);
+    // Submodules are left out; a sparse index's directory entries (`dir/`) stay, and mean
+    // everything below them is tracked.
+    if ((mode & 0o170000) !== GITLINK) names.push(name);
   }
   // Extensions: a split index keeps most entries in another file, which git reads for us.
   while (at + 8 <= end) {
@@ -117,17 +158,8 @@ export function parseIndex(data: Buffer, hashSize: number): TrackedPaths | null 
     if (signature === 'link') return null;
     at += 8 + data.readUInt32BE(at + 4);
   }
-  return { files, directories };
-}
-
-function addAncestors(path: string, directories: Set<string>): void {
-  let slash = path.lastIndexOf('/');
-  while (slash > 0) {
-    const directory = path.slice(0, slash);
-    if (directories.has(directory)) return;
-    directories.add(directory);
-    slash = path.lastIndexOf('/', slash - 1);
-  }
+  if (!sorted) names.sort();
+  return new TrackedPaths(names);
 }
 
 // Variables that would point git at another repository, index or work tree than the one given.
@@ -152,16 +184,12 @@ function listWithGit(workTree: GitWorkTree): TrackedPaths | null {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   if (result.status !== 0 || result.stdout === null) return null;
-  const files = new Set<string>();
-  const directories = new Set<string>();
-  for (const line of result.stdout.toString('utf8').split('\0')) {
+  const names: string[] = [];
+  for (const line of result.stdout.toString('latin1').split('\0')) {
     // `<mode> <object> <stage>\t<path>`
     const tab = line.indexOf('\t');
-    if (tab === -1) continue;
-    if (line.startsWith('160000 ')) continue;
-    const path = line.slice(tab + 1);
-    files.add(path);
-    addAncestors(path, directories);
+    if (tab === -1 || line.startsWith('160000 ')) continue;
+    names.push(line.slice(tab + 1));
   }
-  return { files, directories };
+  return new TrackedPaths(names.sort());
 }

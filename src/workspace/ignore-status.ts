@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import type { TrackedPaths } from './git-index.js';
 import type { GitWorkTree } from './git-work-tree.js';
 import { IGNORE_FILE_NAMES, type IgnoreRules } from './ignore-rules.js';
 import { loadRootIgnores } from './root-ignores.js';
@@ -10,6 +11,8 @@ export type IgnoreStatus = 'tracked' | 'ignored' | 'not_ignored';
 export interface WorkspaceIgnores {
   /** The git work tree the root lies in, or null outside git. */
   readonly workTree: GitWorkTree | null;
+  /** What git's index tracks (paths relative to the work tree's top), or null outside git or with no index. */
+  readonly tracked: TrackedPaths | null;
   /**
    * The status of a root-relative path (`'node_modules'`, `'src/a.ts'`; a directory when
    * `isDirectory`): `tracked` when git's index has it (a directory: something below it), else
@@ -50,9 +53,10 @@ export function workspaceIgnores(rootDir: string): WorkspaceIgnores {
     return rules;
   };
   const isTracked = (path: string, isDirectory: boolean) =>
-    tracked !== null && (isDirectory ? tracked.directories.has(prefix + path) : tracked.files.has(prefix + path));
+    tracked !== null && (isDirectory ? tracked.hasDirectory(prefix + path) : tracked.hasFile(prefix + path));
   return {
     workTree,
+    tracked,
     status(relativePath, isDirectory) {
       const path = relativePath.replace(/^\/+|\/+$/g, '');
       if (path === '') return 'not_ignored';

@@ -34,6 +34,7 @@ export { readFileState, type FileState, type ExistingFileState, type FileKind, t
 export { IgnoreRules, IGNORE_FILE_NAMES, type IgnoreMatch, type IgnoreSource } from './ignore-rules.js';
 export { workspaceIgnores, type IgnoreStatus, type WorkspaceIgnores } from './ignore-status.js';
 export { findGitWorkTree, type GitWorkTree } from './git-work-tree.js';
+export type { TrackedPaths } from './git-index.js';
 export {
   StatCache,
   createStatCacheState,

@@ -78,7 +78,7 @@ export class ScanIgnores {
   private isTracked(path: string, isDirectory: boolean | undefined): boolean {
     if (this.tracked === null) return false;
     const fromTop = this.prefix + path;
-    if (isDirectory !== true && this.tracked.files.has(fromTop)) return true;
-    return isDirectory !== false && this.tracked.directories.has(fromTop);
+    if (isDirectory !== true && this.tracked.hasFile(fromTop)) return true;
+    return isDirectory !== false && this.tracked.hasDirectory(fromTop);
   }
 }
