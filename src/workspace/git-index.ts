@@ -18,35 +18,51 @@ export class TrackedPaths {
     return this.names.length;
   }
 
-  /** Whether git tracks the file (or symlink) at this path. */
-  hasFile(path: string): boolean {
-    const name = toByteString(path);
-    const at = this.lowerBound(name);
-    return at < this.names.length && this.names[at] === name;
+  /**
+   * Whether git tracks the file (or symlink) at this path. With `ignoreCase` (git's
+   * `core.ignoreCase`) a path differing only in ASCII case counts, as it does for git.
+   */
+  hasFile(path: string, ignoreCase = false): boolean {
+    const names = ignoreCase ? this.foldedNames() : this.names;
+    const name = ignoreCase ? foldAscii(toByteString(path)) : toByteString(path);
+    const at = lowerBound(names, name);
+    return at < names.length && names[at] === name;
   }
 
-  /** Whether git tracks some path below this directory. */
-  hasDirectory(path: string): boolean {
-    const prefix = `${toByteString(path)}/`;
-    const at = this.lowerBound(prefix);
-    return at < this.names.length && this.names[at]!.startsWith(prefix);
+  /** Whether git tracks some path below this directory (`ignoreCase` as for {@link hasFile}). */
+  hasDirectory(path: string, ignoreCase = false): boolean {
+    const names = ignoreCase ? this.foldedNames() : this.names;
+    const prefix = `${ignoreCase ? foldAscii(toByteString(path)) : toByteString(path)}/`;
+    const at = lowerBound(names, prefix);
+    return at < names.length && names[at]!.startsWith(prefix);
+  }
+
+  private folded: string[] | undefined;
+
+  private foldedNames(): readonly string[] {
+    this.folded ??= this.names.map(foldAscii).sort();
+    return this.folded;
   }
 
   /** Every tracked path, as JavaScript strings. */
   paths(): string[] {
     return this.names.filter((name) => !name.endsWith('/')).map((name) => fromByteString(name));
   }
+}
 
-  private lowerBound(key: string): number {
-    let low = 0;
-    let high = this.names.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.names[middle]! < key) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+function lowerBound(names: readonly string[], key: string): number {
+  let low = 0;
+  let high = names.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (names[middle]! < key) low = middle + 1;
+    else high = middle;
   }
+  return low;
+}
+
+function foldAscii(name: string): string {
+  return name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 }
 
 function fromByteString(name: string): string {

@@ -33,7 +33,7 @@ export interface WorkspaceIgnores {
  * ignores.status('fixtures/force-added.log', false) // 'tracked'
  */
 export function workspaceIgnores(rootDir: string): WorkspaceIgnores {
-  const { rules: rootRules, workTree, tracked } = loadRootIgnores(rootDir);
+  const { rules: rootRules, workTree, tracked, ignoreCase } = loadRootIgnores(rootDir);
   const prefix = workTree === null || workTree.prefix === '' ? '' : `${workTree.prefix}/`;
   const rulesByDirectory = new Map<string, IgnoreRules>();
   const rulesIn = (relativeDir: string, parent: IgnoreRules): IgnoreRules => {
@@ -53,7 +53,7 @@ export function workspaceIgnores(rootDir: string): WorkspaceIgnores {
     return rules;
   };
   const isTracked = (path: string, isDirectory: boolean) =>
-    tracked !== null && (isDirectory ? tracked.hasDirectory(prefix + path) : tracked.hasFile(prefix + path));
+    tracked !== null && (isDirectory ? tracked.hasDirectory(prefix + path, ignoreCase) : tracked.hasFile(prefix + path, ignoreCase));
   return {
     workTree,
     tracked,

@@ -13,6 +13,8 @@ export interface RootIgnores {
   readonly workTree: GitWorkTree | null;
   /** The index's paths (relative to the work tree's top), or null when nothing is tracked. */
   readonly tracked: TrackedPaths | null;
+  /** `core.ignoreCase`: rules and index lookups fold ASCII case. */
+  readonly ignoreCase: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface RootIgnores {
  */
 export function loadRootIgnores(rootDir: string): RootIgnores {
   const workTree = findGitWorkTree(rootDir);
-  if (workTree === null) return { rules: IgnoreRules.empty(), workTree: null, tracked: null };
+  if (workTree === null) return { rules: IgnoreRules.empty(), workTree: null, tracked: null, ignoreCase: false };
   const settings = readGitIgnoreSettings(workTree);
   const sources: IgnoreSource[] = [];
   const add = (path: string, base: string, source: string, inTree: boolean) => {
@@ -52,5 +54,5 @@ export function loadRootIgnores(rootDir: string): RootIgnores {
     }
   }
   const rules = IgnoreRules.fromSources(sources, { prefix: workTree.prefix, ignoreCase: settings.ignoreCase });
-  return { rules, workTree, tracked: readTrackedPaths(workTree, settings.objectFormat) };
+  return { rules, workTree, tracked: readTrackedPaths(workTree, settings.objectFormat), ignoreCase: settings.ignoreCase };
 }

@@ -26,20 +26,22 @@ export class ScanIgnores {
     private readonly insideIgnored: boolean,
     /** The key listings classified here are stored with (see {@link DirectoryListing.rules}). */
     readonly key: string,
+    /** `core.ignoreCase`: a path differing from a tracked one only in case is tracked too, as for git. */
+    private readonly ignoreCase = false,
   ) {}
 
   /** The decisions at a root directory (a real path), from git's rules and index when it lies in a work tree. */
   static forRoot(rootDir: string): ScanIgnores {
-    const { rules, workTree, tracked } = loadRootIgnores(rootDir);
+    const { rules, workTree, tracked, ignoreCase } = loadRootIgnores(rootDir);
     const prefix = workTree === null || workTree.prefix === '' ? '' : `${workTree.prefix}/`;
-    return new ScanIgnores(rules, tracked, prefix, false, rules.key);
+    return new ScanIgnores(rules, tracked, prefix, false, rules.key, ignoreCase);
   }
 
   /** The decisions in directory `relativeDir`, given the ignore files present in it. */
   withDirectory(relativeDir: string, absoluteDir: string, ignoreFileNames: readonly string[]): ScanIgnores {
     if (this.insideIgnored) return this;
     const rules = this.rules.withDirectory(relativeDir, absoluteDir, ignoreFileNames);
-    return rules === this.rules ? this : new ScanIgnores(rules, this.tracked, this.prefix, false, rules.key);
+    return rules === this.rules ? this : new ScanIgnores(rules, this.tracked, this.prefix, false, rules.key, this.ignoreCase);
   }
 
   /**
@@ -56,7 +58,7 @@ export class ScanIgnores {
   /** The decisions in subdirectory `name` of a directory classified as `listing`. */
   child(name: string, listing: DirectoryListing): ScanIgnores {
     if (this.insideIgnored || listing.tracked === undefined || !listing.tracked.includes(name)) return this;
-    return new ScanIgnores(this.rules, this.tracked, this.prefix, true, INSIDE_IGNORED_KEY);
+    return new ScanIgnores(this.rules, this.tracked, this.prefix, true, INSIDE_IGNORED_KEY, this.ignoreCase);
   }
 
   /**
@@ -78,7 +80,7 @@ export class ScanIgnores {
   private isTracked(path: string, isDirectory: boolean | undefined): boolean {
     if (this.tracked === null) return false;
     const fromTop = this.prefix + path;
-    if (isDirectory !== true && this.tracked.hasFile(fromTop)) return true;
-    return isDirectory !== false && this.tracked.hasDirectory(fromTop);
+    if (isDirectory !== true && this.tracked.hasFile(fromTop, this.ignoreCase)) return true;
+    return isDirectory !== false && this.tracked.hasDirectory(fromTop, this.ignoreCase);
   }
 }
