@@ -18,6 +18,8 @@ export interface DirectoryListing {
   dirs: string[];
   /** Files and directories matched by an ignore rule (reported as `ignored`). */
   ignored?: string[];
+  /** Entries an ignore rule matches that are kept because git's index tracks them (a directory: something below it). */
+  tracked?: string[];
   /** Sockets, FIFOs, devices (reported as `not_regular`). */
   special?: string[];
   /** Entries whose names are not valid UTF-8, escaped (see `raw-names.ts`; reported as `invalid_name`). */
@@ -105,6 +107,7 @@ function isDirectoryListing(value: unknown): value is DirectoryListing {
     isNameList(listing.files) &&
     isNameList(listing.dirs) &&
     (listing.ignored === undefined || isNameList(listing.ignored)) &&
+    (listing.tracked === undefined || isNameList(listing.tracked)) &&
     (listing.special === undefined || isNameList(listing.special)) &&
     (listing.invalid === undefined || isNameList(listing.invalid)) &&
     (listing.ignoreFiles === undefined || isNameList(listing.ignoreFiles))

@@ -1,38 +1,60 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import ignore, { type Ignore } from 'ignore';
+import { lstatSync, readFileSync } from 'node:fs';
+import { type IgnorePattern, parseIgnoreFile, patternMatches } from './ignore-pattern.js';
+import { toByteString } from './wildmatch.js';
 
 /** Files whose rules apply to their directory and everything below it (same syntax as git). */
 export const IGNORE_FILE_NAMES: readonly string[] = ['.gitignore', '.waypointignore'];
 
-// Matchers are reused across scans for the same directory and rule text: `ignore` memoizes every
-// path it has tested, so a re-scan of an unchanged tree answers from that memo.
-const MATCHER_CACHE_LIMIT = 512;
-const matcherCache = new Map<string, Ignore>();
+/** A file of rules that applies beside the per-directory ones (`.git/info/exclude`, `core.excludesFile`). */
+export interface IgnoreSource {
+  /** Where the rules were read, for explanations. */
+  readonly path: string;
+  /** The file's bytes as a byte string (one character per byte). */
+  readonly bytes: string;
+  /** The directory the rules are relative to, from the top of the work tree (`''`: the top). */
+  readonly base?: string;
+}
 
-function matcherFor(relativeDir: string, texts: readonly string[]): Ignore {
-  const key = `${relativeDir}\0${texts.join('\0')}`;
-  let matcher = matcherCache.get(key);
-  if (matcher === undefined) {
-    matcher = ignore();
-    for (const text of texts) matcher.add(text);
-    if (matcherCache.size >= MATCHER_CACHE_LIMIT) matcherCache.delete(matcherCache.keys().next().value!);
-    matcherCache.set(key, matcher);
-  }
-  return matcher;
+/** Which rule decided about a path, as `git check-ignore -v` names it. */
+export interface IgnoreMatch {
+  readonly source: string;
+  readonly line: number;
+  /** The rule as written, `!` included. */
+  readonly pattern: string;
+  /** True when the rule is a negation: the path is then not ignored. */
+  readonly negative: boolean;
 }
 
 interface IgnoreLayer {
-  /** Root-relative directory the rules were read in (`''` for the root). */
+  /** Directory the rules are relative to, from the top of the work tree, as a byte string (`''`: the top). */
   readonly base: string;
-  readonly matcher: Ignore;
+  readonly source: string;
+  readonly patterns: readonly IgnorePattern[];
+}
+
+// Parsed files are reused across scans for the same text.
+const PARSED_CACHE_LIMIT = 512;
+const parsedCache = new Map<string, IgnorePattern[]>();
+
+function parsed(bytes: string): IgnorePattern[] {
+  let patterns = parsedCache.get(bytes);
+  if (patterns === undefined) {
+    patterns = parseIgnoreFile(bytes);
+    if (parsedCache.size >= PARSED_CACHE_LIMIT) parsedCache.delete(parsedCache.keys().next().value!);
+    parsedCache.set(bytes, patterns);
+  }
+  return patterns;
 }
 
 /**
- * The ignore rules in force in one directory: the `.gitignore` and `.waypointignore` files of it and
- * of every ancestor up to the root. As in git, a deeper file overrides a shallower one and, within
- * a directory, `.waypointignore` (read second) overrides `.gitignore`; a negation (`!keep.log`)
- * re-includes a path an outer rule ignored. Immutable: descending returns a new value.
+ * The ignore rules in force in one directory, decided as git decides: the `.gitignore` (then
+ * `.waypointignore`) of it and of every ancestor, then `.git/info/exclude`, then
+ * `core.excludesFile`. The deepest file with a matching rule decides, and within a file the last
+ * matching rule: a negation (`!keep.log`) re-includes what a rule before it or a shallower file
+ * ignored. A path whose directory is ignored is never re-included: scans do not descend ignored
+ * directories. Matching is over bytes and case-sensitive unless `core.ignoreCase` is set.
+ * Immutable: descending returns a new value.
  *
  * @example
  * const rules = IgnoreRules.empty().withDirectory('', '/repo', ['.gitignore'])
@@ -47,23 +69,48 @@ export class IgnoreRules {
      * over the parent's key, the directory and its texts. Scans store it with cached listings.
      */
     readonly key: string,
+    /** Where the scanned root lies below the top of its work tree (byte string, `''`: at the top). */
+    private readonly prefix: string,
+    private readonly ignoreCase: boolean,
   ) {}
 
   static empty(): IgnoreRules {
-    return new IgnoreRules([], '');
+    return new IgnoreRules([], '', '', false);
+  }
+
+  /**
+   * The rules a root starts with inside a git work tree: `sources` from the lowest precedence
+   * (`core.excludesFile`) to the highest (the `.gitignore` files of the root's ancestors), the
+   * root's place below the work tree's top (`'sub/dir'`, `''` at the top) and `core.ignoreCase`.
+   */
+  static fromSources(sources: readonly IgnoreSource[], options: { prefix?: string; ignoreCase?: boolean } = {}): IgnoreRules {
+    const prefix = toByteString(options.prefix ?? '');
+    const ignoreCase = options.ignoreCase ?? false;
+    const layers = sources.map((source) => ({ base: toByteString(source.base ?? ''), source: source.path, patterns: parsed(source.bytes) }));
+    if (layers.length === 0 && prefix === '' && !ignoreCase) return IgnoreRules.empty();
+    const key = createHash('sha256')
+      .update(JSON.stringify(['sources', prefix, ignoreCase, sources.map((source) => [source.base ?? '', source.bytes])]))
+      .digest('base64url');
+    return new IgnoreRules(layers, key, prefix, ignoreCase);
   }
 
   /**
    * The rules for directory `relativeDir` (at `absoluteDir`), given the names of the ignore files
-   * present in it. Returns `this` when there are none. Unreadable ignore files are treated as empty.
+   * present in it. Returns `this` when there are none. Unreadable ignore files are treated as empty,
+   * and so are ignore files that are symbolic links (git does not follow them either).
    */
   withDirectory(relativeDir: string, absoluteDir: string, ignoreFileNames: readonly string[]): IgnoreRules {
     if (ignoreFileNames.length === 0) return this;
     const texts: string[] = [];
+    const found: { name: string; bytes: string }[] = [];
     for (const name of IGNORE_FILE_NAMES) {
       if (!ignoreFileNames.includes(name)) continue;
+      const path = `${absoluteDir}/${name}`;
       try {
-        texts.push(readFileSync(`${absoluteDir}/${name}`, 'utf8'));
+        if (lstatSync(path).isSymbolicLink()) continue;
+        const bytes = readFileSync(path, 'latin1');
+        texts.push(bytes);
+        found.push({ name, bytes });
       } catch {
         // an unreadable ignore file ignores nothing; the scan reports the file itself
       }
@@ -72,23 +119,41 @@ export class IgnoreRules {
     const key = createHash('sha256')
       .update(JSON.stringify([this.key, relativeDir, texts]))
       .digest('base64url');
-    return new IgnoreRules([...this.layers, { base: relativeDir, matcher: matcherFor(relativeDir, texts) }], key);
+    const base = this.fromTop(toByteString(relativeDir));
+    const layers = found.map(({ name, bytes }) => ({ base, source: relativeDir === '' ? name : `${relativeDir}/${name}`, patterns: parsed(bytes) }));
+    return new IgnoreRules([...this.layers, ...layers], key, this.prefix, this.ignoreCase);
   }
 
-  /** Whether a root-relative path (a directory when `isDirectory`) is ignored. */
+  /** Whether a root-relative path (a directory when `isDirectory`) is ignored by the rules in force in its directory. */
   ignores(relativePath: string, isDirectory: boolean): boolean {
+    const found = this.decide(relativePath, isDirectory);
+    return found !== null && !found.pattern.negative;
+  }
+
+  /** The rule that decides about a root-relative path, or null when none matches (see {@link ignores}). */
+  explain(relativePath: string, isDirectory: boolean): IgnoreMatch | null {
+    const found = this.decide(relativePath, isDirectory);
+    if (found === null) return null;
+    return { source: found.layer.source, line: found.pattern.line, pattern: found.pattern.text, negative: found.pattern.negative };
+  }
+
+  private decide(relativePath: string, isDirectory: boolean): { layer: IgnoreLayer; pattern: IgnorePattern } | null {
+    if (this.layers.length === 0) return null;
+    const path = this.fromTop(toByteString(relativePath));
+    const nameStart = path.lastIndexOf('/') + 1;
     for (let index = this.layers.length - 1; index >= 0; index--) {
       const layer = this.layers[index]!;
-      const local = layer.base === '' ? relativePath : relativePath.slice(layer.base.length + 1);
-      let result;
-      try {
-        result = layer.matcher.test(isDirectory ? `${local}/` : local);
-      } catch {
-        continue; // a name the matcher cannot express as a relative path: no rule can match it
+      const patterns = layer.patterns;
+      for (let at = patterns.length - 1; at >= 0; at--) {
+        const pattern = patterns[at]!;
+        if (patternMatches(pattern, layer.base, path, nameStart, isDirectory, this.ignoreCase)) return { layer, pattern };
       }
-      if (result.ignored) return true;
-      if (result.unignored) return false;
     }
-    return false;
+    return null;
+  }
+
+  private fromTop(relative: string): string {
+    if (this.prefix === '') return relative;
+    return relative === '' ? this.prefix : `${this.prefix}/${relative}`;
   }
 }

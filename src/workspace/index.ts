@@ -32,7 +32,10 @@ export { replaceIf, moveIf, type HeldFile, type DisplacedFile, type ReplaceOutco
 export { movePath, type MoveOptions } from './move-path.js';
 export { readFileState, type FileState, type ExistingFileState, type FileKind, type ReadFileStateOptions } from './file-state.js';
 
-export { IgnoreRules, IGNORE_FILE_NAMES } from './ignore-rules.js';
+export { IgnoreRules, IGNORE_FILE_NAMES, type IgnoreMatch, type IgnoreSource } from './ignore-rules.js';
+export { workspaceIgnores, type IgnoreStatus, type WorkspaceIgnores } from './ignore-status.js';
+export { findGitWorkTree, type GitWorkTree } from './git-work-tree.js';
+export type { TrackedPaths } from './git-index.js';
 export {
   StatCache,
   createStatCacheState,

@@ -4,9 +4,10 @@ import { TEMP_FILE_PATTERN } from './atomic-write.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { hashContent } from '../model/index.js';
 import { DirectoryCache, type DirectoryListing } from './dir-cache.js';
-import { IGNORE_FILE_NAMES, IgnoreRules } from './ignore-rules.js';
+import { IGNORE_FILE_NAMES } from './ignore-rules.js';
 import { mayHoldInvalidNames, rawEntrySignature, separateInvalidNames, unescapeName, type RawNameEntry } from './raw-names.js';
 import { STAT_FIELDS, STAT_MISSING } from './lstat-pool.js';
+import { ScanIgnores } from './scan-ignores.js';
 import { modeOf, nodeScanIo, S_IFLNK, S_IFMT, S_IFREG, statTable, type ScanIo, type ScanStats } from './scan-io.js';
 import type { SkippedPath, Snapshot, SnapshotEntry } from './snapshot.js';
 import { createStatCacheStateFromRecord, DEFAULT_RACY_WINDOW_MS, StatCache, type StatCacheState } from './stat-cache.js';
@@ -71,7 +72,8 @@ export interface ScanResult {
 
 /**
  * Scans the tracked roots of a workspace: every file and symlink not excluded (`.git`, the store's
- * directory, other roots nested inside) or ignored (`.gitignore` / `.waypointignore` at any depth),
+ * directory, other roots nested inside) or ignored (git's rules: `.gitignore` / `.waypointignore` at
+ * any depth, `.git/info/exclude`, `core.excludesFile`; a path in git's index is never ignored),
  * with its sha256, mode and stat signature. With `options.cache` only files whose
  * (size, mtime, ctime, inode, mode) changed — or whose cached entry is racy — are read again, and
  * only directories whose (mtime, ctime, inode) changed, whose listing is racy, or whose ignore rules
@@ -194,7 +196,9 @@ class Walker {
   /** Lists one root's directories (reusing unchanged listings); false when the file cap was reached. */
   walkRoot(root: WorkspaceRoot): boolean {
     const prefix = `${root.name}:`;
-    const stack: { absolute: string; relative: string; rules: IgnoreRules }[] = [{ absolute: root.realDir, relative: '', rules: IgnoreRules.empty() }];
+    const stack: { absolute: string; relative: string; rules: ScanIgnores }[] = [
+      { absolute: root.realDir, relative: '', rules: ScanIgnores.forRoot(root.realDir) },
+    ];
     while (stack.length > 0) {
       const { absolute, relative, rules: parentRules } = stack.pop()!;
       const key = prefix + relative;
@@ -215,7 +219,7 @@ class Walker {
       let rules = parentRules;
       if (listing !== null) {
         rules = parentRules.withDirectory(relative, absolute, listing.ignoreFiles ?? []);
-        if (listing.rules !== rules.key) listing = null;
+        if (listing.rules !== rules.key || !rules.listingHolds(listing, relative)) listing = null;
       }
       if (listing === null) {
         let entries: Dirent[];
@@ -234,7 +238,8 @@ class Walker {
         for (const entry of invalid) {
           // Ignore rules see the name as Node decodes it (bad bytes as U+FFFD).
           const lossy = unescapeName(entry.name).toString('utf8');
-          if (rules.ignores(relative === '' ? lossy : `${relative}/${lossy}`, entry.isDirectory)) (listing.ignored ??= []).push(entry.name);
+          if (rules.ignoresEntry(relative === '' ? lossy : `${relative}/${lossy}`, entry.isDirectory, listing, entry.name))
+            (listing.ignored ??= []).push(entry.name);
           else (listing.invalid ??= []).push(entry.name);
         }
         if (ignoreFiles.length > 0) listing.ignoreFiles = ignoreFiles;
@@ -264,14 +269,14 @@ class Walker {
       if (listing.files.length > 0 && !this.addFiles(listing, absolute, prefix + childPrefix, prefix)) return false;
       for (let index = listing.dirs.length - 1; index >= 0; index--) {
         const name = listing.dirs[index]!;
-        stack.push({ absolute: `${absolute}/${name}`, relative: childPrefix + name, rules });
+        stack.push({ absolute: `${absolute}/${name}`, relative: childPrefix + name, rules: rules.child(name, listing) });
       }
     }
     return true;
   }
 
   /** Sorts a fresh directory listing into what to track, descend, report, or pass over. */
-  private classify(absolute: string, relative: string, entries: Dirent[], rules: IgnoreRules, signature: ScanStats): DirectoryListing {
+  private classify(absolute: string, relative: string, entries: Dirent[], rules: ScanIgnores, signature: ScanStats): DirectoryListing {
     const listing: DirectoryListing = {
       mtimeMs: signature.mtimeMs,
       ctimeMs: signature.ctimeMs,
@@ -285,9 +290,9 @@ class Walker {
       const childRelative = relative === '' ? name : `${relative}/${name}`;
       if (entry.isDirectory()) {
         if (this.excludedNames.has(name) || this.skipDirs.has(`${absolute}/${name}`)) continue;
-        if (rules.ignores(childRelative, true)) (listing.ignored ??= []).push(name);
+        if (rules.ignoresEntry(childRelative, true, listing, name)) (listing.ignored ??= []).push(name);
         else listing.dirs.push(name);
-      } else if (rules.ignores(childRelative, false)) {
+      } else if (rules.ignoresEntry(childRelative, false, listing, name)) {
         (listing.ignored ??= []).push(name);
       } else if (entry.isFile() || entry.isSymbolicLink()) {
         // An atomic write in flight (or one a crash left): not a change of the workspace's files.
