@@ -174,7 +174,7 @@ export class BlobStore {
       if (input.hash === undefined || input.verified === true) given.set(hashes[index]!, input.content);
     });
 
-    const batch = new Map<string, { content: Buffer; chainDepth: number }>();
+    const batch = new Map<string, { content: Buffer; chainDepth: number; baseHash: string | null }>();
     // Found stored already: checked again at commit, in case a GC swept them meanwhile.
     const reused = new Map<string, { content: Buffer; hash: string }>();
     const stored: StoredBlobInput[] = [];
@@ -188,8 +188,18 @@ export class BlobStore {
       let encoded: EncodedBlob | null = stageable ? { encoding: 'raw', bytes: input.content } : null;
       let baseHash: string | null = null;
       let chainDepth = 0;
-      const base = input.baseHash;
-      const baseDepth = base === undefined || base === hash ? undefined : (batch.get(base)?.chainDepth ?? records.get(base)?.chainDepth);
+      let base = input.baseHash;
+      let baseDepth = base === undefined || base === hash ? undefined : (batch.get(base)?.chainDepth ?? records.get(base)?.chainDepth);
+      if (base !== undefined && baseDepth !== undefined && baseDepth >= this.maxChainDepth) {
+        // The chain is as long as reads allow: a delta against its whole root (depth 0) starts a
+        // new branch of it, so a file changed a little in every turn (a lock file) is not stored
+        // whole every 16 versions; the changes since the root are usually still small.
+        const root = await this.chainRoot(base, batch, records);
+        if (root !== null && root !== hash) {
+          base = root;
+          baseDepth = 0;
+        }
+      }
       if (base !== undefined && baseDepth !== undefined && baseDepth < this.maxChainDepth) {
         const baseContent = given.get(base) ?? (await this.baseContent(base, baseContents));
         if (baseContent) {
@@ -204,7 +214,7 @@ export class BlobStore {
         }
       }
       encoded ??= encodeWhole(input.content);
-      batch.set(hash, { content: input.content, chainDepth });
+      batch.set(hash, { content: input.content, chainDepth, baseHash });
       (stageable && baseHash === null ? staged : stored).push({
         record: { hash, size: input.content.length, storedSize: encoded.bytes.length, encoding: encoded.encoding, baseHash, chainDepth },
         bytes: encoded.bytes,
@@ -431,6 +441,25 @@ export class BlobStore {
       throw new BlobCorruptError({ hash, reason: 'its decoded content does not match its hash' });
     }
     return content;
+  }
+
+  /**
+   * The whole blob at the bottom of `hash`'s delta chain (an item of the batch or a stored blob);
+   * null when a link is missing or the chain does not end within the depth a read accepts.
+   */
+  private async chainRoot(
+    hash: string,
+    batch: ReadonlyMap<string, { chainDepth: number; baseHash: string | null }>,
+    records: ReadonlyMap<string, BlobRecord>,
+  ): Promise<string | null> {
+    let current = hash;
+    for (let step = 0; step <= this.maxChainDepth * 4; step++) {
+      const link = batch.get(current) ?? records.get(current) ?? (await this.store.blobs.getRecord(current));
+      if (!link) return null;
+      if (link.baseHash === null) return current;
+      current = link.baseHash;
+    }
+    return null;
   }
 
   /** A base's content for delta encoding, read (and verified) once per batch; null when unusable. */
