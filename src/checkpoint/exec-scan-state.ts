@@ -165,7 +165,9 @@ export async function saveScanState(
   const pin = await blobs.pin([hashContent(bytes)], { sessionId });
   let stateHash: string;
   try {
-    stateHash = await blobs.put(bytes);
+    // A delta against the previous state: consecutive states share most of their text (the pin
+    // delta and chain lists grow by a few hashes a scan), so each costs its changes, not a copy.
+    stateHash = await blobs.put(bytes, previous ? { baseHash: previous.stateHash } : {});
     blob.chain = [...blob.chain, stateHash];
     await store.setBlobPins(statePinOwner(sessionId), blob.chain);
   } finally {
