@@ -191,13 +191,13 @@ export class BlobStore {
       let base = input.baseHash;
       let baseDepth = base === undefined || base === hash ? undefined : (batch.get(base)?.chainDepth ?? records.get(base)?.chainDepth);
       if (base !== undefined && baseDepth !== undefined && baseDepth >= this.maxChainDepth) {
-        // The chain is as long as reads allow: a delta against its whole root (depth 0) starts a
-        // new branch of it, so a file changed a little in every turn (a lock file) is not stored
-        // whole every 16 versions; the changes since the root are usually still small.
-        const root = await this.chainRoot(base, batch, records);
-        if (root !== null && root !== hash) {
-          base = root;
-          baseDepth = 0;
+        // The chain is as long as reads allow: a delta against the version halfway down it starts a
+        // new branch, so a file changed a little in every turn (a lock file) is not stored whole
+        // every 16 versions; what changed over the last half of the chain is usually still small.
+        const ancestor = await this.chainAncestor(base, Math.floor(this.maxChainDepth / 2), batch, records);
+        if (ancestor !== null && ancestor.hash !== hash) {
+          base = ancestor.hash;
+          baseDepth = ancestor.chainDepth;
         }
       }
       if (base !== undefined && baseDepth !== undefined && baseDepth < this.maxChainDepth) {
@@ -444,19 +444,21 @@ export class BlobStore {
   }
 
   /**
-   * The whole blob at the bottom of `hash`'s delta chain (an item of the batch or a stored blob);
-   * null when a link is missing or the chain does not end within the depth a read accepts.
+   * The first blob down `hash`'s delta chain (itself included) at depth `depth` or less, an item
+   * of the batch or a stored blob; null when a link is missing or the chain does not end within
+   * the depth a read accepts.
    */
-  private async chainRoot(
+  private async chainAncestor(
     hash: string,
+    depth: number,
     batch: ReadonlyMap<string, { chainDepth: number; baseHash: string | null }>,
     records: ReadonlyMap<string, BlobRecord>,
-  ): Promise<string | null> {
+  ): Promise<{ hash: string; chainDepth: number } | null> {
     let current = hash;
     for (let step = 0; step <= this.maxChainDepth * 4; step++) {
       const link = batch.get(current) ?? records.get(current) ?? (await this.store.blobs.getRecord(current));
       if (!link) return null;
-      if (link.baseHash === null) return current;
+      if (link.chainDepth <= depth || link.baseHash === null) return { hash: current, chainDepth: link.chainDepth };
       current = link.baseHash;
     }
     return null;
