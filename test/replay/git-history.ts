@@ -183,6 +183,11 @@ export function buildGitHistory(dir: string, options: HistoryOptions): GitHistor
         write('package-lock.json', lockFile());
       }
     }
+    // Every fourth commit changes the files the features are about, so each feature meets tool
+    // writes and shell commands alike whatever the seed.
+    if (options.nestedNegation && number % 4 === 0) editText('vendor/node_modules/dep/index.js');
+    if (options.forceAdded && number % 4 === 2)
+      write(forced[number % forced.length]!, `${readFileSync(at(forced[number % forced.length]!), 'utf8')}changed in ${number}\n`);
     if (number === Math.ceil(options.commits / 2)) {
       // A nested ignore file changes: its rules now also cover *.bak.
       write('pkg/.gitignore', '*.tmp\n/local/\n*.bak\n');

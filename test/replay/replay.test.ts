@@ -92,26 +92,26 @@ async function replayHistory(options: HistoryOptions, checks: ReplayChecks): Pro
 
 describe('replay of a git history through Waypoint, checked against git trees', () => {
   it('replay without symlinks: every turn, its undo and redo, cascades and a reopened store match git', async () => {
-    await replayHistory({ seed: 12, commits: 45, files: 40 }, { undoEveryTurn: true, cascadeTo: [10, 30] });
+    await replayHistory({ seed: 12, commits: 36, files: 30 }, { undoEveryTurn: true, cascadeTo: [8, 24] });
   });
 
   it('isolated fork: a fork at turn k holds commit k’s tree, the parent untouched', async () => {
-    await replayHistory({ seed: 7, commits: 30, files: 30 }, { forkAt: [5, 18, 30] });
+    await replayHistory({ seed: 7, commits: 24, files: 25 }, { forkAt: [5, 16, 24] });
   });
 
   it('symlinks: created, retargeted, replaced by a file and back, deleted — every turn, undo, redo and cascade', async () => {
-    await replayHistory({ seed: 21, commits: 40, files: 30, symlinks: true }, { undoEveryTurn: true, cascadeTo: [8, 25] });
+    await replayHistory({ seed: 21, commits: 32, files: 25, symlinks: true }, { undoEveryTurn: true, cascadeTo: [8, 20] });
   });
 
   it('nested .gitignore: a directory the root ignores, un-ignored by a nested file, is tracked as git tracks it', async () => {
-    await replayHistory({ seed: 33, commits: 30, files: 25, nestedNegation: true }, { undoEveryTurn: true, cascadeTo: [5] });
+    await replayHistory({ seed: 33, commits: 26, files: 20, nestedNegation: true }, { undoEveryTurn: true, cascadeTo: [5] });
   });
 
   it('force-added: files under ignored paths that git tracks are checkpointed and rewound', async () => {
-    await replayHistory({ seed: 44, commits: 30, files: 25, forceAdded: true }, { undoEveryTurn: true, cascadeTo: [5] });
+    await replayHistory({ seed: 44, commits: 24, files: 20, forceAdded: true }, { undoEveryTurn: true, cascadeTo: [5] });
   });
 
   it('isolated fork of a history with symlinks, a nested un-ignore and force-added files holds commit k’s tree', async () => {
-    await replayHistory({ seed: 55, commits: 30, files: 25, symlinks: true, forceAdded: true, nestedNegation: true }, { forkAt: [6, 20] });
+    await replayHistory({ seed: 55, commits: 24, files: 20, symlinks: true, forceAdded: true, nestedNegation: true }, { forkAt: [6, 18] });
   });
 });
