@@ -118,15 +118,29 @@ describe('BlobStore', () => {
     for (const content of versions) expect(read.get(hashContent(content))!.equals(content)).toBe(true);
   });
 
-  it('bounds delta chains: past maxChainDepth a version is stored whole', async () => {
-    const blobs = new BlobStore(packBackend(), { maxChainDepth: 3 });
-    let previous = await blobs.put(Buffer.from('line\n'.repeat(2000)));
+  it('bounds delta chains: past maxChainDepth a version is a delta against the version halfway down the chain, or whole when that is not smaller', async () => {
+    const backend = packBackend();
+    const blobs = new BlobStore(backend, { maxChainDepth: 3 });
+    const first = Buffer.from('line\n'.repeat(2000));
+    let previous = await blobs.put(first);
     const depths: number[] = [];
+    const versions: Buffer[] = [];
     for (let edit = 0; edit < 8; edit++) {
-      previous = await blobs.put(Buffer.from(`edit ${edit}\n${'line\n'.repeat(2000)}`), { baseHash: previous });
+      const content = Buffer.from(`edit ${edit}\n${'line\n'.repeat(2000)}`);
+      versions.push(content);
+      previous = await blobs.put(content, { baseHash: previous });
       depths.push((await blobs.stat(previous)).chainDepth);
     }
-    expect(depths).toEqual([1, 2, 3, 0, 1, 2, 3, 0]);
+    // A lock file changed a little in every turn: one whole copy, never a second.
+    expect(depths).toEqual([1, 2, 3, 2, 3, 2, 3, 2]);
+    expect((await backend.storage.listRecords()).filter((record) => record.encoding !== 'delta')).toHaveLength(1);
+    const read = await blobs.getMany(versions.map(hashContent));
+    for (const content of versions) expect(read.get(hashContent(content))!.equals(content)).toBe(true);
+    // Content that has nothing left in common with the root is stored whole once the chain is full.
+    previous = await blobs.put(Buffer.from(`edit 8\n${'line\n'.repeat(2000)}`), { baseHash: previous });
+    expect((await blobs.stat(previous)).chainDepth).toBe(3);
+    previous = await blobs.put(randomBytes(4000), { baseHash: previous });
+    expect((await blobs.stat(previous)).chainDepth).toBe(0);
   });
 
   it('uses a base stored earlier in the same batch and ignores an unknown base', async () => {

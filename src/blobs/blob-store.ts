@@ -174,7 +174,7 @@ export class BlobStore {
       if (input.hash === undefined || input.verified === true) given.set(hashes[index]!, input.content);
     });
 
-    const batch = new Map<string, { content: Buffer; chainDepth: number }>();
+    const batch = new Map<string, { content: Buffer; chainDepth: number; baseHash: string | null }>();
     // Found stored already: checked again at commit, in case a GC swept them meanwhile.
     const reused = new Map<string, { content: Buffer; hash: string }>();
     const stored: StoredBlobInput[] = [];
@@ -188,8 +188,18 @@ export class BlobStore {
       let encoded: EncodedBlob | null = stageable ? { encoding: 'raw', bytes: input.content } : null;
       let baseHash: string | null = null;
       let chainDepth = 0;
-      const base = input.baseHash;
-      const baseDepth = base === undefined || base === hash ? undefined : (batch.get(base)?.chainDepth ?? records.get(base)?.chainDepth);
+      let base = input.baseHash;
+      let baseDepth = base === undefined || base === hash ? undefined : (batch.get(base)?.chainDepth ?? records.get(base)?.chainDepth);
+      if (base !== undefined && baseDepth !== undefined && baseDepth >= this.maxChainDepth) {
+        // The chain is as long as reads allow: a delta against the version halfway down it starts a
+        // new branch, so a file changed a little in every turn (a lock file) is not stored whole
+        // every 16 versions; what changed over the last half of the chain is usually still small.
+        const ancestor = await this.chainAncestor(base, Math.floor(this.maxChainDepth / 2), batch, records);
+        if (ancestor !== null && ancestor.hash !== hash) {
+          base = ancestor.hash;
+          baseDepth = ancestor.chainDepth;
+        }
+      }
       if (base !== undefined && baseDepth !== undefined && baseDepth < this.maxChainDepth) {
         const baseContent = given.get(base) ?? (await this.baseContent(base, baseContents));
         if (baseContent) {
@@ -204,7 +214,7 @@ export class BlobStore {
         }
       }
       encoded ??= encodeWhole(input.content);
-      batch.set(hash, { content: input.content, chainDepth });
+      batch.set(hash, { content: input.content, chainDepth, baseHash });
       (stageable && baseHash === null ? staged : stored).push({
         record: { hash, size: input.content.length, storedSize: encoded.bytes.length, encoding: encoded.encoding, baseHash, chainDepth },
         bytes: encoded.bytes,
@@ -431,6 +441,27 @@ export class BlobStore {
       throw new BlobCorruptError({ hash, reason: 'its decoded content does not match its hash' });
     }
     return content;
+  }
+
+  /**
+   * The first blob down `hash`'s delta chain (itself included) at depth `depth` or less, an item
+   * of the batch or a stored blob; null when a link is missing or the chain does not end within
+   * the depth a read accepts.
+   */
+  private async chainAncestor(
+    hash: string,
+    depth: number,
+    batch: ReadonlyMap<string, { chainDepth: number; baseHash: string | null }>,
+    records: ReadonlyMap<string, BlobRecord>,
+  ): Promise<{ hash: string; chainDepth: number } | null> {
+    let current = hash;
+    for (let step = 0; step <= this.maxChainDepth * 4; step++) {
+      const link = batch.get(current) ?? records.get(current) ?? (await this.store.blobs.getRecord(current));
+      if (!link) return null;
+      if (link.chainDepth <= depth || link.baseHash === null) return { hash: current, chainDepth: link.chainDepth };
+      current = link.baseHash;
+    }
+    return null;
   }
 
   /** A base's content for delta encoding, read (and verified) once per batch; null when unusable. */

@@ -95,8 +95,13 @@ function encodeMiddle(base: Buffer, target: Buffer, start: number, end: number, 
   let pending = start;
   let position = start;
   let hash = blockHash(target, position);
+  // Where the last copy ended in the base: an edit usually replaces a few bytes and the rest
+  // continues from there, so the base right after it (give or take a few bytes) is tried before
+  // the block index, which names only the first of identical blocks (a lock file repeats the
+  // same 16-byte runs on every line, and the first occurrence would copy from the wrong line).
+  let baseEnd = start;
   while (position + BLOCK <= end) {
-    const candidate = index.get(hash);
+    const candidate = (position - pending <= NEAR_WINDOW ? nearCopyEnd(base, target, position, baseEnd + (position - pending)) : undefined) ?? index.get(hash);
     if (candidate !== undefined && base.compare(target, position, position + BLOCK, candidate, candidate + BLOCK) === 0) {
       let length = BLOCK;
       while (position + length < end && candidate + length < base.length && base[candidate + length] === target[position + length]) length++;
@@ -106,6 +111,7 @@ function encodeMiddle(base: Buffer, target: Buffer, start: number, end: number, 
       out.copy(candidate - back, length + back);
       position += length;
       pending = position;
+      baseEnd = candidate + length;
       if (position + BLOCK <= end) hash = blockHash(target, position);
       continue;
     }
@@ -115,6 +121,20 @@ function encodeMiddle(base: Buffer, target: Buffer, start: number, end: number, 
     position++;
   }
   out.insert(target, pending, end);
+}
+
+/** How far past the last copy, in target bytes, the base after it is still tried first. */
+const NEAR_WINDOW = 512;
+/** How many bytes either side of the expected base offset are tried (a few bytes longer or shorter). */
+const NEAR_SHIFT = 8;
+
+/** A base offset within a few bytes of `expected` whose block equals the target's at `position`; undefined when none. */
+function nearCopyEnd(base: Buffer, target: Buffer, position: number, expected: number): number | undefined {
+  for (let shift = 0; shift <= NEAR_SHIFT; shift = shift <= 0 ? 1 - shift : -shift) {
+    const offset = expected + shift;
+    if (offset >= 0 && offset + BLOCK <= base.length && base.compare(target, position, position + BLOCK, offset, offset + BLOCK) === 0) return offset;
+  }
+  return undefined;
 }
 
 class DeltaWriter {

@@ -174,7 +174,11 @@ export async function saveScanState(
   const pin = await blobs.pin([hashContent(bytes)], { sessionId });
   let stateHash: string;
   try {
-    stateHash = await blobs.put(bytes);
+    // A delta against the previous state of its kind: an amendment against the previous one (the
+    // pin delta and chain lists grow by a few hashes a scan), a whole state against the previous
+    // whole state (most files are unchanged); each costs its changes, not a copy.
+    const base = previous === null ? undefined : amend ? previous.stateHash : previous.chain[0];
+    stateHash = await blobs.put(bytes, base === undefined ? {} : { baseHash: base });
     blob.chain = [...blob.chain, stateHash];
     await store.setBlobPins(statePinOwner(sessionId), blob.chain);
   } finally {

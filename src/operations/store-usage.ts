@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseInput, type BlobEncoding, type BlobRecord, type Message, type SessionKind } from '../model/index.js';
-import type { StoreFootprintPart } from '../store/index.js';
+import type { StoreFootprintContent, StoreFootprintPart } from '../store/index.js';
 import type { OperationContext } from './operation-context.js';
 
 /** One session's share of the store. Blobs shared by several sessions count in each. */
@@ -35,7 +35,22 @@ export interface UsageReport {
     count: number;
     rawBytes: number;
     storedBytes: number;
+    /** `raw`: kept as is (incompressible, or waiting for the compress pass); `deflate`: compressed whole; `delta`: against an earlier version. */
     byEncoding: Record<BlobEncoding, { count: number; rawBytes: number; storedBytes: number }>;
+    /** Pack bytes on disk that no blob uses any more (GC compacts them away). */
+    deadBytes: number;
+    /** Blobs stored raw first (a first scan) still waiting for the compress pass, and their bytes. */
+    awaitingCompression: { count: number; bytes: number };
+  };
+  /** What the database holds, when the backend can tell (tables and indexes by their pages). */
+  database: {
+    /** Each table, index and the free pages, largest first (empty when the backend cannot tell). */
+    contents: StoreFootprintContent[];
+    rowsBytes: number;
+    indexBytes: number;
+    freeBytes: number;
+    /** The unified diffs stored with checkpoints (part of the checkpoint rows): how many and their text size. */
+    patches: { count: number; bytes: number };
   };
   savings: {
     /** What keeping a whole copy of every checkpoint's before and after would take. */
@@ -58,8 +73,10 @@ export const StoreUsageRequest = z.object({}).strict();
 export type StoreUsageRequest = z.input<typeof StoreUsageRequest>;
 
 /**
- * Where the store's bytes go: on disk by part (the backend's own `footprint`), by session, blob
- * counts and encodings, and what dedupe, compression and deltas save. Reads only. A blob several
+ * Where the store's bytes go: on disk by part (the backend's own `footprint`), inside the
+ * database by table and index (stored patches among the checkpoint rows), by session, blob counts
+ * and encodings (raw, deflated, deltas, dead pack space, the compress backlog), and what dedupe,
+ * compression and deltas save. Reads only. A blob several
  * sessions refer to counts in each of their rows.
  *
  * @example
@@ -84,6 +101,7 @@ export async function storeUsage(context: OperationContext, request: StoreUsageR
   const trees = new Map<string, Message[]>();
   const checkpointBlobs = new Set<string>();
   let copiesBytes = 0;
+  const patches = { count: 0, bytes: 0 };
   const rows: SessionUsage[] = [];
   for (const session of sessions) {
     if (!trees.has(session.treeId)) trees.set(session.treeId, await store.listTreeMessages(session.treeId));
@@ -97,6 +115,10 @@ export async function storeUsage(context: OperationContext, request: StoreUsageR
     const checkpoints = await store.listCheckpoints(session.id);
     const hashes = new Set<string>();
     for (const checkpoint of checkpoints) {
+      if (checkpoint.patch !== null) {
+        patches.count++;
+        patches.bytes += Buffer.byteLength(checkpoint.patch);
+      }
       for (const hash of [checkpoint.beforeHash, checkpoint.afterHash]) {
         if (hash === null) continue;
         hashes.add(hash);
@@ -122,6 +144,9 @@ export async function storeUsage(context: OperationContext, request: StoreUsageR
   const checkpointStoredBytes = distinct.reduce((sum, record) => sum + record.storedSize, 0);
   const footprint = await store.footprint();
   const bytesOf = (kind: StoreFootprintPart['kind']) => footprint.parts.filter((part) => part.kind === kind).reduce((sum, part) => sum + part.bytes, 0);
+  const contents = footprint.parts.filter((part) => part.kind === 'database').flatMap((part) => part.contents ?? []);
+  const contentBytes = (kind: StoreFootprintContent['kind']) => contents.filter((item) => item.kind === kind).reduce((sum, item) => sum + item.bytes, 0);
+  const backlog = await context.waypoint.blobs.compressionBacklog();
   return {
     store: {
       path,
@@ -130,7 +155,15 @@ export async function storeUsage(context: OperationContext, request: StoreUsageR
       totalBytes: footprint.totalBytes,
       parts: footprint.parts,
     },
-    blobs: { count: stats.blobCount, rawBytes: stats.rawBytes, storedBytes: stats.storedBytes, byEncoding },
+    blobs: {
+      count: stats.blobCount,
+      rawBytes: stats.rawBytes,
+      storedBytes: stats.storedBytes,
+      byEncoding,
+      deadBytes: Math.max(0, stats.footprintBytes - stats.storedBytes),
+      awaitingCompression: { count: backlog.blobs, bytes: backlog.bytes },
+    },
+    database: { contents, rowsBytes: contentBytes('table'), indexBytes: contentBytes('index'), freeBytes: contentBytes('free'), patches },
     savings: {
       copiesBytes,
       dedupeBytes: Math.max(0, copiesBytes - distinctRaw),

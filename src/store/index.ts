@@ -3,6 +3,7 @@ export type {
   StoreCapabilities,
   StoreFootprint,
   StoreFootprintPart,
+  StoreFootprintContent,
   BlobStorage,
   BlobStorageStats,
   StoredBlobInput,

@@ -261,6 +261,15 @@ export interface StoreFootprintPart {
   /** The files or directories it is made of (empty for a store that is not on the local disk). */
   paths: string[];
   bytes: number;
+  /** What the part is made of inside, when the backend can tell (SQLite: each table and index, and free pages), largest first. */
+  contents?: StoreFootprintContent[];
+}
+
+/** One table, index or unused space inside a store part, with the bytes of its pages. */
+export interface StoreFootprintContent {
+  name: string;
+  kind: 'table' | 'index' | 'free';
+  bytes: number;
 }
 
 /** Where a store's bytes are: each backend names its own parts, so callers need not know its file layout. */

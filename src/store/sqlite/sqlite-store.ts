@@ -105,7 +105,7 @@ export class SqliteStore implements Store {
   }
 
   async footprint(): Promise<StoreFootprint> {
-    return sqliteFootprint(this.context.path, this.blobDir);
+    return sqliteFootprint(this.context.path, this.blobDir, this.context.db);
   }
 
   get readOnly(): boolean {

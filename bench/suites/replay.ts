@@ -1,0 +1,185 @@
+/**
+ * A generated git history (built with git: ~2k files, a large lock file changed by a few lines in
+ * most commits, renames, deletes, binaries, a mode change) replayed commit by commit as agent turns
+ * through Waypoint (tool writes and shell commands under scans, as in test/replay), with a shadow
+ * git repository committing the same workspace after every turn (`git add -A` + `commit`, the way
+ * Cline, Gemini CLI and OpenCode keep one).
+ *
+ * - Store size: the Waypoint store (database with WAL, blob packs: what `waypoint usage` counts) as
+ *   written, after the compress pass the runtime runs at idle and after `waypoint gc`, against the shadow
+ *   repository as written, after plain `git gc` and after `git gc --aggressive`. Goal: smaller than
+ *   plain `git gc`.
+ * - Undo of 20 turns: a cascade rewind of the last 20 turns (journaled and durable: every file and
+ *   directory fsynced, as the product does), against `git reset --hard <20 commits back>` +
+ *   `git clean -fd` in a checkout of the same history (git does not fsync; also reported with a
+ *   `sync -f` after it, the cost of making git's result durable). Each round is undone by a redo
+ *   (Waypoint) or a reset to the last commit (git), untimed. Goal: ≥ 2× faster than git.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { collectGarbage, rewind, redo, storeUsage } from '../../src/operations/index.js';
+import { buildGitHistory, git, random } from '../../test/replay/git-history.js';
+import { openReplay, type TurnMode } from '../../test/replay/replay-driver.js';
+import type { BenchContext, BenchResult, BenchSuite } from '../harness.js';
+
+const SUITE = 'replay';
+const MODES: readonly TurnMode[] = ['tool', 'checkout', 'apply'];
+const UNDO_TURNS = 20;
+const ROUNDS = 7;
+
+function directoryBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? directoryBytes(path) : statSync(path).size;
+  }
+  return total;
+}
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function elapsed(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+async function run(context: BenchContext): Promise<BenchResult[]> {
+  const dir = context.tempDir('waypoint-bench-replay-');
+  const commits = context.quick ? 40 : 150;
+  const history = buildGitHistory(dir, { seed: 150, commits, files: context.quick ? 300 : 2000, lockLines: context.quick ? 3000 : 14000 });
+  const replay = await openReplay(dir, history);
+  const shadow = join(dir, 'shadow.git');
+  execFileSync('git', ['init', '-q', '--bare', shadow]);
+  const shadowGit = (...args: string[]) =>
+    execFileSync('git', [`--git-dir=${shadow}`, `--work-tree=${replay.ws}`, '-c', 'user.name=s', '-c', 'user.email=s@s', ...args], { stdio: 'ignore' });
+  shadowGit('add', '-A');
+  shadowGit('commit', '-q', '--allow-empty', '-m', 'start');
+  const pickMode = random(151);
+  for (let index = 1; index <= commits; index++) {
+    await replay.turn(MODES[Math.floor(pickMode() * MODES.length)]!);
+    shadowGit('add', '-A');
+    shadowGit('commit', '-q', '--allow-empty', '-m', `turn ${index}`);
+  }
+  const results: BenchResult[] = [];
+  const usage = async () => (await storeUsage({ waypoint: replay.waypoint })).store.totalBytes;
+  await replay.reopen();
+  const written = await usage();
+  await replay.waypoint.blobs.compress();
+  await replay.reopen();
+  const compressed = await usage();
+  await collectGarbage({ waypoint: replay.waypoint }, {});
+  await replay.reopen();
+  const collected = await usage();
+  const shadowWritten = directoryBytes(shadow);
+  execFileSync('git', [`--git-dir=${shadow}`, 'gc', '-q'], { stdio: 'ignore' });
+  const shadowGc = directoryBytes(shadow);
+  execFileSync('git', [`--git-dir=${shadow}`, 'gc', '-q', '--aggressive'], { stdio: 'ignore' });
+  const shadowAggressive = directoryBytes(shadow);
+  const report = await storeUsage({ waypoint: replay.waypoint });
+  const note = `${commits} turns over ${git(history.repo, ['ls-tree', '-r', '--name-only', 'HEAD']).toString().split('\n').length - 1} files`;
+  results.push(
+    {
+      suite: SUITE,
+      name: 'store as written vs shadow git as written',
+      value: written,
+      unit: 'bytes',
+      baseline: { name: 'shadow git', value: shadowWritten },
+      ratio: written / shadowWritten,
+      note,
+    },
+    {
+      suite: SUITE,
+      name: 'store after compress vs shadow git after git gc',
+      value: compressed,
+      unit: 'bytes',
+      baseline: { name: 'git gc', value: shadowGc },
+      ratio: compressed / shadowGc,
+      goal: '≤ 1 (smaller than git gc)',
+      met: compressed <= shadowGc,
+      note: `blobs ${report.blobs.storedBytes} B stored of ${report.blobs.rawBytes} B content; database ${report.store.databaseBytes} B`,
+    },
+    {
+      suite: SUITE,
+      name: 'store after waypoint gc vs shadow git after git gc',
+      value: collected,
+      unit: 'bytes',
+      baseline: { name: 'git gc', value: shadowGc },
+      ratio: collected / shadowGc,
+      goal: '≤ 1 (smaller than git gc)',
+      met: collected <= shadowGc,
+      note: `database: rows ${report.database.rowsBytes} B, indexes ${report.database.indexBytes} B, free ${report.database.freeBytes} B, patches ${report.database.patches.bytes} B; largest: ${report.database.contents
+        .slice(0, 4)
+        .map((item) => `${item.name} ${item.bytes}`)
+        .join(', ')}`,
+    },
+    {
+      suite: SUITE,
+      name: 'store after compress vs shadow git after git gc --aggressive',
+      value: compressed,
+      unit: 'bytes',
+      baseline: { name: 'git gc --aggressive', value: shadowAggressive },
+      ratio: compressed / shadowAggressive,
+    },
+  );
+
+  // Undo of the last 20 turns, against git reset --hard + clean -fd in a checkout of the same history.
+  const target = replay.turns[commits - UNDO_TURNS]!;
+  const waypointTimes: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const start = process.hrtime.bigint();
+    const undone = await rewind({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, messageId: target.inputId, scope: 'both', cascade: true });
+    waypointTimes.push(elapsed(start));
+    await redo({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, rewindId: undone.files!.rewindId!, conversation: true });
+  }
+  await replay.close();
+  const checkout = join(dir, 'git-checkout');
+  execFileSync('git', ['clone', '-q', history.repo, checkout]);
+  const back = history.commits[commits - UNDO_TURNS]!;
+  const last = history.commits[commits]!;
+  const gitTimes: number[] = [];
+  const gitDurableTimes: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    execFileSync('sync', ['-f', checkout]);
+    let start = process.hrtime.bigint();
+    execFileSync('git', ['reset', '-q', '--hard', back], { cwd: checkout });
+    execFileSync('git', ['clean', '-q', '-fd'], { cwd: checkout });
+    gitTimes.push(elapsed(start));
+    execFileSync('git', ['reset', '-q', '--hard', last], { cwd: checkout });
+    execFileSync('sync', ['-f', checkout]);
+    start = process.hrtime.bigint();
+    execFileSync('git', ['reset', '-q', '--hard', back], { cwd: checkout });
+    execFileSync('git', ['clean', '-q', '-fd'], { cwd: checkout });
+    execFileSync('sync', ['-f', checkout]);
+    gitDurableTimes.push(elapsed(start));
+    execFileSync('git', ['reset', '-q', '--hard', last], { cwd: checkout });
+  }
+  const undo = median(waypointTimes);
+  const gitUndo = median(gitTimes);
+  results.push(
+    {
+      suite: SUITE,
+      name: `undo of ${UNDO_TURNS} turns (cascade, durable)`,
+      value: undo,
+      unit: 'ms',
+      baseline: { name: 'git reset --hard + clean -fd', value: gitUndo },
+      ratio: gitUndo / undo,
+      goal: '≥ 2× faster',
+      met: gitUndo / undo >= 2,
+    },
+    {
+      suite: SUITE,
+      name: `undo of ${UNDO_TURNS} turns vs git made durable`,
+      value: undo,
+      unit: 'ms',
+      baseline: { name: 'git reset --hard + clean -fd + sync -f', value: median(gitDurableTimes) },
+      ratio: median(gitDurableTimes) / undo,
+    },
+  );
+  return results;
+}
+
+const suite: BenchSuite = { name: SUITE, run };
+export default suite;
