@@ -1,0 +1,159 @@
+import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { modeKind } from '../checkpoint/index.js';
+import type { CopyJob } from './fork-copy.js';
+import type { IgnoredEntryReport, IgnoredMode, NotCopiedEntry } from './isolated-report.js';
+
+/** How one path stood at the fork point, when a change after it touched the path. */
+export type PriorState = { exists: false } | { exists: true; hash: string; mode: number | null };
+
+/** A path of the parent's directory to bring into the fork, as listed by git or the scanner. */
+export interface ListedPath {
+  /** Relative, `/`-separated. */
+  path: string;
+  /** A directory to copy whole (an untracked nested repository). */
+  directory?: boolean;
+}
+
+export interface TreePlanInput {
+  /** The parent's root directory (real path). */
+  rootDir: string;
+  /** Tracked and untracked paths: the workspace's own files. */
+  listed: readonly ListedPath[];
+  /** Ignored paths that are not tracked; a directory ends with `/`. */
+  ignored: readonly string[];
+  ignoredMode: IgnoredMode;
+  /** Root-relative path → its state at the fork point, for the paths changed after it. */
+  prior: ReadonlyMap<string, PriorState>;
+  /** The fork-point contents the prior states name, by hash. */
+  contents: ReadonlyMap<string, Buffer>;
+  /** Real absolute paths never copied (the store's files and directory). */
+  excluded: readonly string[];
+  notCopied: NotCopiedEntry[];
+}
+
+export interface TreePlan {
+  /** Everything to write, ignored copies and links included, no path below another. */
+  jobs: CopyJob[];
+  /** How many of `jobs` (and their bytes) belong to the workspace itself. */
+  workspaceFiles: number;
+  ignored: IgnoredEntryReport[];
+  /** Root-relative paths written from the blob store. */
+  restored: string[];
+  notCopied: NotCopiedEntry[];
+}
+
+const WORKSPACE = -1;
+
+/**
+ * Decides what an isolated fork writes: every listed path as it is on disk now, every change
+ * after the fork point undone (each such path takes its fork-point content and mode, or is left
+ * out when it did not exist then), and the ignored paths copied, linked or left out as asked.
+ * An ignored directory holding a path restored to the fork point is copied even when a link was
+ * asked for, so the restore does not write through into the parent. Paths that cannot be written
+ * (gone, sockets, below what was a file at the fork point) are listed in `notCopied`.
+ */
+export function planTree(input: TreePlanInput): TreePlan {
+  const notCopied = input.notCopied;
+  const entries = new Map<string, { job: CopyJob; group: number }>();
+  const isExcluded = (absolute: string) => input.excluded.some((dir) => absolute === dir || absolute.startsWith(`${dir}/`));
+  const add = (path: string, group: number, allowDirectory = group !== WORKSPACE) => {
+    const source = join(input.rootDir, path);
+    if (isExcluded(source)) return void notCopied.push({ path, reason: 'store_file' });
+    let info: Stats;
+    try {
+      info = lstatSync(source);
+    } catch {
+      if (!input.prior.has(path)) notCopied.push({ path, reason: 'missing' });
+      return;
+    }
+    if (info.isFile()) entries.set(path, { job: { kind: 'file', path, source, stats: info }, group });
+    else if (info.isSymbolicLink()) entries.set(path, { job: { kind: 'symlink', path, target: readlinkSync(source) }, group });
+    else if (info.isDirectory()) {
+      if (!allowDirectory) notCopied.push({ path, reason: 'not_regular', detail: 'a tracked file that is a directory now' });
+      else walk(path, group);
+    } else notCopied.push({ path, reason: 'not_regular' });
+  };
+  const walk = (dir: string, group: number) => {
+    if (isExcluded(join(input.rootDir, dir))) return void notCopied.push({ path: `${dir}/`, reason: 'store_file' });
+    for (const entry of readdirSync(join(input.rootDir, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path, group);
+      else add(path, group, false);
+    }
+  };
+
+  // A directory is linked one level down (a real directory of links to its entries), so a rule for
+  // directories only (`node_modules/`) still matches it in the fork and git leaves it out of `status`.
+  const link = (path: string, directory: boolean, group: number) => {
+    const source = join(input.rootDir, path);
+    if (isExcluded(source)) return void notCopied.push({ path, reason: 'store_file' });
+    const names = directory ? readdirSync(source).map((name) => `${path}/${name}`) : [path];
+    for (const name of names) entries.set(name, { job: { kind: 'symlink', path: name, target: join(input.rootDir, name) }, group });
+  };
+
+  for (const listed of input.listed) add(listed.path, WORKSPACE, listed.directory === true);
+
+  const restoredPaths = [...input.prior].filter(([, state]) => state.exists).map(([path]) => path);
+  const ignored: IgnoredEntryReport[] = input.ignored.map((raw, index) => {
+    const path = raw.endsWith('/') ? raw.slice(0, -1) : raw;
+    const holdsRestored = raw.endsWith('/') && restoredPaths.some((restored) => restored.startsWith(`${path}/`));
+    const action: IgnoredMode = input.ignoredMode === 'link' && holdsRestored ? 'copy' : input.ignoredMode;
+    if (action === 'copy') add(path, index);
+    else if (action === 'link') link(path, raw.endsWith('/'), index);
+    return {
+      path: raw,
+      action,
+      files: 0,
+      bytes: 0,
+      ...(action === input.ignoredMode ? {} : { note: 'holds files restored to the fork point, so it is copied rather than linked' }),
+    };
+  });
+
+  const restored: string[] = [];
+  for (const [path, state] of input.prior) {
+    const group = entries.get(path)?.group ?? WORKSPACE;
+    if (!state.exists) {
+      entries.delete(path);
+      continue;
+    }
+    const content = input.contents.get(state.hash)!;
+    const job: CopyJob =
+      modeKind(state.mode) === 'symlink'
+        ? { kind: 'symlink', path, target: content.toString() }
+        : { kind: 'content', path, mode: (state.mode ?? 0o644) & 0o7777, content };
+    entries.set(path, { job, group });
+    restored.push(path);
+  }
+
+  const jobs: CopyJob[] = [];
+  let workspaceFiles = 0;
+  for (const [path, { job, group }] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const blocker = ancestorIn(path, entries);
+    if (blocker !== null) {
+      notCopied.push({ path, reason: 'conflict', detail: `${blocker} is not a directory at the fork point` });
+      continue;
+    }
+    jobs.push(job);
+    if (group === WORKSPACE) workspaceFiles++;
+    else {
+      ignored[group]!.files++;
+      ignored[group]!.bytes += job.kind === 'file' ? job.stats.size : job.kind === 'content' ? job.content.length : Buffer.byteLength(job.target);
+    }
+  }
+  // Workspace jobs first, so a fork's progress reaches the workspace's own files before the ignored ones.
+  const ordered = [
+    ...jobs.filter((job) => (entries.get(job.path)?.group ?? WORKSPACE) === WORKSPACE),
+    ...jobs.filter((job) => (entries.get(job.path)?.group ?? WORKSPACE) !== WORKSPACE),
+  ];
+  return { jobs: ordered, workspaceFiles, ignored, restored: restored.sort(), notCopied };
+}
+
+/** The nearest ancestor of `path` that is itself an entry (a file or a link, so nothing can be below it), or null. */
+function ancestorIn(path: string, entries: ReadonlyMap<string, unknown>): string | null {
+  for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+    const ancestor = path.slice(0, slash);
+    if (entries.has(ancestor)) return ancestor;
+  }
+  return null;
+}
