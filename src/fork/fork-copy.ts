@@ -1,16 +1,23 @@
 import { execFile } from 'node:child_process';
 import { closeSync, constants, fchmodSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, writeSync, type Stats } from 'node:fs';
-import { chmod, copyFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, lstat, readlink, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
-/** One entry to create in a fork's new directory. */
+/** One entry to create in a fork's new directory; `group` says whose it is (-1: the workspace's, else an ignored path's index). */
 export type CopyJob =
-  /** A regular file copied from the parent's directory (its permission bits come along). */
-  | { kind: 'file'; path: string; source: string; stats: Stats }
+  /** Whatever the parent's directory holds at `source` now: a regular file is copied (its permission bits come along), a symlink recreated. */
+  | { kind: 'copy'; path: string; source: string; group: number }
   /** A symlink with this exact text, never followed. */
-  | { kind: 'symlink'; path: string; target: string }
+  | { kind: 'symlink'; path: string; target: string; group: number }
   /** A regular file with these bytes (a state restored from the blob store). */
-  | { kind: 'content'; path: string; mode: number; content: Buffer };
+  | { kind: 'content'; path: string; mode: number; content: Buffer; group: number };
+
+/** What {@link writeJobs} wrote, per group, and the sources it found gone or not regular. */
+export interface WriteOutcome {
+  files: Map<number, number>;
+  bytes: Map<number, number>;
+  skipped: Array<{ path: string; group: number; reason: 'missing' | 'not_regular' | 'unreadable'; detail?: string }>;
+}
 
 /** Copies in flight at once: enough to keep libuv's thread pool and the disk queue busy. */
 const CONCURRENCY = 16;
@@ -18,34 +25,39 @@ const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Creates every job's entry under `dir` (a fresh directory nobody else writes into): the
- * directories first, then the files by a bounded pool of parallel copies. A file copy asks the
- * kernel for a reflink (`COPYFILE_FICLONE`: instant and sharing blocks on btrfs, XFS, APFS) and
- * falls back to an in-kernel copy; a sparse file is copied in chunks instead, so its holes stay
- * holes. Destinations are created exclusively, so nothing existing is overwritten or written
- * through. Paths must be relative and `/`-separated, and no job's path may lie below another's
- * (the caller checks): the only links are the ones jobs create, after every directory exists.
- * Returns the bytes written.
+ * directories first, then the entries by a bounded pool of parallel operations, each source
+ * examined (`lstat`) in the thread pool as it is copied. A file copy asks the kernel for a reflink
+ * (`COPYFILE_FICLONE`: instant and sharing blocks on btrfs, XFS, APFS) and falls back to an
+ * in-kernel copy; a sparse file is copied in chunks instead, so its holes stay holes.
+ * Destinations are created exclusively, so nothing existing is overwritten or written through.
+ * Paths must be relative and `/`-separated, and no job's path may lie below another's (the caller
+ * checks): the only links are the ones jobs create, after every directory exists.
  */
-export async function writeJobs(dir: string, jobs: readonly CopyJob[], onDone?: () => void): Promise<number> {
+export async function writeJobs(dir: string, jobs: readonly CopyJob[], onDone?: () => void): Promise<WriteOutcome> {
   const directories = new Set<string>();
   for (const job of jobs) {
     for (let parent = dirname(job.path); parent !== '.' && !directories.has(parent); parent = dirname(parent)) directories.add(parent);
   }
   for (const relative of [...directories].sort()) mkdirSync(join(dir, relative));
+  const outcome: WriteOutcome = { files: new Map(), bytes: new Map(), skipped: [] };
   let next = 0;
-  let bytes = 0;
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next++]!;
-      bytes += await writeJob(dir, job);
+      const bytes = await writeJob(dir, job, outcome);
+      if (bytes !== null) {
+        outcome.files.set(job.group, (outcome.files.get(job.group) ?? 0) + 1);
+        outcome.bytes.set(job.group, (outcome.bytes.get(job.group) ?? 0) + bytes);
+      }
       onDone?.();
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, worker));
-  return bytes;
+  return outcome;
 }
 
-async function writeJob(dir: string, job: CopyJob): Promise<number> {
+/** Writes one entry; returns its bytes, or null when its source was gone or not a file or link. */
+async function writeJob(dir: string, job: CopyJob, outcome: WriteOutcome): Promise<number | null> {
   const destination = join(dir, job.path);
   switch (job.kind) {
     case 'symlink':
@@ -55,11 +67,36 @@ async function writeJob(dir: string, job: CopyJob): Promise<number> {
       await writeFile(destination, job.content, { flag: 'wx', mode: 0o600 });
       await chmod(destination, job.mode & 0o7777);
       return job.content.length;
-    case 'file':
-      if (job.stats.size > 0 && job.stats.blocks * 512 < job.stats.size) return copySparse(job.source, destination, job.stats.mode);
-      // libuv gives the copy the source's permission bits exactly (an fchmod, so the umask does not narrow them).
-      await copyFile(job.source, destination, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-      return job.stats.size;
+    case 'copy': {
+      let stats: Stats;
+      try {
+        stats = await lstat(job.source);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+        outcome.skipped.push({ path: job.path, group: job.group, reason: 'missing' });
+        return null;
+      }
+      if (!stats.isSymbolicLink() && !stats.isFile()) {
+        outcome.skipped.push({ path: job.path, group: job.group, reason: 'not_regular', ...(stats.isDirectory() ? { detail: 'a directory now' } : {}) });
+        return null;
+      }
+      try {
+        if (stats.isSymbolicLink()) {
+          const target = await readlink(job.source);
+          await symlink(target, destination);
+          return Buffer.byteLength(target);
+        }
+        if (stats.size > 0 && stats.blocks * 512 < stats.size) return copySparse(job.source, destination, stats.mode);
+        // libuv gives the copy the source's permission bits exactly (an fchmod, so the umask does not narrow them).
+        await copyFile(job.source, destination, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        return stats.size;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EACCES' && code !== 'EPERM') throw error;
+        outcome.skipped.push({ path: job.path, group: job.group, reason: 'unreadable', detail: code });
+        return null;
+      }
+    }
   }
 }
 

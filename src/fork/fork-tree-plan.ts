@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { modeKind } from '../checkpoint/index.js';
 import type { CopyJob } from './fork-copy.js';
@@ -33,74 +33,76 @@ export interface TreePlanInput {
 }
 
 export interface TreePlan {
-  /** Everything to write, ignored copies and links included, no path below another. */
+  /** Everything to write, ignored copies and links included, no path below another; the workspace's own first. */
   jobs: CopyJob[];
-  /** How many of `jobs` (and their bytes) belong to the workspace itself. */
-  workspaceFiles: number;
+  /** One per ignored path (counts filled in once written). */
   ignored: IgnoredEntryReport[];
   /** Root-relative paths written from the blob store. */
   restored: string[];
   notCopied: NotCopiedEntry[];
 }
 
-const WORKSPACE = -1;
+/** The group of the workspace's own files (an ignored path's group is its index). */
+export const WORKSPACE_GROUP = -1;
 
 /**
  * Decides what an isolated fork writes: every listed path as it is on disk now, every change
  * after the fork point undone (each such path takes its fork-point content and mode, or is left
  * out when it did not exist then), and the ignored paths copied, linked or left out as asked.
  * An ignored directory holding a path restored to the fork point is copied even when a link was
- * asked for, so the restore does not write through into the parent. Paths that cannot be written
- * (gone, sockets, below what was a file at the fork point) are listed in `notCopied`.
+ * asked for, so the restore does not write through into the parent. Paths below what was a file
+ * at the fork point, and the store's own files, are listed in `notCopied`. Reads directories only
+ * (to expand the ones copied or linked whole); each file is examined when it is copied.
  */
 export function planTree(input: TreePlanInput): TreePlan {
   const notCopied = input.notCopied;
-  const entries = new Map<string, { job: CopyJob; group: number }>();
+  const entries = new Map<string, CopyJob>();
   const isExcluded = (absolute: string) => input.excluded.some((dir) => absolute === dir || absolute.startsWith(`${dir}/`));
-  const add = (path: string, group: number, allowDirectory = group !== WORKSPACE) => {
+  const add = (path: string, group: number) => {
     const source = join(input.rootDir, path);
     if (isExcluded(source)) return void notCopied.push({ path, reason: 'store_file' });
-    let info: Stats;
-    try {
-      info = lstatSync(source);
-    } catch {
-      if (!input.prior.has(path)) notCopied.push({ path, reason: 'missing' });
-      return;
-    }
-    if (info.isFile()) entries.set(path, { job: { kind: 'file', path, source, stats: info }, group });
-    else if (info.isSymbolicLink()) entries.set(path, { job: { kind: 'symlink', path, target: readlinkSync(source) }, group });
-    else if (info.isDirectory()) {
-      if (!allowDirectory) notCopied.push({ path, reason: 'not_regular', detail: 'a tracked file that is a directory now' });
-      else walk(path, group);
-    } else notCopied.push({ path, reason: 'not_regular' });
+    entries.set(path, { kind: 'copy', path, source, group });
   };
   const walk = (dir: string, group: number) => {
     if (isExcluded(join(input.rootDir, dir))) return void notCopied.push({ path: `${dir}/`, reason: 'store_file' });
-    for (const entry of readdirSync(join(input.rootDir, dir), { withFileTypes: true })) {
+    let children: Dirent[];
+    try {
+      children = readdirSync(join(input.rootDir, dir), { withFileTypes: true });
+    } catch {
+      return; // gone meanwhile: nothing to copy
+    }
+    for (const entry of children) {
       const path = `${dir}/${entry.name}`;
       if (entry.isDirectory()) walk(path, group);
-      else add(path, group, false);
+      else add(path, group);
     }
   };
-
   // A directory is linked one level down (a real directory of links to its entries), so a rule for
   // directories only (`node_modules/`) still matches it in the fork and git leaves it out of `status`.
   const link = (path: string, directory: boolean, group: number) => {
     const source = join(input.rootDir, path);
     if (isExcluded(source)) return void notCopied.push({ path, reason: 'store_file' });
-    const names = directory ? readdirSync(source).map((name) => `${path}/${name}`) : [path];
-    for (const name of names) entries.set(name, { job: { kind: 'symlink', path: name, target: join(input.rootDir, name) }, group });
+    let names = [path];
+    try {
+      if (directory) names = readdirSync(source).map((name) => `${path}/${name}`);
+    } catch {
+      names = [];
+    }
+    for (const name of names) entries.set(name, { kind: 'symlink', path: name, target: join(input.rootDir, name), group });
   };
 
-  for (const listed of input.listed) add(listed.path, WORKSPACE, listed.directory === true);
-
+  for (const listed of input.listed) {
+    if (listed.directory) walk(listed.path, WORKSPACE_GROUP);
+    else add(listed.path, WORKSPACE_GROUP);
+  }
   const restoredPaths = [...input.prior].filter(([, state]) => state.exists).map(([path]) => path);
   const ignored: IgnoredEntryReport[] = input.ignored.map((raw, index) => {
-    const path = raw.endsWith('/') ? raw.slice(0, -1) : raw;
-    const holdsRestored = raw.endsWith('/') && restoredPaths.some((restored) => restored.startsWith(`${path}/`));
+    const directory = raw.endsWith('/');
+    const path = directory ? raw.slice(0, -1) : raw;
+    const holdsRestored = directory && restoredPaths.some((restored) => restored.startsWith(raw));
     const action: IgnoredMode = input.ignoredMode === 'link' && holdsRestored ? 'copy' : input.ignoredMode;
-    if (action === 'copy') add(path, index);
-    else if (action === 'link') link(path, raw.endsWith('/'), index);
+    if (action === 'copy') directory ? walk(path, index) : add(path, index);
+    else if (action === 'link') link(path, directory, index);
     return {
       path: raw,
       action,
@@ -112,43 +114,31 @@ export function planTree(input: TreePlanInput): TreePlan {
 
   const restored: string[] = [];
   for (const [path, state] of input.prior) {
-    const group = entries.get(path)?.group ?? WORKSPACE;
+    const group = entries.get(path)?.group ?? WORKSPACE_GROUP;
     if (!state.exists) {
       entries.delete(path);
       continue;
     }
     const content = input.contents.get(state.hash)!;
-    const job: CopyJob =
+    entries.set(
+      path,
       modeKind(state.mode) === 'symlink'
-        ? { kind: 'symlink', path, target: content.toString() }
-        : { kind: 'content', path, mode: (state.mode ?? 0o644) & 0o7777, content };
-    entries.set(path, { job, group });
+        ? { kind: 'symlink', path, target: content.toString(), group }
+        : { kind: 'content', path, mode: (state.mode ?? 0o644) & 0o7777, content, group },
+    );
     restored.push(path);
   }
 
-  const jobs: CopyJob[] = [];
-  let workspaceFiles = 0;
-  for (const [path, { job, group }] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  const own: CopyJob[] = [];
+  const others: CopyJob[] = [];
+  for (const [path, job] of entries) {
     const blocker = ancestorIn(path, entries);
-    if (blocker !== null) {
-      notCopied.push({ path, reason: 'conflict', detail: `${blocker} is not a directory at the fork point` });
-      continue;
-    }
-    jobs.push(job);
-    if (group === WORKSPACE) workspaceFiles++;
-    else {
-      ignored[group]!.files++;
-      ignored[group]!.bytes += job.kind === 'file' ? job.stats.size : job.kind === 'content' ? job.content.length : Buffer.byteLength(job.target);
-    }
+    if (blocker !== null) notCopied.push({ path, reason: 'conflict', detail: `${blocker} is not a directory at the fork point` });
+    else (job.group === WORKSPACE_GROUP ? own : others).push(job);
   }
-  // Workspace jobs first, so a fork's progress reaches the workspace's own files before the ignored ones.
-  const ordered = [
-    ...jobs.filter((job) => (entries.get(job.path)?.group ?? WORKSPACE) === WORKSPACE),
-    ...jobs.filter((job) => (entries.get(job.path)?.group ?? WORKSPACE) !== WORKSPACE),
-  ];
-  return { jobs: ordered, workspaceFiles, ignored, restored: restored.sort(), notCopied };
+  // The workspace's own files first, so a fork's progress reaches them before the ignored ones.
+  return { jobs: [...own, ...others], ignored, restored: restored.sort(), notCopied };
 }
-
 /** The nearest ancestor of `path` that is itself an entry (a file or a link, so nothing can be below it), or null. */
 function ancestorIn(path: string, entries: ReadonlyMap<string, unknown>): string | null {
   for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { constants, existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { GitCommandFailedError } from './fork-errors.js';
 
@@ -13,6 +14,8 @@ export interface GitWorkTree {
   branch: string | null;
   /** The repository's common directory (`.git` of the main work tree), real path. */
   commonDir: string;
+  /** The parent work tree's index file. */
+  index: string;
 }
 
 /** Why a workspace gets a plain copy instead of a git checkout. */
@@ -43,18 +46,23 @@ function gitEnvironment(): NodeJS.ProcessEnv {
 export async function findGitWorkTree(dir: string): Promise<GitWorkTree | { reason: NoGitReason }> {
   let out: string;
   try {
-    out = (await git(dir, ['rev-parse', '--show-toplevel', '--git-common-dir'], { allowFailure: false })).toString();
+    out = (await git(dir, ['rev-parse', '--show-toplevel', '--git-common-dir', '--git-path', 'index', 'HEAD', '--abbrev-ref', 'HEAD'])).toString();
   } catch (error) {
-    const missing = (error as { cause?: { code?: unknown } }).cause?.code === 'ENOENT';
-    return { reason: missing ? 'git_unavailable' : 'not_a_git_work_tree' };
+    if ((error as { cause?: { code?: unknown } }).cause?.code === 'ENOENT') return { reason: 'git_unavailable' };
+    const inTree = (await git(dir, ['rev-parse', '--show-toplevel'], { allowFailure: true })).toString().trim();
+    if (inTree === '') return { reason: 'not_a_git_work_tree' };
+    return { reason: realpathSync(inTree) === realpathSync(dir) ? 'no_commit_yet' : 'subdirectory_of_work_tree' };
   }
-  const [top, common] = out.split('\n');
-  if (!top || !common) return { reason: 'not_a_git_work_tree' };
+  const [top, common, index, commit, branch] = out.split('\n');
+  if (!top || !common || !index || !commit || !branch) return { reason: 'not_a_git_work_tree' };
   if (realpathSync(top) !== realpathSync(dir)) return { reason: 'subdirectory_of_work_tree' };
-  const head = (await git(dir, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFailure: true })).toString().trim();
-  if (head === '') return { reason: 'no_commit_yet' };
-  const branch = (await git(dir, ['symbolic-ref', '-q', '--short', 'HEAD'], { allowFailure: true })).toString().trim();
-  return { top: realpathSync(top), commit: head, branch: branch === '' ? null : branch, commonDir: realpathSync(resolve(dir, common)) };
+  return {
+    top: realpathSync(top),
+    commit,
+    branch: branch === 'HEAD' ? null : branch,
+    commonDir: realpathSync(resolve(dir, common)),
+    index: resolve(dir, index),
+  };
 }
 
 /** One path of git's index: its mode (`160000` is a submodule) and path. */
@@ -71,8 +79,8 @@ export interface GitListing {
   untracked: string[];
   /** Ignored untracked paths: a wholly ignored directory once, as `dir/`. */
   ignored: string[];
-  /** Paths in the index but not in HEAD (staged additions). */
-  added: string[];
+  /** The index uses a feature (split or sparse index, fsmonitor, sparse checkout) that a copy of the file cannot carry over. */
+  indexNotPortable: boolean;
 }
 
 export async function listWorkTree(top: string): Promise<GitListing> {
@@ -81,11 +89,11 @@ export async function listWorkTree(top: string): Promise<GitListing> {
       .toString('utf8')
       .split('\0')
       .filter((entry) => entry !== '');
-  const [stage, untracked, ignored, added] = await Promise.all([
+  const [stage, untracked, ignored, features] = await Promise.all([
     git(top, ['ls-files', '-z', '--stage']),
     git(top, ['ls-files', '-z', '--others', '--exclude-standard']),
     git(top, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
-    git(top, ['diff', '--cached', '--name-only', '-z', '--no-renames', '--diff-filter=A', 'HEAD']),
+    git(top, ['config', '--get-regexp', '^(core\\.splitindex|core\\.sparsecheckout|core\\.fsmonitor|index\\.sparse)$'], { allowFailure: true }),
   ]);
   const tracked: IndexEntry[] = [];
   const seen = new Set<string>();
@@ -97,28 +105,41 @@ export async function listWorkTree(top: string): Promise<GitListing> {
     seen.add(path);
     tracked.push({ mode: line.slice(0, line.indexOf(' ')), path });
   }
-  return { tracked, untracked: split(untracked), ignored: split(ignored), added: split(added) };
+  const indexNotPortable = features
+    .toString()
+    .split('\n')
+    .some((line) => /\s(true|1|yes|on)$/i.test(line.trim()) || (line.startsWith('core.fsmonitor') && !/\s(false|0|no|off)$/i.test(line.trim())));
+  return { tracked, untracked: split(untracked), ignored: split(ignored), indexNotPortable };
 }
 
 /**
  * Registers a new linked work tree at `dir` (which must not exist) on `commit`, detached, without
- * checking anything out (the fork writes the files itself), and fills its index from that commit.
- * This writes `<commonDir>/worktrees/<name>/` in the parent's repository, as `git worktree add`
- * does; nothing else of the parent's changes.
+ * checking anything out (the fork writes the files itself). Its index is a copy of the parent's
+ * (`parentIndex`), so what the parent has staged is staged there too and what it tracks (force-added
+ * files included) is tracked; the entries' stat data belong to the parent's files, so git re-reads
+ * each file once, at the fork's first `git status`, before taking it as unchanged. An index a copy
+ * cannot carry over (split or sparse index, fsmonitor, sparse checkout), or none, is read from
+ * `commit` instead (`git read-tree`). Returns which. This writes `<commonDir>/worktrees/<name>/`
+ * in the parent's repository, as `git worktree add` does; nothing else of the parent's changes.
  */
-export async function addWorkTree(parentTop: string, dir: string, commit: string): Promise<void> {
+export async function addWorkTree(parentTop: string, dir: string, commit: string, parentIndex: string | null): Promise<'copied' | 'read_from_head'> {
   await git(parentTop, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', dir, commit]);
+  const registration = registrationOf(dir);
+  if (parentIndex !== null && registration !== null) {
+    try {
+      await copyFile(parentIndex, join(registration, 'index'), constants.COPYFILE_EXCL);
+      return 'copied';
+    } catch {
+      // no index yet, or unreadable: fall back to the commit's tree
+    }
+  }
   await git(dir, ['read-tree', commit]);
+  return 'read_from_head';
 }
 
 /** After the work tree moved from its staging place to `dir`: points its registration at `dir`. */
 export async function repairWorkTree(dir: string): Promise<void> {
   await git(dir, ['worktree', 'repair']);
-}
-
-/** Marks `paths` (present in the fork, staged additions in the parent) as intended to be added, so they are tracked there too. */
-export async function intendToAdd(dir: string, paths: readonly string[]): Promise<void> {
-  for (let index = 0; index < paths.length; index += 1000) await git(dir, ['add', '--intent-to-add', '--force', '--', ...paths.slice(index, index + 1000)]);
 }
 
 /** `dir`'s work tree registration in the repository (`<commonDir>/worktrees/<id>`), by reading its `.git` file. */

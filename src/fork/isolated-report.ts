@@ -34,6 +34,8 @@ export type NotCopiedReason =
   | 'store_file'
   /** A socket, FIFO, device, or a tracked path that is a directory now. */
   | 'not_regular'
+  /** Could not be read (permissions). */
+  | 'unreadable'
   /** A name that is not valid UTF-8 (outside git). */
   | 'invalid_name'
   /** Below a path that was a file or a link at the fork point. */
@@ -55,8 +57,13 @@ export interface ForkGitCheckout {
   parentBranch: string | null;
   /** The registration git keeps in the parent's repository (`.git/worktrees/<name>`); `git worktree remove <worktree>` drops both. */
   registration: string;
-  /** Paths staged as new in the parent (not in HEAD), marked intent-to-add in the fork so git tracks them there too. */
-  intentToAdd: string[];
+  /**
+   * `copied`: the fork's index is a copy of the parent's, so what the parent tracks and has staged
+   * (force-added files, staged new files) is tracked and staged there too; `read_from_head`: the
+   * parent's index could not be carried over (split or sparse index, fsmonitor), so it was read
+   * from the commit and the parent's staged changes show as unstaged.
+   */
+  index: 'copied' | 'read_from_head';
 }
 
 /** What an isolated fork materialized, and what it left out and why. */

@@ -8,8 +8,8 @@ import { errorReason } from '../workspace/error-reason.js';
 import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingPathFor } from '../workspace/materialize-target.js';
 import { ForkStateUnavailableError } from './fork-errors.js';
 import { syncTree, writeJobs } from './fork-copy.js';
-import { planTree, type ListedPath, type PriorState } from './fork-tree-plan.js';
-import { addWorkTree, findGitWorkTree, intendToAdd, listWorkTree, registrationOf, removeStaleRegistrations, repairWorkTree } from './git-checkout.js';
+import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
+import { addWorkTree, findGitWorkTree, listWorkTree, registrationOf, removeStaleRegistrations, repairWorkTree } from './git-checkout.js';
 import type { IgnoredMode, IsolatedMaterialization, NotCopiedEntry } from './isolated-report.js';
 
 export type { IsolatedMaterialization } from './isolated-report.js';
@@ -67,7 +67,7 @@ export async function materializeAtForkPoint(input: {
   const notCopied: NotCopiedEntry[] = [];
   let listed: ListedPath[];
   let ignoredPaths: string[];
-  let added: string[] = [];
+  let portableIndex = false;
   if (gitTree) {
     const listing = await listWorkTree(gitTree.top);
     listed = [];
@@ -77,7 +77,7 @@ export async function materializeAtForkPoint(input: {
     }
     for (const path of listing.untracked) listed.push(path.endsWith('/') ? { path: path.slice(0, -1), directory: true } : { path });
     ignoredPaths = listing.ignored;
-    added = listing.added;
+    portableIndex = !listing.indexNotPortable;
   } else {
     ({ listed, ignoredPaths } = scannedPaths(input.workspace, rootName, prior, notCopied));
   }
@@ -93,29 +93,39 @@ export async function materializeAtForkPoint(input: {
   let placed = false;
   try {
     mkdirSync(staging, { mode: 0o755 });
-    if (gitTree) await addWorkTree(gitTree.top, building, gitTree.commit);
-    else mkdirSync(building, { mode: 0o755 });
+    const index = gitTree ? await addWorkTree(gitTree.top, building, gitTree.commit, portableIndex ? gitTree.index : null) : null;
+    if (!gitTree) mkdirSync(building, { mode: 0o755 });
     let done = 0;
-    const bytes = await writeJobs(building, plan.jobs, () => input.onProgress?.(++done, plan.jobs.length));
-    const written = new Set(plan.jobs.map((job) => job.path));
-    const intentToAdd = added.filter((path) => written.has(path));
-    if (gitTree && intentToAdd.length > 0) await intendToAdd(building, intentToAdd);
+    const outcome = await writeJobs(building, plan.jobs, () => input.onProgress?.(++done, plan.jobs.length));
     if (input.durable ?? true) await syncTree(staging);
     renameSync(building, target);
     placed = true;
     rmSync(staging, { recursive: true, force: true });
     if (gitTree) await repairWorkTree(target);
     if (input.durable ?? true) fsyncDirectory(parent);
-    const ignoredBytes = plan.ignored.reduce((sum, entry) => sum + entry.bytes, 0);
+    for (const skipped of outcome.skipped) {
+      // An ignored path that vanished since git listed it is no loss; a tracked one is reported.
+      if (skipped.group === WORKSPACE_GROUP || skipped.reason !== 'missing')
+        plan.notCopied.push({ path: skipped.path, reason: skipped.reason, ...(skipped.detail === undefined ? {} : { detail: skipped.detail }) });
+    }
+    const ignored = plan.ignored.map((entry, group) => ({ ...entry, files: outcome.files.get(group) ?? 0, bytes: outcome.bytes.get(group) ?? 0 }));
     return {
       dir: target,
-      files: plan.workspaceFiles,
-      bytes: bytes - ignoredBytes,
+      files: outcome.files.get(WORKSPACE_GROUP) ?? 0,
+      bytes: outcome.bytes.get(WORKSPACE_GROUP) ?? 0,
       restored: plan.restored.map((path) => `${prefix}${path}`),
-      git: gitTree ? { worktree: target, commit: gitTree.commit, parentBranch: gitTree.branch, registration: registrationOf(target) ?? '', intentToAdd } : null,
+      git: gitTree
+        ? {
+            worktree: target,
+            commit: gitTree.commit,
+            parentBranch: gitTree.branch,
+            registration: registrationOf(target) ?? '',
+            index: index ?? 'read_from_head',
+          }
+        : null,
       gitSkipped: gitTree ? null : (repository as { reason: IsolatedMaterialization['gitSkipped'] }).reason,
       ignoredMode,
-      ignored: plan.ignored,
+      ignored,
       notCopied: plan.notCopied.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     };
   } catch (error) {
@@ -145,18 +155,15 @@ function scannedPaths(workspace: Workspace, rootName: string, prior: ReadonlyMap
   const listed: ListedPath[] = [];
   for (const key of scan.snapshot.keys()) if (key.startsWith(prefix)) listed.push({ path: key.slice(prefix.length) });
   const ignoredPaths: string[] = [];
-  const unreadable: Array<{ path: string; checkpointId: string; reason: string }> = [];
   const rootDir = workspace.root(rootName).realDir;
   for (const skipped of scan.skipped) {
     if (!skipped.path.startsWith(prefix)) continue;
     const path = skipped.path.slice(prefix.length);
     if (skipped.reason === 'ignored') ignoredPaths.push(isDirectory(join(rootDir, path)) ? `${path}/` : path);
-    else if (skipped.reason === 'unreadable' && !prior.has(path))
-      unreadable.push({ path: skipped.path, checkpointId: '', reason: `cannot be read (${skipped.detail ?? 'unreadable'})` });
-    else if (skipped.reason === 'not_regular' || skipped.reason === 'invalid_name' || skipped.reason === 'store_file')
+    else if (prior.has(path)) continue;
+    else if (skipped.reason === 'unreadable' || skipped.reason === 'not_regular' || skipped.reason === 'invalid_name' || skipped.reason === 'store_file')
       notCopied.push({ path, reason: skipped.reason, ...(skipped.detail === undefined ? {} : { detail: skipped.detail }) });
   }
-  if (unreadable.length > 0) throw new ForkStateUnavailableError({ paths: unreadable });
   return { listed, ignoredPaths };
 }
 

@@ -99,7 +99,7 @@ describe('waypoint fork (built CLI)', () => {
     const report = run.json().materialized;
     expect(report).toMatchObject({
       dir: linked,
-      git: { worktree: linked, commit: head, intentToAdd: [] },
+      git: { worktree: linked, commit: head, index: 'copied' },
       gitSkipped: null,
       ignoredMode: 'link',
       ignored: [{ path: 'node_modules/', action: 'link', files: 1 }],

@@ -105,7 +105,7 @@ describe('isolated fork of a git work tree', () => {
       commit: head,
       parentBranch: git(fx.root, 'symbolic-ref', '--short', 'HEAD').trim(),
       registration: expect.stringMatching(/\/\.git\/worktrees\/strategy-b$/),
-      intentToAdd: [],
+      index: 'copied',
     });
     expect(report.gitSkipped).toBeNull();
     expect(report.restored).toEqual([
@@ -188,7 +188,7 @@ describe('isolated fork of a git work tree', () => {
     });
   });
 
-  it('reports what it could not copy (a submodule, a tracked file deleted without a checkpoint) and tracks staged new files as intent-to-add', async () => {
+  it('reports what it could not copy (a submodule, a tracked file deleted without a checkpoint) and a file staged as new in the parent is staged in the fork too', async () => {
     const head = createRepository();
     git(fx.root, 'update-index', '--add', '--cacheinfo', `160000,${head},vendor/lib`);
     unlinkSync(join(fx.root, '.github/workflows/ci.yml'));
@@ -205,9 +205,11 @@ describe('isolated fork of a git work tree', () => {
       { path: '.github/workflows/ci.yml', reason: 'missing' },
       { path: 'vendor/lib', reason: 'submodule' },
     ]);
-    expect(materialized!.git!.intentToAdd).toEqual(['src/new.ts']);
+    expect(materialized!.git!.index).toBe('copied');
     expect(readFileSync(join(fx.dir, 'c/src/new.ts'), 'utf8')).toBe('export const fresh = true;\n');
-    expect(status(join(fx.dir, 'c'))).toBe(' D .github/workflows/ci.yml\n A src/new.ts\n');
+    // The parent's staging comes along: git status in the fork is the parent's, line for line.
+    expect(status(join(fx.dir, 'c'))).toBe(status(fx.root));
+    expect(status(fx.root)).toContain('A  src/new.ts\n');
   });
 
   it("deleting the fork's directory with discardWorkTree, or a fork whose child cannot be committed, leaves no work tree registered in the parent's repository", async () => {

@@ -14,6 +14,7 @@ const NOT_COPIED: Record<NotCopiedReason, string> = {
   store_file: "Waypoint's own store",
   not_regular: 'not a regular file',
   invalid_name: 'a name that is not UTF-8',
+  unreadable: 'could not be read',
   conflict: 'below a path that was a file at the fork point',
 };
 
@@ -38,7 +39,11 @@ export function renderMaterialized(report: IsolatedMaterialization): string[] {
       report.git.parentBranch === null ? '' : ` (the parent is on ${report.git.parentBranch}; \`git switch -c <name>\` there keeps commits on a branch)`;
     lines.push(`  git: a linked work tree, detached at ${report.git.commit.slice(0, 12)}${branch}`);
     lines.push(`    registered in ${report.git.registration}; \`git worktree remove ${report.dir}\` deletes the fork's directory and the registration`);
-    if (report.git.intentToAdd.length > 0) lines.push(`    staged as new in the parent, tracked here as intent-to-add: ${report.git.intentToAdd.join(', ')}`);
+    lines.push(
+      report.git.index === 'copied'
+        ? "    index: a copy of the parent's (what it tracks and has staged is tracked and staged here)"
+        : "    index: read from the commit (the parent's could not be copied: its staged changes show as unstaged here)",
+    );
   } else lines.push(`  git: none, a plain copy (${NO_GIT[report.gitSkipped ?? 'not_a_git_work_tree']})`);
   if (report.ignored.length > 0) lines.push(`  ignored paths (--ignored ${report.ignoredMode}):`, ...report.ignored.map(ignoredLine));
   else lines.push('  ignored paths: none');
