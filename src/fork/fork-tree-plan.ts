@@ -57,14 +57,22 @@ export const WORKSPACE_GROUP = -1;
 export function planTree(input: TreePlanInput): TreePlan {
   const notCopied = input.notCopied;
   const entries = new Map<string, CopyJob>();
-  const isExcluded = (absolute: string) => input.excluded.some((dir) => absolute === dir || absolute.startsWith(`${dir}/`));
+  // The store's files are reported once per excluded directory (or file), however many of them were listed.
+  const reportedStore = new Set<string>();
+  const isExcluded = (absolute: string) => {
+    const dir = input.excluded.find((candidate) => absolute === candidate || absolute.startsWith(`${candidate}/`));
+    if (dir === undefined) return false;
+    const shown = dir.startsWith(`${input.rootDir}/`) ? dir.slice(input.rootDir.length + 1) : dir;
+    if (!reportedStore.has(shown)) notCopied.push({ path: shown, reason: 'store_file' });
+    reportedStore.add(shown);
+    return true;
+  };
   const add = (path: string, group: number) => {
     const source = join(input.rootDir, path);
-    if (isExcluded(source)) return void notCopied.push({ path, reason: 'store_file' });
-    entries.set(path, { kind: 'copy', path, source, group });
+    if (!isExcluded(source)) entries.set(path, { kind: 'copy', path, source, group });
   };
   const walk = (dir: string, group: number) => {
-    if (isExcluded(join(input.rootDir, dir))) return void notCopied.push({ path: `${dir}/`, reason: 'store_file' });
+    if (isExcluded(join(input.rootDir, dir))) return;
     let children: Dirent[];
     try {
       children = readdirSync(join(input.rootDir, dir), { withFileTypes: true });
@@ -81,7 +89,7 @@ export function planTree(input: TreePlanInput): TreePlan {
   // directories only (`node_modules/`) still matches it in the fork and git leaves it out of `status`.
   const link = (path: string, directory: boolean, group: number) => {
     const source = join(input.rootDir, path);
-    if (isExcluded(source)) return void notCopied.push({ path, reason: 'store_file' });
+    if (isExcluded(source)) return;
     let names = [path];
     try {
       if (directory) names = readdirSync(source).map((name) => `${path}/${name}`);
@@ -96,7 +104,8 @@ export function planTree(input: TreePlanInput): TreePlan {
     else add(listed.path, WORKSPACE_GROUP);
   }
   const restoredPaths = [...input.prior].filter(([, state]) => state.exists).map(([path]) => path);
-  const ignored: IgnoredEntryReport[] = input.ignored.map((raw, index) => {
+  const ignoredPaths = input.ignored.filter((raw) => !isExcluded(join(input.rootDir, raw.endsWith('/') ? raw.slice(0, -1) : raw)));
+  const ignored: IgnoredEntryReport[] = ignoredPaths.map((raw, index) => {
     const directory = raw.endsWith('/');
     const path = directory ? raw.slice(0, -1) : raw;
     const holdsRestored = directory && restoredPaths.some((restored) => restored.startsWith(raw));

@@ -4,7 +4,9 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyToolWrite, captureExec, CheckpointedFs } from '../../src/checkpoint/index.js';
+import { BlobStore } from '../../src/blobs/index.js';
 import { discardWorkTree, SessionForker } from '../../src/fork/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import { createForkFixture, snapshotDir, type ForkFixture } from './fork-fixture.js';
 
 let fx: ForkFixture;
@@ -38,6 +40,7 @@ function createRepository(): string {
   write('src/a.ts', 'export const a = 1;\n');
   write('src/b.ts', 'export const b = 1;\n');
   write('fixtures/sample.log', 'a force-added fixture\n');
+  write('fixtures/untouched.log', 'a force-added fixture nobody changes\n');
   write('sub/.gitignore', '!keep.log\n');
   write('sub/keep.log', 'kept by a nested negation\n');
   write('package.json', '{ "scripts": { "test": "node test.js" } }\n');
@@ -45,7 +48,7 @@ function createRepository(): string {
   symlinkSync('src/a.ts', join(fx.root, 'link'));
   git(fx.root, 'init', '--quiet');
   git(fx.root, 'add', '-A');
-  git(fx.root, 'add', '--force', 'fixtures/sample.log');
+  git(fx.root, 'add', '--force', 'fixtures/sample.log', 'fixtures/untouched.log');
   git(fx.root, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '--quiet', '-m', 'base');
   write('node_modules/dep/index.js', 'module.exports = { answer: 42 };\n');
   write('node_modules/dep/package.json', '{ "name": "dep", "main": "index.js" }\n');
@@ -237,6 +240,27 @@ describe('isolated fork of a git work tree', () => {
     fx.store.forkSession = original;
     expect(existsSync(join(fx.dir, 'e'))).toBe(false);
     expect(git(fx.root, 'worktree', 'list', '--porcelain').match(/^worktree .*$/gm)).toEqual([only.trim()]);
+  });
+
+  it("never copies Waypoint's own store kept inside the workspace (not ignored by git), and says so once", async () => {
+    createRepository();
+    const inside = await SqliteStore.open({ path: join(fx.root, '.waypoint', 'w.db') });
+    try {
+      const session = await inside.createSession({ title: 'Inside', workdir: fx.root });
+      const { message } = await inside.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: 'hi' }] });
+      expect(status(fx.root)).toContain('?? .waypoint/');
+      const { materialized } = await new SessionForker({ store: inside, blobs: new BlobStore(inside) }).fork({
+        from: 'message',
+        sessionId: session.id,
+        messageId: message.id,
+        workspace: { mode: 'isolated', dir: join(fx.dir, 'g') },
+      });
+      expect(existsSync(join(fx.dir, 'g', '.waypoint'))).toBe(false);
+      expect(materialized!.notCopied).toEqual([{ path: '.waypoint', reason: 'store_file' }]);
+      expect(readFileSync(join(fx.dir, 'g', 'src/a.ts'), 'utf8')).toBe('export const a = 1;\n');
+    } finally {
+      await inside.close();
+    }
   });
 
   it('a workspace that is a subdirectory of a git work tree gets a plain copy, and the report says why', async () => {
