@@ -85,3 +85,23 @@ export class ForkStateUnavailableError extends WaypointError {
     });
   }
 }
+
+/**
+ * A git command the isolated fork ran in the parent's repository failed (git's own message is in
+ * `details.stderr`). The fork was not created and its partial directory and work tree
+ * registration were removed.
+ */
+export class GitCommandFailedError extends WaypointError {
+  override readonly name: string = 'GitCommandFailedError';
+
+  constructor(options: { args: string[]; cwd: string; stderr: string; cause?: unknown }) {
+    super({
+      code: 'GIT_COMMAND_FAILED',
+      message: `git ${options.args.slice(0, 3).join(' ')} failed in ${options.cwd}: ${options.stderr || 'no message'}. The fork was not created; fix the repository (or fork a directory outside git) and try again.`,
+      details: { args: options.args, cwd: options.cwd, stderr: options.stderr },
+      exitCode: 1,
+      httpStatus: 500,
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    });
+  }
+}

@@ -15,8 +15,14 @@ export const ForkWorkspace = z.discriminatedUnion('mode', [
       .string()
       .refine((value) => isAbsolute(value), 'must be an absolute path')
       .optional(),
-    /** fsync each materialized file (default true). */
+    /** Make the materialized tree durable before it appears (default true). */
     durable: z.boolean().optional(),
+    /**
+     * Ignored paths git (or the ignore files) does not track — `node_modules`, build output:
+     * `copy` (default: the fork can run the project, and writes there stay in the fork), `link`
+     * (a symlink to the parent's: instant, but writes through it change the parent's), `omit`.
+     */
+    ignored: z.enum(['copy', 'link', 'omit']).optional(),
   }),
 ]);
 export type ForkWorkspace = z.infer<typeof ForkWorkspace>;

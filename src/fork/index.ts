@@ -19,7 +19,9 @@ export {
   type CopiedState,
 } from './fork-state.js';
 export { forkNotes, SIDE_CHAT_REMINDER, type ForkKind } from './fork-notes.js';
-export { materializeAtForkPoint, type IsolatedMaterialization } from './isolated-workspace.js';
+export { materializeAtForkPoint, discardWorkTree, type IsolatedMaterialization } from './isolated-workspace.js';
+export type { IgnoredMode, IgnoredEntryReport, NotCopiedEntry, NotCopiedReason, ForkGitCheckout } from './isolated-report.js';
+export type { NoGitReason } from './git-checkout.js';
 export { effectPolicyFor, type EffectPolicyOptions } from './effect-policy.js';
 export { listChildren, listAncestors, sessionFamily, renderFamilyTree, type FamilyNode } from './lineage.js';
-export { NoWorkspaceCheckpointError, ForkConfirmationRequiredError, ForkStateUnavailableError } from './fork-errors.js';
+export { NoWorkspaceCheckpointError, ForkConfirmationRequiredError, ForkStateUnavailableError, GitCommandFailedError } from './fork-errors.js';

@@ -1,29 +1,41 @@
-import { readlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { BlobStore } from '../blobs/index.js';
-import { modeKind, PRIMARY_ROOT } from '../checkpoint/index.js';
-import { WaypointError, type Checkpoint } from '../model/index.js';
-import { materializeTree, scanWorkspace, type MaterializeFile, type Workspace } from '../workspace/index.js';
+import { PRIMARY_ROOT } from '../checkpoint/index.js';
+import { InvalidArgumentError, WaypointError, type Checkpoint } from '../model/index.js';
+import { FileWriteFailedError, fsyncDirectory, scanWorkspace, type Workspace } from '../workspace/index.js';
+import { errorReason } from '../workspace/error-reason.js';
+import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingPathFor } from '../workspace/materialize-target.js';
 import { ForkStateUnavailableError } from './fork-errors.js';
+import { syncTree, writeJobs } from './fork-copy.js';
+import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
+import { addWorkTree, findGitWorkTree, listWorkTree, registrationOf, removeStaleRegistrations, repairWorkTree } from './git-checkout.js';
+import type { IgnoredMode, IsolatedMaterialization, NotCopiedEntry } from './isolated-report.js';
 
-/** How one path stood at the fork point, when a change after it touched the path. */
-type PriorState = { exists: false } | { exists: true; hash: string; mode: number | null };
+export type { IsolatedMaterialization } from './isolated-report.js';
 
-export interface IsolatedMaterialization {
-  dir: string;
-  files: number;
-  bytes: number;
-  /** Paths (`workspace:` keys) whose content came from the blob store instead of the disk. */
-  restored: string[];
-}
+const STAGING = /^\..*\.(\d+)\.[0-9a-f]{12}\.wp-partial$/;
 
 /**
- * Builds the child's own directory as the parent's tracked files were at the fork point: the
- * tracked files of one of the parent's tracked roots (the `workspace` root by default) as they are now (listed by the workspace scanner,
- * so `.gitignore`/`.waypointignore`, `.git` and the store's directory are left out) with every
- * change recorded after the fork point undone from the blob store — each path takes the content and
- * mode it had before its first change after that point. Written with `materializeTree` (modes
- * exact, the directory appears complete or not at all, progress reported per file). The parent's
- * files are only read. Empty directories are not reproduced (like git).
+ * Builds the child's own directory as the parent's workspace was at the fork point: every file
+ * and symlink there now — in a git work tree, exactly what git lists: the index (force-added
+ * ignored files included) and the untracked files no ignore rule matches; elsewhere, what the
+ * workspace scanner tracks — with every change recorded after the fork point undone from the blob
+ * store (each path takes the content and mode it had before its first change after that point).
+ * Ignored paths are copied, linked or left out (`ignored`, default `copy`).
+ *
+ * In a git work tree (the workspace is its top directory and HEAD names a commit) the directory is
+ * a linked work tree of the parent's repository, detached at the parent's HEAD commit, as
+ * `git worktree add --detach` makes it, with the fork-point files on top: `git status` there shows
+ * the parent's uncommitted changes as they were at the fork point. This registers the work tree
+ * in the parent's repository (`.git/worktrees/<name>`) and changes nothing else of the parent's:
+ * its files, index and refs are only read. Outside git the directory is a plain copy.
+ *
+ * The tree is built in a hidden staging directory beside the target and renamed into place, so it
+ * appears complete or not at all; the staging directory (and the work tree registration) of a
+ * fork that was killed is removed by the next fork into the same parent directory. The result
+ * lists everything written, each ignored path and what was done with it, and what was not copied
+ * and why. Empty directories are not reproduced (like git).
  */
 export async function materializeAtForkPoint(input: {
   blobs: BlobStore;
@@ -33,55 +45,137 @@ export async function materializeAtForkPoint(input: {
   targetDir: string;
   /** Which tracked root to build (default the primary `workspace` root). */
   root?: string;
+  ignored?: IgnoredMode;
   durable?: boolean;
   onProgress?: (done: number, total: number) => void;
 }): Promise<IsolatedMaterialization> {
+  if (!isAbsolute(input.targetDir))
+    throw new InvalidArgumentError({ parameter: 'targetDir', value: input.targetDir, reason: 'must be an absolute directory path' });
   const rootName = input.root ?? PRIMARY_ROOT;
-  const prior = priorStates(input.after);
+  const root = input.workspace.root(rootName);
+  const ignoredMode = input.ignored ?? 'copy';
   const prefix = `${rootName}:`;
-  const hashes = [...new Set([...prior].flatMap(([path, state]) => (state.exists && path.startsWith(prefix) ? [state.hash] : [])))];
-  let contents = new Map<string, Buffer>();
+  const prior = new Map<string, PriorState>();
+  for (const [key, state] of priorStates(input.after)) if (key.startsWith(prefix)) prior.set(key.slice(prefix.length), state);
+  const contents = await priorContents(input.blobs, prior);
+  const target = resolve(input.targetDir);
+  checkMaterializeTarget(target);
+  assertFreshTarget(target);
+
+  const repository = rootName === PRIMARY_ROOT ? await findGitWorkTree(root.realDir) : { reason: 'not_a_git_work_tree' as const };
+  const gitTree = 'commit' in repository ? repository : null;
+  const notCopied: NotCopiedEntry[] = [];
+  let listed: ListedPath[];
+  let ignoredPaths: string[];
+  let portableIndex = false;
+  if (gitTree) {
+    const listing = await listWorkTree(gitTree.top);
+    listed = [];
+    for (const entry of listing.tracked) {
+      if (entry.mode === '160000') notCopied.push({ path: entry.path, reason: 'submodule' });
+      else listed.push({ path: entry.path });
+    }
+    for (const path of listing.untracked) listed.push(path.endsWith('/') ? { path: path.slice(0, -1), directory: true } : { path });
+    ignoredPaths = listing.ignored;
+    portableIndex = !listing.indexNotPortable;
+  } else {
+    ({ listed, ignoredPaths } = scannedPaths(input.workspace, rootName, prior, notCopied));
+  }
+  const excluded = [...input.workspace.exclusions.dirs, ...(input.workspace.exclusions.protected ?? [])];
+  const plan = planTree({ rootDir: root.realDir, listed, ignored: ignoredPaths, ignoredMode, prior, contents, excluded, notCopied });
+
+  const parent = dirname(target);
+  createDirectories(parent, target);
+  removeStaleStaging(parent);
+  if (gitTree) removeStaleRegistrations(gitTree.commonDir, stagingPid, isAlive);
+  const staging = stagingPathFor(target);
+  const building = join(staging, basename(target));
+  let placed = false;
   try {
-    if (hashes.length > 0) contents = await input.blobs.getMany(hashes);
+    mkdirSync(staging, { mode: 0o755 });
+    const index = gitTree ? await addWorkTree(gitTree.top, building, gitTree.commit, portableIndex ? gitTree.index : null) : null;
+    if (!gitTree) mkdirSync(building, { mode: 0o755 });
+    let done = 0;
+    const outcome = await writeJobs(building, plan.jobs, () => input.onProgress?.(++done, plan.jobs.length));
+    if (input.durable ?? true) await syncTree(staging);
+    renameSync(building, target);
+    placed = true;
+    rmSync(staging, { recursive: true, force: true });
+    if (gitTree) await repairWorkTree(target);
+    if (input.durable ?? true) fsyncDirectory(parent);
+    for (const skipped of outcome.skipped) {
+      // An ignored path that vanished since git listed it is no loss; a tracked one is reported.
+      if (skipped.group === WORKSPACE_GROUP || skipped.reason !== 'missing')
+        plan.notCopied.push({ path: skipped.path, reason: skipped.reason, ...(skipped.detail === undefined ? {} : { detail: skipped.detail }) });
+    }
+    const ignored = plan.ignored.map((entry, group) => ({ ...entry, files: outcome.files.get(group) ?? 0, bytes: outcome.bytes.get(group) ?? 0 }));
+    return {
+      dir: target,
+      files: outcome.files.get(WORKSPACE_GROUP) ?? 0,
+      bytes: outcome.bytes.get(WORKSPACE_GROUP) ?? 0,
+      restored: plan.restored.map((path) => `${prefix}${path}`),
+      git: gitTree
+        ? {
+            worktree: target,
+            commit: gitTree.commit,
+            parentBranch: gitTree.branch,
+            registration: registrationOf(target) ?? '',
+            index: index ?? 'read_from_head',
+          }
+        : null,
+      gitSkipped: gitTree ? null : (repository as { reason: IsolatedMaterialization['gitSkipped'] }).reason,
+      ignoredMode,
+      ignored,
+      notCopied: plan.notCopied.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    };
+  } catch (error) {
+    discardWorkTree(placed ? target : building);
+    rmSync(staging, { recursive: true, force: true });
+    if (WaypointError.is(error)) throw error;
+    throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
+  }
+}
+
+/**
+ * Removes a fork's directory made by {@link materializeAtForkPoint}, and when it is a linked git work
+ * tree, its registration in the parent's repository (as `git worktree remove --force` does), so the
+ * repository does not keep a work tree that is gone.
+ */
+export function discardWorkTree(dir: string): void {
+  const registration = registrationOf(dir);
+  // What `git worktree remove --force` does: the registration (only one under `worktrees/`) and the directory.
+  if (registration !== null && basename(dirname(registration)) === 'worktrees') rmSync(registration, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Outside git: the scanner's tracked files, and the ignored paths it reports (directories once). */
+function scannedPaths(workspace: Workspace, rootName: string, prior: ReadonlyMap<string, PriorState>, notCopied: NotCopiedEntry[]) {
+  const prefix = `${rootName}:`;
+  const scan = scanWorkspace(workspace, { roots: [rootName], reportIgnored: true, maxFiles: Number.MAX_SAFE_INTEGER, maxFileSize: 0 });
+  const listed: ListedPath[] = [];
+  for (const key of scan.snapshot.keys()) if (key.startsWith(prefix)) listed.push({ path: key.slice(prefix.length) });
+  const ignoredPaths: string[] = [];
+  const rootDir = workspace.root(rootName).realDir;
+  for (const skipped of scan.skipped) {
+    if (!skipped.path.startsWith(prefix)) continue;
+    const path = skipped.path.slice(prefix.length);
+    if (skipped.reason === 'ignored') ignoredPaths.push(isDirectory(join(rootDir, path)) ? `${path}/` : path);
+    else if (prior.has(path)) continue;
+    else if (skipped.reason === 'unreadable' || skipped.reason === 'not_regular' || skipped.reason === 'invalid_name' || skipped.reason === 'store_file')
+      notCopied.push({ path, reason: skipped.reason, ...(skipped.detail === undefined ? {} : { detail: skipped.detail }) });
+  }
+  return { listed, ignoredPaths };
+}
+
+async function priorContents(blobs: BlobStore, prior: ReadonlyMap<string, PriorState>): Promise<Map<string, Buffer>> {
+  const hashes = [...new Set([...prior.values()].flatMap((state) => (state.exists ? [state.hash] : [])))];
+  try {
+    return hashes.length > 0 ? await blobs.getMany(hashes) : new Map();
   } catch (error) {
     if (!WaypointError.is(error)) throw error;
     const paths = [...prior].filter(([, state]) => state.exists).map(([path]) => ({ path, checkpointId: '', reason: error.message }));
     throw new ForkStateUnavailableError({ paths, corrupt: WaypointError.is(error, 'BLOB_CORRUPT'), cause: error });
   }
-
-  const scan = scanWorkspace(input.workspace, { roots: [rootName], reportIgnored: false, maxFiles: Number.MAX_SAFE_INTEGER });
-  const unreadable = scan.skipped.filter((skipped) => skipped.reason === 'unreadable' && skipped.path.startsWith(prefix) && !prior.has(skipped.path));
-  if (unreadable.length > 0) {
-    throw new ForkStateUnavailableError({
-      paths: unreadable.map((skipped) => ({ path: skipped.path, checkpointId: '', reason: `cannot be read (${skipped.detail ?? 'unreadable'})` })),
-    });
-  }
-  const files: MaterializeFile[] = [];
-  for (const [key, entry] of scan.snapshot) {
-    if (!key.startsWith(prefix) || prior.has(key)) continue;
-    const resolved = input.workspace.resolveKey(key, { followLink: false });
-    files.push({
-      path: key.slice(prefix.length),
-      mode: entry.mode,
-      kind: entry.kind,
-      // A file is copied from the disk in chunks, so its size is not bounded by a Buffer's.
-      content: entry.kind === 'symlink' ? () => readlinkSync(resolved.entryPath, { encoding: 'buffer' }) : { copyFrom: resolved.entryPath },
-    });
-  }
-  const restored: string[] = [];
-  for (const [key, state] of prior) {
-    if (!state.exists || !key.startsWith(prefix)) continue;
-    const content = contents.get(state.hash)!;
-    const kind = modeKind(state.mode) === 'symlink' ? 'symlink' : 'file';
-    files.push({ path: key.slice(prefix.length), mode: (state.mode ?? 0o644) & 0o7777, kind, content });
-    restored.push(key);
-  }
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const result = materializeTree(input.targetDir, files, {
-    durable: input.durable ?? true,
-    ...(input.onProgress ? { onProgress: input.onProgress } : {}),
-  });
-  return { dir: result.dir, files: result.files, bytes: result.bytes, restored: restored.sort() };
 }
 
 /**
@@ -104,4 +198,40 @@ function priorStates(after: readonly Checkpoint[]): Map<string, PriorState> {
   }
   if (missing.length > 0) throw new ForkStateUnavailableError({ paths: missing });
   return prior;
+}
+
+function assertFreshTarget(target: string): void {
+  try {
+    if (lstatSync(target).isDirectory() && readdirSync(target).length === 0) return;
+  } catch {
+    return; // missing: created by the rename
+  }
+  throw new InvalidArgumentError({
+    code: 'MATERIALIZE_TARGET_NOT_EMPTY',
+    parameter: 'targetDir',
+    value: target,
+    reason: 'already exists and is not an empty directory; choose a new directory for the materialized tree',
+  });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function stagingPid(name: string): number | null {
+  const match = STAGING.exec(name);
+  return match ? Number(match[1]) : null;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

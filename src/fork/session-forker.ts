@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { BlobStore } from '../blobs/index.js';
 import { PRIMARY_ROOT, sessionWorkspace } from '../checkpoint/session-workspace.js';
 import { EventBus, InvalidArgumentError, newId, type Checkpoint, type JsonObject, type Message, type Session, type SessionKind } from '../model/index.js';
@@ -12,7 +11,7 @@ import { forkNotes, type ForkKind } from './fork-notes.js';
 import { ForkFromRequest, ForkRequest, parseInput } from './fork-schemas.js';
 import { copiedState } from './fork-state.js';
 import type { ForkEvents, ForkOriginData, ForkPreview, ForkResult, ForkStrategy } from './fork-types.js';
-import { materializeAtForkPoint, type IsolatedMaterialization } from './isolated-workspace.js';
+import { discardWorkTree, materializeAtForkPoint, type IsolatedMaterialization } from './isolated-workspace.js';
 import { applySharedFiles, changesFiles, previewSharedFiles } from './shared-files.js';
 import { checkStableBoundary, type GoalBoundary } from './stable-boundary.js';
 
@@ -147,20 +146,28 @@ export class SessionForker {
         after: plan.after,
         targetDir,
         ...(workspace.durable === undefined ? {} : { durable: workspace.durable }),
+        ...(workspace.ignored === undefined ? {} : { ignored: workspace.ignored }),
         ...(onProgress ? { onProgress } : {}),
       });
       // Every other tracked root gets its own copy beside it; untracked roots (data, logs, tmp) stay
       // shared, as they are never checkpointed.
-      for (const root of parentWorkspace.trackedRoots().filter((candidate) => candidate.name !== PRIMARY_ROOT)) {
-        const copy = await materializeAtForkPoint({
-          blobs: this.blobs,
-          workspace: parentWorkspace,
-          after: plan.after,
-          root: root.name,
-          targetDir: `${targetDir}.roots/${root.name}`,
-          ...(workspace.durable === undefined ? {} : { durable: workspace.durable }),
-        });
-        isolatedRoots.set(root.name, copy.dir);
+      try {
+        for (const root of parentWorkspace.trackedRoots().filter((candidate) => candidate.name !== PRIMARY_ROOT)) {
+          const copy = await materializeAtForkPoint({
+            blobs: this.blobs,
+            workspace: parentWorkspace,
+            after: plan.after,
+            root: root.name,
+            targetDir: `${targetDir}.roots/${root.name}`,
+            ...(workspace.durable === undefined ? {} : { durable: workspace.durable }),
+            ...(workspace.ignored === undefined ? {} : { ignored: workspace.ignored }),
+          });
+          isolatedRoots.set(root.name, copy.dir);
+        }
+      } catch (error) {
+        discardWorkTree(materialized.dir);
+        for (const dir of isolatedRoots.values()) discardWorkTree(dir);
+        throw error;
       }
     }
 
@@ -212,12 +219,14 @@ export class SessionForker {
         }),
       });
     } catch (error) {
-      if (materialized) rmSync(materialized.dir, { recursive: true, force: true });
+      if (materialized) discardWorkTree(materialized.dir);
+      for (const dir of isolatedRoots.values()) discardWorkTree(dir);
       throw error;
     }
     if (!result.created) {
       // Another process committed the same command first: ours was never used.
-      if (materialized) rmSync(materialized.dir, { recursive: true, force: true });
+      if (materialized) discardWorkTree(materialized.dir);
+      for (const dir of isolatedRoots.values()) discardWorkTree(dir);
       return this.replayed(result.session, input.from);
     }
     this.events.emit('session-fork', {

@@ -16,7 +16,7 @@ export interface ForkSessionResult {
   workdir: string | null;
   /** Shared workspace: the parent's file rewind (redo it on the parent to bring the files back). */
   fileRewind: ForkResult['fileRewind'];
-  /** Isolated workspace: the directory materialized at the fork point. */
+  /** Isolated workspace: the directory materialized at the fork point, its git checkout, the ignored paths and what was not copied. */
   materialized: ForkResult['materialized'];
 }
 

@@ -19,12 +19,15 @@ export type ForkSessionRequest = ForkRequest;
  * parent's files is refused with `FORK_NEEDS_CONFIRMATION` (the preview in `details.preview`)
  * unless `confirm: true`; what it overwrites is kept, so a redo on the parent brings it back.
  * `workspace: { mode: 'isolated' }` materializes the files at the fork point in a new directory
- * instead. Forks from a checkpoint or a message refuse while the parent runs a turn
+ * instead: in a git work tree a linked work tree detached at the parent's HEAD with the fork-point
+ * changes on top, elsewhere a plain copy; `ignored: 'copy' | 'link' | 'omit'` (default `copy`)
+ * says what happens to ignored paths git does not track. `result.materialized` reports what was
+ * written, the git checkout, each ignored path and what was not copied, with the reason. Forks from a checkpoint or a message refuse while the parent runs a turn
  * (`TURN_RUNNING`); a fork that needs the parent's directory refuses when it is gone
  * (`WORKSPACE_MISSING`). A refusal changes nothing. Emits `fork` after the child committed.
  *
  * @example
- * const { session: child } = await forkSession({ waypoint }, { from: 'message', sessionId, messageId, workspace: { mode: 'isolated' } });
+ * const { session: child } = await forkSession({ waypoint }, { from: 'message', sessionId, messageId, workspace: { mode: 'isolated', ignored: 'link' } });
  */
 export async function forkSession(
   context: OperationContext,

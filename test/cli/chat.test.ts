@@ -602,6 +602,10 @@ describe('progress in the chat', () => {
       expect(result.stdout).toMatch(/scanning the workspace before the command: 1501 files scanned in \d+ ms/);
       expect(result.stdout).toMatch(/scanning the workspace after the command: 1502 files scanned in \d+ ms/);
       expect(result.stdout).toMatch(/copying the workspace: \d+\/1501/);
+      // The fork's report: what was written, that there is no git checkout here, and what was left out.
+      expect(result.stdout).toMatch(/workspace: \S+ \(\d+ files, [^;]+; \d+ files? as at the fork point\)/);
+      expect(result.stdout).toContain('git: none, a plain copy (not a git work tree)');
+      expect(result.stdout).toContain('ignored paths: none');
       expect(result.stdout).toMatch(/Now in ses_\w+ "Fork of New session"/);
       expect(fx.read('made.txt')).toBe('new\n');
     } finally {

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCliFixture, inspect, PARSER, runCli, snapshotTree, type CliFixture } from './cli-harness.js';
@@ -82,6 +83,40 @@ describe('waypoint fork (built CLI)', () => {
     expect(relative.json().workdir).toBe(join(fixture.dir, 'here'));
   });
 
+  it('in a git project, --isolated makes a detached work tree at HEAD with the fork-point changes on top; --ignored and the report in text and --json', () => {
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8' });
+    writeFileSync(join(fixture.project, '.gitignore'), 'node_modules/\n');
+    mkdirSync(join(fixture.project, 'node_modules', 'dep'), { recursive: true });
+    writeFileSync(join(fixture.project, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;\n');
+    git(fixture.project, 'init', '--quiet');
+    git(fixture.project, 'add', '-A');
+    git(fixture.project, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '--quiet', '-m', 'after both turns');
+    const head = git(fixture.project, 'rev-parse', 'HEAD').trim();
+
+    const linked = join(fixture.dir, 'linked');
+    const run = fixture.cli('fork', fixture.sessionId, '--message', fixture.first.replyId, '--isolated', linked, '--ignored', 'link', '--json');
+    expect(run.code).toBe(0);
+    const report = run.json().materialized;
+    expect(report).toMatchObject({
+      dir: linked,
+      git: { worktree: linked, commit: head, index: 'copied' },
+      gitSkipped: null,
+      ignoredMode: 'link',
+      ignored: [{ path: 'node_modules/', action: 'link', files: 1 }],
+      notCopied: [],
+    });
+    expect(readlinkSync(join(linked, 'node_modules', 'dep'))).toBe(join(fixture.project, 'node_modules', 'dep'));
+    // The changes after the fork point are undone on top of HEAD, which has them committed.
+    expect(git(linked, 'status', '--porcelain')).toBe(' M README.md\n D test-results.txt\n D test/parser.test.js\n');
+
+    const text = fixture.cli('fork', fixture.sessionId, '--message', fixture.first.replyId, '--isolated', join(fixture.dir, 'omitted'), '--ignored', 'omit');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`git: a linked work tree, detached at ${head.slice(0, 12)}`);
+    expect(text.stdout).toContain(`git worktree remove ${join(fixture.dir, 'omitted')}`);
+    expect(text.stdout).toContain('ignored paths (--ignored omit):\n    node_modules/ left out');
+    expect(existsSync(join(fixture.dir, 'omitted', 'node_modules'))).toBe(false);
+  });
+
   it('--stable and --side never touch files and need no confirmation', () => {
     const before = snapshotTree(fixture.project);
     const stable = fixture.cli('fork', fixture.sessionId, '--stable', fixture.first.replyId, '--json');
@@ -124,6 +159,8 @@ describe('waypoint fork (built CLI)', () => {
       ['a message given as the checkpoint', (f) => ['fork', f.sessionId, f.first.inputId], 2, 'USAGE'],
       ['a stable fork at a user input', (f) => ['fork', f.sessionId, '--stable', f.first.inputId], 2, 'NOT_A_STABLE_BOUNDARY'],
       ['--message without a value', (f) => ['fork', f.sessionId, '--message'], 2, 'USAGE'],
+      ['--ignored with an unknown mode', (f) => ['fork', f.sessionId, '--isolated', '--ignored', 'share'], 2, 'USAGE'],
+      ['--ignored without --isolated', (f) => ['fork', f.sessionId, '--ignored', 'omit'], 2, 'USAGE'],
     ];
     for (const [name, args, exitCode, code] of cases) {
       it(name, () => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync, writeFileSync, writeSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -77,6 +77,31 @@ describe('isolated fork failures', () => {
     await exited(alive);
     await forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: join(forks, 'last') } });
     expect(readdirSync(forks).sort()).toEqual(['last', 'next']);
+  });
+
+  it('in a git work tree, a fork killed mid-materialization leaves a work tree registration that the next fork removes with the staging directory', async () => {
+    for (let index = 0; index < 8; index++) writeFileSync(join(fx.root, `file-${index}.txt`), `content ${index}\n`);
+    const git = (...args: string[]) => execFileSync('git', ['-C', fx.root, ...args], { encoding: 'utf8' });
+    git('init', '--quiet');
+    git('add', '-A');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '--quiet', '-m', 'base');
+    const one = await fx.turn('one', async (context) => {
+      await applyToolWrite(context, { path: 'a.txt', content: 'a\n' });
+    });
+    const forks = join(fx.dir, 'forks');
+    const registrations = () => readdirSync(join(fx.root, '.git', 'worktrees')).sort();
+
+    const killed = await forkChild(one.replyId, join(forks, 'killed'));
+    expect(staging(forks)).toHaveLength(1);
+    expect(registrations()).toEqual(['killed']);
+    killed.kill('SIGKILL');
+    await exited(killed);
+
+    await forker.fork({ from: 'message', sessionId: fx.sessionId, messageId: one.replyId, workspace: { mode: 'isolated', dir: join(forks, 'next') } });
+    expect(readdirSync(forks)).toEqual(['next']);
+    expect(registrations()).toEqual(['next']);
+    expect(git('worktree', 'list', '--porcelain')).not.toContain('prunable');
+    expect(git('-C', join(forks, 'next'), 'status', '--porcelain')).toBe('?? a.txt\n');
   });
 
   it('copies a file over 2 GiB (sparse, so it costs no disk) byte for byte, holes kept', async () => {

@@ -31,7 +31,7 @@ describe('isolated workspace', () => {
       await applyToolWrite(context, { path: 'src/a.ts', content: 'export const a = 1;\n', mode: 0o640 });
       await applyToolWrite(context, { path: 'src/b.ts', content: 'b\n' });
     });
-    // The state at the fork point, taken independently (ignored build/ left out: it is not tracked).
+    // The state at the fork point, taken independently (ignored build/ left out: the fork is asked to omit it).
     const expected = snapshotDir(fx.root);
     delete expected['build/out.js'];
 
@@ -62,10 +62,12 @@ describe('isolated workspace', () => {
       from: 'message',
       sessionId: fx.sessionId,
       messageId: one.replyId,
-      workspace: { mode: 'isolated', dir: target },
+      workspace: { mode: 'isolated', dir: target, ignored: 'omit' },
       onProgress: (done) => progress.push(done),
     });
     expect(result.strategy).toBe('isolated');
+    expect(result.materialized!.ignored).toEqual([{ path: 'build/', action: 'omit', files: 0, bytes: 0 }]);
+    expect(result.materialized!.git).toBeNull();
     expect(result.session.workdir).toBe(target);
     expect(snapshotDir(target)).toEqual(expected);
     expect(snapshotDir(fx.root)).toEqual(parentBefore);

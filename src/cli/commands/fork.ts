@@ -1,12 +1,15 @@
 import { resolve } from 'node:path';
-import { ForkConfirmationRequiredError, type ForkPreview, type ForkRequest } from '../../fork/index.js';
+import { ForkConfirmationRequiredError, type ForkPreview, type ForkRequest, type IgnoredMode } from '../../fork/index.js';
+
+const IGNORED_MODES: readonly IgnoredMode[] = ['copy', 'link', 'omit'];
 import { WaypointError } from '../../model/index.js';
 import { forkSession, previewFork, type ForkSessionResult } from '../../operations/index.js';
 import type { ConflictResolution } from '../../rewind/index.js';
 import { keyValueFlags } from '../args.js';
 import { UsageError } from '../cli-errors.js';
 import { defineCommand, withWaypoint, type CommandContext } from '../command.js';
-import { formatBytes, plural, shortPath } from '../render/format.js';
+import { plural } from '../render/format.js';
+import { renderMaterialized } from '../render/fork-render.js';
 import { renderFileResult, renderPreview } from '../render/rewind-render.js';
 
 export const forkFlags = {
@@ -17,6 +20,12 @@ export const forkFlags = {
     type: 'optional',
     value: 'dir',
     description: 'give the fork its own directory, materialized at the fork point (default <workdir>.forks/<id>; a dir argument must contain a "/")',
+  },
+  ignored: {
+    type: 'string',
+    value: 'copy|link|omit',
+    description:
+      "with --isolated: ignored paths git does not track (node_modules, build output): copy them (default), link to the parent's (instant; writes through a link change the parent's files), or leave them out",
   },
   title: { type: 'string', value: 'title', description: 'the new session\'s title (default "Fork of <parent title>")' },
   yes: { type: 'boolean', short: 'y', description: "confirm a shared-workspace fork that changes the parent's files" },
@@ -63,6 +72,7 @@ export function forkRequest(
     stable?: string;
     side?: string;
     isolated?: string | true;
+    ignored?: string;
     title?: string;
     resolutions?: Record<string, ConflictResolution>;
     cwd: string;
@@ -70,12 +80,22 @@ export function forkRequest(
 ): ForkRequest {
   const chosen = [input.point, input.message, input.stable, input.side].filter((value) => value !== undefined);
   if (chosen.length > 1) throw new UsageError('choose one fork point: latest, a checkpoint id, --message, --stable or --side', { command: 'fork' });
+  if (input.ignored !== undefined && !IGNORED_MODES.includes(input.ignored as IgnoredMode))
+    throw new UsageError(`--ignored takes copy, link or omit, not "${input.ignored}"`, { command: 'fork' });
+  if (input.ignored !== undefined && input.isolated === undefined)
+    throw new UsageError('--ignored applies to a fork with its own directory: add --isolated', { command: 'fork' });
   const common = {
     sessionId,
     ...(input.title === undefined ? {} : { title: input.title }),
     ...(input.isolated === undefined
       ? {}
-      : { workspace: { mode: 'isolated' as const, ...(input.isolated === true ? {} : { dir: resolve(input.cwd, input.isolated) }) } }),
+      : {
+          workspace: {
+            mode: 'isolated' as const,
+            ...(input.isolated === true ? {} : { dir: resolve(input.cwd, input.isolated) }),
+            ...(input.ignored === undefined ? {} : { ignored: input.ignored as IgnoredMode }),
+          },
+        }),
     ...(input.resolutions && Object.keys(input.resolutions).length ? { resolutions: input.resolutions } : {}),
   };
   if (input.message !== undefined) return { from: 'message', messageId: input.message, ...common };
@@ -107,10 +127,7 @@ export function renderFork(report: ForkReport | ForkPreviewReport, options: { un
     `${report.created ? 'Forked' : 'Already forked (same command)'}: ${report.session.id} ${JSON.stringify(report.session.title)} (${report.session.kind}, from ${report.from}, ${report.strategy} workspace)`,
   ];
   lines.push(`  history: ${report.at === null ? 'empty' : `inherited up to ${report.at}`}`);
-  if (report.materialized)
-    lines.push(
-      `  workspace: ${report.materialized.dir} (${plural(report.materialized.files, 'file')}, ${formatBytes(report.materialized.bytes)}; ${plural(report.materialized.restored.length, 'file')} as at the fork point)`,
-    );
+  if (report.materialized) lines.push(...renderMaterialized(report.materialized));
   else lines.push(`  workspace: ${report.workdir ?? '(none)'} (shared with ${report.parentSessionId})`);
   if (report.fileRewind)
     lines.push(
@@ -119,7 +136,6 @@ export function renderFork(report: ForkReport | ForkPreviewReport, options: { un
         ...(options.undoHint === undefined ? {} : { undoHint: options.undoHint }),
       }).map((line) => `  ${line}`),
     );
-  if (report.materialized) lines.push(`  restored there: ${report.materialized.restored.map(shortPath).join(', ') || '(nothing)'}`);
   if (options.nextSteps ?? true) lines.push(`  see it: waypoint show ${report.session.id}   the family: waypoint log ${report.session.id}`);
   return lines;
 }
@@ -127,7 +143,7 @@ export function renderFork(report: ForkReport | ForkPreviewReport, options: { un
 export const forkCommand = defineCommand({
   name: 'fork',
   synopsis: [
-    'fork <session> [latest|<checkpointId>] [--isolated [dir]] [--yes] [--title <title>]',
+    'fork <session> [latest|<checkpointId>] [--isolated [dir] [--ignored copy|link|omit]] [--yes] [--title <title>]',
     'fork <session> --message <messageId> [--isolated [dir]] [--yes]',
     'fork <session> --stable <messageId> [--isolated [dir]]',
     'fork <session> --side <question>',
@@ -138,7 +154,9 @@ export const forkCommand = defineCommand({
     "From a checkpoint: history up to before that change's input, and the change plus every later one undone in the files.",
     'From a message: history up to it; only changes after it undone. --stable and --side never touch files.',
     "Shared workspace (default): a fork that changes the parent's files prints the preview and needs --yes (what it overwrites is kept:",
-    '`waypoint redo <parent> <rewindId>` brings it back). --isolated materializes the files at the fork point into a new directory instead.',
+    '`waypoint redo <parent> <rewindId>` brings it back). --isolated materializes the files at the fork point into a new directory instead:',
+    "in a git work tree, a linked work tree (`git worktree add --detach` at the parent's HEAD) with the fork-point changes on top;",
+    "it registers in the parent's .git/worktrees, and `git worktree remove <dir>` deletes both. Outside git, a plain copy.",
   ],
   flags: forkFlags,
   positionals: { min: 1, max: 2 },
@@ -152,6 +170,7 @@ export const forkCommand = defineCommand({
       ...(args.flags.stable === undefined ? {} : { stable: args.flags.stable }),
       ...(args.flags.side === undefined ? {} : { side: args.flags.side }),
       ...(args.flags.isolated === undefined ? {} : { isolated: args.flags.isolated }),
+      ...(args.flags.ignored === undefined ? {} : { ignored: args.flags.ignored }),
       ...(args.flags.title === undefined ? {} : { title: args.flags.title }),
       resolutions,
     });

@@ -1,0 +1,173 @@
+import { execFile } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
+import { chmod, copyFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** One entry to create in a fork's new directory; `group` says whose it is (-1: the workspace's, else an ignored path's index). */
+export type CopyJob =
+  /** Whatever the parent's directory holds at `source` now: a regular file is copied (its permission bits come along), a symlink recreated. */
+  | { kind: 'copy'; path: string; source: string; group: number }
+  /** A symlink with this exact text, never followed. */
+  | { kind: 'symlink'; path: string; target: string; group: number }
+  /** A regular file with these bytes (a state restored from the blob store). */
+  | { kind: 'content'; path: string; mode: number; content: Buffer; group: number };
+
+/** What {@link writeJobs} wrote, per group, and the sources it found gone or not regular. */
+export interface WriteOutcome {
+  files: Map<number, number>;
+  bytes: Map<number, number>;
+  skipped: Array<{ path: string; group: number; reason: 'missing' | 'not_regular' | 'unreadable'; detail?: string }>;
+}
+
+/** Copies in flight at once: enough to keep libuv's thread pool and the disk queue busy. */
+const CONCURRENCY = 16;
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Creates every job's entry under `dir` (a fresh directory nobody else writes into): the
+ * directories first, then the entries by a bounded pool of parallel operations, each source
+ * examined (`lstat`) in the thread pool as it is copied. A file copy asks the kernel for a reflink
+ * (`COPYFILE_FICLONE`: instant and sharing blocks on btrfs, XFS, APFS) and falls back to an
+ * in-kernel copy; a sparse file is copied in chunks instead, so its holes stay holes.
+ * Destinations are created exclusively, so nothing existing is overwritten or written through.
+ * Paths must be relative and `/`-separated, and no job's path may lie below another's (the caller
+ * checks): the only links are the ones jobs create, after every directory exists.
+ */
+export async function writeJobs(dir: string, jobs: readonly CopyJob[], onDone?: () => void): Promise<WriteOutcome> {
+  const directories = new Set<string>();
+  for (const job of jobs) {
+    for (let parent = dirname(job.path); parent !== '.' && !directories.has(parent); parent = dirname(parent)) directories.add(parent);
+  }
+  for (const relative of [...directories].sort()) mkdirSync(join(dir, relative));
+  const outcome: WriteOutcome = { files: new Map(), bytes: new Map(), skipped: [] };
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++]!;
+      const bytes = await writeJob(dir, job, outcome);
+      if (bytes !== null) {
+        outcome.files.set(job.group, (outcome.files.get(job.group) ?? 0) + 1);
+        outcome.bytes.set(job.group, (outcome.bytes.get(job.group) ?? 0) + bytes);
+      }
+      onDone?.();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, worker));
+  return outcome;
+}
+
+/** Writes one entry; returns its bytes, or null when its source was gone or not a file or link. */
+async function writeJob(dir: string, job: CopyJob, outcome: WriteOutcome): Promise<number | null> {
+  const destination = join(dir, job.path);
+  switch (job.kind) {
+    case 'symlink':
+      await symlink(job.target, destination);
+      return Buffer.byteLength(job.target);
+    case 'content':
+      await writeFile(destination, job.content, { flag: 'wx', mode: 0o600 });
+      await chmod(destination, job.mode & 0o7777);
+      return job.content.length;
+    case 'copy': {
+      let stats: Stats;
+      try {
+        // A synchronous lstat costs a few microseconds here; through the thread pool it would cost a round trip per file.
+        stats = lstatSync(job.source);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+        outcome.skipped.push({ path: job.path, group: job.group, reason: 'missing' });
+        return null;
+      }
+      if (!stats.isSymbolicLink() && !stats.isFile()) {
+        outcome.skipped.push({ path: job.path, group: job.group, reason: 'not_regular', ...(stats.isDirectory() ? { detail: 'a directory now' } : {}) });
+        return null;
+      }
+      try {
+        if (stats.isSymbolicLink()) {
+          const target = await readlink(job.source);
+          await symlink(target, destination);
+          return Buffer.byteLength(target);
+        }
+        if (stats.size > 0 && stats.blocks * 512 < stats.size) return copySparse(job.source, destination, stats.mode);
+        // libuv gives the copy the source's permission bits exactly (an fchmod, so the umask does not narrow them).
+        await copyFile(job.source, destination, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        return stats.size;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EACCES' && code !== 'EPERM') throw error;
+        outcome.skipped.push({ path: job.path, group: job.group, reason: 'unreadable', detail: code });
+        return null;
+      }
+    }
+  }
+}
+
+/** Copies a file in chunks, leaving all-zero chunks unwritten (holes), any size. */
+function copySparse(source: string, destination: string, mode: number): number {
+  const input = openSync(source, 'r');
+  try {
+    const output = openSync(destination, 'wx', 0o600);
+    try {
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      const zeros = Buffer.alloc(CHUNK_BYTES);
+      let size = 0;
+      for (;;) {
+        const read = readSync(input, chunk, 0, CHUNK_BYTES, size);
+        if (read === 0) break;
+        if (!chunk.subarray(0, read).equals(zeros.subarray(0, read))) {
+          let offset = 0;
+          while (offset < read) offset += writeSync(output, chunk, offset, read - offset, size + offset);
+        }
+        size += read;
+      }
+      ftruncateSync(output, size);
+      fchmodSync(output, mode & 0o7777);
+      return size;
+    } finally {
+      closeSync(output);
+    }
+  } finally {
+    closeSync(input);
+  }
+}
+
+/**
+ * Makes everything written under `dir` durable with one `syncfs` of its file system (`sync -f`),
+ * instead of an fsync per file: a fresh tree has no earlier content to protect part-way, only its
+ * end state must be on disk before it is renamed into place. Where `sync -f` is missing, every
+ * file and directory is fsynced.
+ */
+export async function syncTree(dir: string): Promise<void> {
+  const synced = await new Promise<boolean>((resolve) => execFile('sync', ['-f', dir], (error) => resolve(error === null)));
+  if (synced) return;
+  const walk = (path: string): void => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) fsyncPath(child);
+    }
+    fsyncPath(path);
+  };
+  walk(dir);
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,184 @@
+import { execFile } from 'node:child_process';
+import { constants, existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { GitCommandFailedError } from './fork-errors.js';
+
+/** The parent's git work tree, when its workspace directory is the top of one with a commit. */
+export interface GitWorkTree {
+  /** The work tree's top directory (real path). */
+  top: string;
+  /** The commit HEAD names. */
+  commit: string;
+  /** The branch HEAD is on (null: detached). */
+  branch: string | null;
+  /** The repository's common directory (`.git` of the main work tree), real path. */
+  commonDir: string;
+  /** The parent work tree's index file. */
+  index: string;
+}
+
+/** Why a workspace gets a plain copy instead of a git checkout. */
+export type NoGitReason = 'not_a_git_work_tree' | 'subdirectory_of_work_tree' | 'no_commit_yet' | 'git_unavailable';
+
+/** Runs git with `args` in `cwd`; resolves stdout as bytes. Never uses a shell. */
+export function git(cwd: string, args: readonly string[], options: { allowFailure?: boolean } = {}): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    execFile('git', ['-C', cwd, ...args], { encoding: 'buffer', maxBuffer: 1 << 30, env: gitEnvironment() }, (error, stdout, stderr) => {
+      if (error && !options.allowFailure) reject(new GitCommandFailedError({ args: [...args], cwd, stderr: stderr.toString().trim(), cause: error }));
+      else resolvePromise(error ? Buffer.alloc(0) : stdout);
+    });
+  });
+}
+
+/** The caller's environment without the variables that would point git at another repository or index. */
+function gitEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
+  for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_PREFIX']) delete env[name];
+  return env;
+}
+
+/**
+ * Finds the git work tree `dir` is the top of, or says why it is not one to check out: not in a
+ * work tree, a subdirectory of one (the fork would need the rest of the repository), no commit yet
+ * (nothing to check out), or no `git` on this machine.
+ */
+export async function findGitWorkTree(dir: string): Promise<GitWorkTree | { reason: NoGitReason }> {
+  let out: string;
+  try {
+    out = (await git(dir, ['rev-parse', '--show-toplevel', '--git-common-dir', '--git-path', 'index', 'HEAD', '--abbrev-ref', 'HEAD'])).toString();
+  } catch (error) {
+    if ((error as { cause?: { code?: unknown } }).cause?.code === 'ENOENT') return { reason: 'git_unavailable' };
+    const inTree = (await git(dir, ['rev-parse', '--show-toplevel'], { allowFailure: true })).toString().trim();
+    if (inTree === '') return { reason: 'not_a_git_work_tree' };
+    return { reason: realpathSync(inTree) === realpathSync(dir) ? 'no_commit_yet' : 'subdirectory_of_work_tree' };
+  }
+  const [top, common, index, commit, branch] = out.split('\n');
+  if (!top || !common || !index || !commit || !branch) return { reason: 'not_a_git_work_tree' };
+  if (realpathSync(top) !== realpathSync(dir)) return { reason: 'subdirectory_of_work_tree' };
+  return {
+    top: realpathSync(top),
+    commit,
+    branch: branch === 'HEAD' ? null : branch,
+    commonDir: realpathSync(resolve(dir, common)),
+    index: resolve(dir, index),
+  };
+}
+
+/** One path of git's index: its mode (`160000` is a submodule) and path. */
+export interface IndexEntry {
+  mode: string;
+  path: string;
+}
+
+/** What git sees in the parent's work tree, in one pass per question (NUL-separated, names unquoted). */
+export interface GitListing {
+  /** Every path in the index (tracked), force-added ignored files included. */
+  tracked: IndexEntry[];
+  /** Untracked paths no ignore rule matches (a nested repository appears as `dir/`). */
+  untracked: string[];
+  /** Ignored untracked paths: a wholly ignored directory once, as `dir/`. */
+  ignored: string[];
+  /** The index uses a feature (split or sparse index, fsmonitor, sparse checkout) that a copy of the file cannot carry over. */
+  indexNotPortable: boolean;
+}
+
+export async function listWorkTree(top: string): Promise<GitListing> {
+  const split = (buffer: Buffer) =>
+    buffer
+      .toString('utf8')
+      .split('\0')
+      .filter((entry) => entry !== '');
+  const [stage, untracked, ignored, features] = await Promise.all([
+    git(top, ['ls-files', '-z', '--stage']),
+    git(top, ['ls-files', '-z', '--others', '--exclude-standard']),
+    git(top, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
+    git(top, ['config', '--get-regexp', '^(core\\.splitindex|core\\.sparsecheckout|core\\.fsmonitor|index\\.sparse)$'], { allowFailure: true }),
+  ]);
+  const tracked: IndexEntry[] = [];
+  const seen = new Set<string>();
+  for (const line of split(stage)) {
+    // `<mode> <object> <stage>\t<path>`; a conflicted path has several stages, listed once.
+    const tab = line.indexOf('\t');
+    const path = line.slice(tab + 1);
+    if (seen.has(path)) continue;
+    seen.add(path);
+    tracked.push({ mode: line.slice(0, line.indexOf(' ')), path });
+  }
+  const indexNotPortable = features
+    .toString()
+    .split('\n')
+    .some((line) => /\s(true|1|yes|on)$/i.test(line.trim()) || (line.startsWith('core.fsmonitor') && !/\s(false|0|no|off)$/i.test(line.trim())));
+  return { tracked, untracked: split(untracked), ignored: split(ignored), indexNotPortable };
+}
+
+/**
+ * Registers a new linked work tree at `dir` (which must not exist) on `commit`, detached, without
+ * checking anything out (the fork writes the files itself). Its index is a copy of the parent's
+ * (`parentIndex`), so what the parent has staged is staged there too and what it tracks (force-added
+ * files included) is tracked; the entries' stat data belong to the parent's files, so git re-reads
+ * each file once, at the fork's first `git status`, before taking it as unchanged. An index a copy
+ * cannot carry over (split or sparse index, fsmonitor, sparse checkout), or none, is read from
+ * `commit` instead (`git read-tree`). Returns which. This writes `<commonDir>/worktrees/<name>/`
+ * in the parent's repository, as `git worktree add` does; nothing else of the parent's changes.
+ */
+export async function addWorkTree(parentTop: string, dir: string, commit: string, parentIndex: string | null): Promise<'copied' | 'read_from_head'> {
+  await git(parentTop, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', dir, commit]);
+  const registration = registrationOf(dir);
+  if (parentIndex !== null && registration !== null) {
+    try {
+      await copyFile(parentIndex, join(registration, 'index'), constants.COPYFILE_EXCL);
+      return 'copied';
+    } catch {
+      // no index yet, or unreadable: fall back to the commit's tree
+    }
+  }
+  await git(dir, ['read-tree', commit]);
+  return 'read_from_head';
+}
+
+/** After the work tree moved from its staging place to `dir`: points its registration at `dir`. */
+export async function repairWorkTree(dir: string): Promise<void> {
+  await git(dir, ['worktree', 'repair']);
+}
+
+/** `dir`'s work tree registration in the repository (`<commonDir>/worktrees/<id>`), by reading its `.git` file. */
+export function registrationOf(dir: string): string | null {
+  try {
+    const text = readFileSync(join(dir, '.git'), 'utf8');
+    const match = /^gitdir: (.*)$/m.exec(text);
+    return match ? resolve(dir, match[1]!.trim()) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Forgets the registrations of work trees that forks were building when they died: those whose
+ * directory lay inside a staging directory (`.…<pid>.<tag>.wp-partial`) of a process that is gone
+ * and no longer exists. Registrations of live forks and every other work tree are left alone.
+ */
+export function removeStaleRegistrations(commonDir: string, isStaging: (name: string) => number | null, isAlive: (pid: number) => boolean): string[] {
+  const worktrees = join(commonDir, 'worktrees');
+  let names: string[];
+  try {
+    names = readdirSync(worktrees);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    let gitdir: string;
+    try {
+      gitdir = readFileSync(join(worktrees, name, 'gitdir'), 'utf8').trim();
+    } catch {
+      continue;
+    }
+    const staging = dirname(dirname(gitdir));
+    const pid = isStaging(basename(staging));
+    if (pid === null || pid === process.pid || isAlive(pid) || existsSync(gitdir)) continue;
+    rmSync(join(worktrees, name), { recursive: true, force: true });
+    removed.push(join(worktrees, name));
+  }
+  return removed;
+}
