@@ -21,7 +21,7 @@ export type CopyJob =
   /** Whatever the parent's directory holds at `source` now: a regular file is copied (its permission bits come along), a symlink recreated. */
   | { kind: 'copy'; path: string; source: string; group: number }
   /** A symlink with this exact text, never followed. */
-  | { kind: 'symlink'; path: string; target: string; group: number }
+  | { kind: 'symlink'; path: string; target: string | Buffer; group: number }
   /** A regular file with these bytes (a state restored from the blob store). */
   | { kind: 'content'; path: string; mode: number; content: Buffer; group: number };
 
@@ -96,7 +96,8 @@ async function writeJob(dir: string, job: CopyJob, outcome: WriteOutcome): Promi
       }
       try {
         if (stats.isSymbolicLink()) {
-          const target = await readlink(job.source);
+          // The link's exact bytes: its text need not be UTF-8.
+          const target = await readlink(job.source, { encoding: 'buffer' });
           await symlink(target, destination);
           return Buffer.byteLength(target);
         }

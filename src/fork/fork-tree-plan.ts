@@ -132,7 +132,7 @@ export function planTree(input: TreePlanInput): TreePlan {
     entries.set(
       path,
       modeKind(state.mode) === 'symlink'
-        ? { kind: 'symlink', path, target: content.toString(), group }
+        ? { kind: 'symlink', path, target: content, group }
         : { kind: 'content', path, mode: (state.mode ?? 0o644) & 0o7777, content, group },
     );
     restored.push(path);
