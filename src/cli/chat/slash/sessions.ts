@@ -1,7 +1,7 @@
 import { uiView } from '../../../history/index.js';
 import { InvalidArgumentError, type Session } from '../../../model/index.js';
 import type { DanglingRepair } from '../../../rewind/index.js';
-import { listSessionRows, sessionKindLabel } from '../../commands/sessions.js';
+import { listSessionRows, sessionKindLabel } from '../../render/session-rows.js';
 import { formatTime, oneLine, plural } from '../../render/format.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
 
