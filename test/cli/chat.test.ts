@@ -245,7 +245,8 @@ describe('waypoint chat in a terminal', () => {
       writeFileSync(join(fx.project, 'notes.txt'), 'alpha\nBETA\ngamma\ndelta\nepsilon (mine)\n');
       let screen = await send(pty, '/undo', 'What should happen to it?');
       expect(screen).toMatch(/notes\.txt\s+changed since the agent wrote it\s+\(merge available\)/);
-      expect(screen).toContain('merged, it would read:');
+      expect(screen).toContain('a merge changes the file as it is now:');
+      expect(screen).toContain('      -BETA\n      +beta\n');
       expect(screen).toContain('❯ Merge');
       pty.mark();
       await pty.keys('enter');
