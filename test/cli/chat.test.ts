@@ -567,10 +567,10 @@ describe('waypoint chat after a crash', () => {
     ]);
     try {
       const pty = new PtySession(['chat', '--model', `scripted:${fx.script}`], { home: fx.home, cwd: fx.project });
-      const banner = await pty.waitFor(/Waypoint chat · (ses_\w+)/);
-      const session = /Waypoint chat · (ses_\w+)/.exec(banner)![1]!;
+      await pty.waitFor('/help lists');
       pty.line('write a');
       await pty.waitFor('/undo reverts them');
+      const session = /Session (ses_\w+) "write a" stored/.exec(pty.screen)![1]!;
       pty.mark();
       pty.line('tell me a long story');
       await pty.waitFor('A long answer');
@@ -603,7 +603,7 @@ describe('progress in the chat', () => {
       expect(result.stdout).toMatch(/scanning the workspace before the command: 1501 files scanned in \d+ ms/);
       expect(result.stdout).toMatch(/scanning the workspace after the command: 1502 files scanned in \d+ ms/);
       expect(result.stdout).toMatch(/copying the workspace: \d+\/1501/);
-      expect(result.stdout).toMatch(/Now in ses_\w+ "Fork of New session"/);
+      expect(result.stdout).toMatch(/Now in ses_\w+ "Fork of make a file"/);
       expect(fx.read('made.txt')).toBe('new\n');
     } finally {
       rmSync(fx.dir, { recursive: true, force: true });
