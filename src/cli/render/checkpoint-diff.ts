@@ -59,7 +59,13 @@ export async function checkpointDiff(waypoint: Waypoint, checkpointId: string): 
       notes: [...notes, `binary file ${checkpoint.op === 'create' ? 'created' : checkpoint.op === 'delete' ? 'deleted' : 'changed'}: ${describeSizes(sizes)}`],
     };
   }
-  const header = { from, to, before: before === null ? null : checkpoint.beforeMode, after: after === null ? null : checkpoint.afterMode };
+  // A side whose mode was not recorded is an ordinary file.
+  const header = {
+    from,
+    to,
+    before: before === null ? null : (checkpoint.beforeMode ?? 0o100644),
+    after: after === null ? null : (checkpoint.afterMode ?? 0o100644),
+  };
   if (before !== null && after !== null && before.equals(after)) {
     const patch = gitPatch(header, []);
     return { ...base, ...sizes, patch, patchSource: patch === null ? null : 'computed', notes: notes.length ? notes : ['the content did not change'] };
