@@ -292,8 +292,9 @@ export class ChatController implements ChatContext {
   private promptText(): string {
     if (this.capture) return this.capture.prompt;
     const session = this.current;
-    if (session === null || session.id === this.home) return PROMPT;
-    const dir = session.workdir !== null && session.workdir !== this.startDir ? ` · ${clipStart(session.workdir, 40)}` : '';
+    const elsewhere = session !== null && session.workdir !== null && session.workdir !== this.startDir;
+    if (session === null || (session.id === this.home && !elsewhere)) return PROMPT;
+    const dir = elsewhere ? ` · ${clipStart(session.workdir!, 40)}` : '';
     return `${this.io.style.dim(`[${session.kind === 'main' ? '' : `${session.kind} `}…${session.id.slice(-6)}${dir}]`)} ${PROMPT}`;
   }
 }
