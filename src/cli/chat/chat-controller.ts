@@ -205,7 +205,12 @@ export class ChatController implements ChatContext {
       this.io.printAside(this.io.style.dim('(queued: sent when the current turn ends; Ctrl-C stops the turn)'));
       return;
     }
-    const { id: sessionId } = await this.ensureSession(text);
+    let sessionId: string;
+    try {
+      sessionId = (await this.ensureSession(text)).id;
+    } catch (error) {
+      return this.report(error);
+    }
     await this.launch('turn', () => this.runtime.runTurn(sessionId, text));
   }
 
