@@ -112,6 +112,8 @@ export class AgentRuntime {
   readonly events = new EventBus<RuntimeEvents>();
   readonly model: LanguageModelV3;
   readonly modelLabel: string;
+  /** What a session records of the model: its provider and id, and the string that chooses it again (null for a model object given directly). */
+  private readonly modelChoice: JsonObject;
   private readonly core: RuntimeCore;
   /** What the operations run with: the engine, this runtime's events, and which sessions run a turn. */
   private readonly operations: OperationContext;
@@ -131,9 +133,11 @@ export class AgentRuntime {
       const resolved = resolveModel(options.model, options.env === undefined ? {} : { env: options.env });
       this.model = resolved.model;
       this.modelLabel = resolved.label;
+      this.modelChoice = { model: resolved.label, provider: resolved.provider, modelId: resolved.modelId, spec: resolved.spec };
     } else {
       this.model = options.model;
       this.modelLabel = `${options.model.provider}:${options.model.modelId}`;
+      this.modelChoice = { model: this.modelLabel, provider: options.model.provider, modelId: options.model.modelId, spec: null };
     }
     this.autoCompaction = autoCompactionFor(options, this.model);
     const tools = options.tools ?? defaultTools();
@@ -180,10 +184,13 @@ export class AgentRuntime {
     };
   }
 
-  /** A new main session working in `workdir`; the model choice is recorded as an entry (forks copy it). */
+  /**
+   * A new main session working in `workdir`; the model choice (provider, model id, and the model
+   * string that chooses it again) is recorded as an entry (forks copy it), so resuming needs no model.
+   */
   async startSession(input: { workdir: string; title?: string; metadata?: JsonObject }): Promise<Session> {
     const session = await this.options.waypoint.history.createSession(input);
-    await this.options.waypoint.store.appendEntry(session.id, { type: MODEL_CHOICE_ENTRY, data: { model: this.modelLabel } });
+    await this.options.waypoint.store.appendEntry(session.id, { type: MODEL_CHOICE_ENTRY, data: this.modelChoice });
     return session;
   }
 
@@ -200,6 +207,9 @@ export class AgentRuntime {
     for (const child of await store.listSessions({ parentSessionId: sessionId })) {
       if (subagentLink(child) && (await store.listTurns(child.id, { status: 'running' })).length > 0) await repairDanglingToolCalls(store, child.id);
     }
+    // Resumed with another model: that one is what the session runs with from now on.
+    const [recorded] = await store.listEntries(sessionId, { type: MODEL_CHOICE_ENTRY, last: 1 });
+    if (recorded?.data.model !== this.modelChoice.model) await store.appendEntry(sessionId, { type: MODEL_CHOICE_ENTRY, data: this.modelChoice });
     return { session: await store.getSession(sessionId), repair };
   }
 

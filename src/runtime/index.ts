@@ -7,6 +7,7 @@ export { compactSession, estimateTokens, needsCompaction, type AutoCompactOption
 export type { RuntimeEvents, TurnScope } from './runtime-events.js';
 export { ModelError, type ModelErrorCode } from './runtime-errors.js';
 export { resolveModel, MODEL_STRING_FORMS, type ResolvedModel } from './models/resolve-model.js';
+export { sessionModel, type SessionModel } from './session-model.js';
 export { ScriptedModel } from './models/scripted-model.js';
 export { ModelScript, ScriptedStep, loadModelScript, parseModelScript } from './models/scripted-script.js';
 export { toModelError } from './models/model-call-error.js';

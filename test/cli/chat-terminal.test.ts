@@ -45,6 +45,11 @@ function storedInputs(fx: Fixture, sessionId: string): string[] {
   return report.messages.filter((message) => message.role === 'user').map((message) => message.parts.map((part) => part?.text ?? '').join(''));
 }
 
+/** The session the chat stored at its first input. */
+function storedSession(pty: PtySession): string {
+  return /Session (ses_\w+) ".*" stored/.exec(pty.screen)![1]!;
+}
+
 /** The prompt line as last drawn: what follows the last erase of the line, escape sequences removed. */
 function lastPromptLine(raw: string): string {
   const drawn = raw.slice(raw.lastIndexOf('\r\x1b[2K') + '\r\x1b[2K'.length);
@@ -75,8 +80,7 @@ describe('waypoint chat as a terminal program', () => {
 
   it('turns bracketed paste on, sends a pasted multi-line block as one message with its newlines, and turns it off on exit', async () => {
     pty = new PtySession(['chat', '--model', `scripted:${fx.script}`], { home: fx.home, cwd: fx.project });
-    const header = await pty.waitFor(/\/help lists/);
-    const sessionId = /Waypoint chat · (ses_\w+)/.exec(header)![1]!;
+    await pty.waitFor(/\/help lists/);
 
     // A terminal sends a pasted line break as a carriage return, the same byte as Enter.
     pty.mark();
@@ -92,15 +96,14 @@ describe('waypoint chat as a terminal program', () => {
     pty.mark();
     pty.press('ctrlD');
     expect(await pty.exit()).toBe(0);
-    expect(storedInputs(fx, sessionId)).toEqual(['fix these three:\n  - the parser\n  - the lexer\n please', 'and one more']);
+    expect(storedInputs(fx, storedSession(pty))).toEqual(['fix these three:\n  - the parser\n  - the lexer\n please', 'and one more']);
     expect(pty.raw).toContain('\x1b[?2004h');
     expect(pty.raw.slice(pty.raw.lastIndexOf('\x1b[?2004h'))).toContain('\x1b[?2004l');
   });
 
   it('edits by grapheme and keeps a long CJK and emoji line on one row of the terminal', async () => {
     pty = new PtySession(['chat', '--model', `scripted:${fx.script}`], { home: fx.home, cwd: fx.project });
-    const header = await pty.waitFor(/\/help lists/);
-    const sessionId = /Waypoint chat · (ses_\w+)/.exec(header)![1]!;
+    await pty.waitFor(/\/help lists/);
 
     // é as e + a combining accent, then a family emoji: ← and Backspace take each whole.
     pty.type('cafe\u0301!');
@@ -127,7 +130,7 @@ describe('waypoint chat as a terminal program', () => {
 
     pty.press('ctrlD');
     expect(await pty.exit()).toBe(0);
-    expect(storedInputs(fx, sessionId)).toEqual(['caf x!', long]);
+    expect(storedInputs(fx, storedSession(pty))).toEqual(['caf x!', long]);
   });
 
   describe('while the agent works', () => {

@@ -245,7 +245,8 @@ describe('waypoint chat in a terminal', () => {
       writeFileSync(join(fx.project, 'notes.txt'), 'alpha\nBETA\ngamma\ndelta\nepsilon (mine)\n');
       let screen = await send(pty, '/undo', 'What should happen to it?');
       expect(screen).toMatch(/notes\.txt\s+changed since the agent wrote it\s+\(merge available\)/);
-      expect(screen).toContain('merged, it would read:');
+      expect(screen).toContain('a merge changes the file as it is now:');
+      expect(screen).toContain('      -BETA\n      +beta\n');
       expect(screen).toContain('❯ Merge');
       pty.mark();
       await pty.keys('enter');
@@ -566,10 +567,10 @@ describe('waypoint chat after a crash', () => {
     ]);
     try {
       const pty = new PtySession(['chat', '--model', `scripted:${fx.script}`], { home: fx.home, cwd: fx.project });
-      const banner = await pty.waitFor(/Waypoint chat · (ses_\w+)/);
-      const session = /Waypoint chat · (ses_\w+)/.exec(banner)![1]!;
+      await pty.waitFor('/help lists');
       pty.line('write a');
       await pty.waitFor('/undo reverts them');
+      const session = /Session (ses_\w+) "write a" stored/.exec(pty.screen)![1]!;
       pty.mark();
       pty.line('tell me a long story');
       await pty.waitFor('A long answer');
@@ -606,7 +607,7 @@ describe('progress in the chat', () => {
       expect(result.stdout).toMatch(/workspace: \S+ \(\d+ files, [^;]+; \d+ files? as at the fork point\)/);
       expect(result.stdout).toContain('git: none, a plain copy (not a git work tree)');
       expect(result.stdout).toContain('ignored paths: none');
-      expect(result.stdout).toMatch(/Now in ses_\w+ "Fork of New session"/);
+      expect(result.stdout).toMatch(/Now in ses_\w+ "Fork of make a file"/);
       expect(fx.read('made.txt')).toBe('new\n');
     } finally {
       rmSync(fx.dir, { recursive: true, force: true });

@@ -102,13 +102,13 @@ describe('waypoint read commands (built CLI)', () => {
     ]);
   });
 
-  it('diff: the stored unified patch of a text change', () => {
+  it('diff: the patch of a text change, computed from its contents', () => {
     const run = fixture.cli('diff', fixture.checkpointIds[4]!);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('#5 modify README.md');
     expect(run.stdout).toContain('-Parses key=value lines.\n+Parses key=value lines; empty lines are skipped.');
     const json = fixture.cli('diff', fixture.checkpointIds[4]!, '--json').json();
-    expect(json).toMatchObject({ patchSource: 'stored', binary: false, checkpoint: { id: fixture.checkpointIds[4], op: 'modify' } });
+    expect(json).toMatchObject({ patchSource: 'computed', binary: false, checkpoint: { id: fixture.checkpointIds[4], op: 'modify' } });
   });
 
   it('diff: a binary file is described, not diffed', () => {
@@ -163,7 +163,7 @@ describe('waypoint diff without a stored patch', () => {
       }
       const run = fixture.cli('diff', checkpointId);
       expect(run.code).toBe(0);
-      expect(run.stdout).toContain('--- a/workspace:notes.txt\n+++ b/workspace:notes.txt');
+      expect(run.stdout).toContain('diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt');
       expect(run.stdout).toContain(' one\n-two\n+2\n three');
       expect(fixture.cli('diff', checkpointId, '--json').json().patchSource).toBe('computed');
     } finally {

@@ -139,13 +139,13 @@ describe('waypoint rewind: every form (built CLI)', () => {
   describe('after a person edited a file the agent changed', () => {
     beforeEach(() => writeFileSync(join(fixture.project, 'README.md'), README_AFTER + PERSON_LINE));
 
-    it('--preview shows statuses, merge availability and the merged text, and changes nothing', () => {
+    it('--preview shows statuses, merge availability and what the merge changes, and changes nothing', () => {
       const before = snapshotTree(fixture.dir);
       const run = fixture.cli('rewind', fixture.sessionId, 'both', fixture.second.inputId, '--preview');
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/README\.md\s+external_modified\s+none\s+merge available/);
-      expect(run.stdout).toContain('with --resolve README.md=merge it becomes:');
-      expect(run.stdout).toContain('      | Parses key=value lines.\n      | \n      | Maintained by the parser team.');
+      expect(run.stdout).toContain('with --resolve README.md=merge, the file as it is now changes:');
+      expect(run.stdout).toContain('      -Parses key=value lines; empty lines are skipped.\n      +Parses key=value lines.\n');
       expect(run.stdout).toMatch(/test\/parser\.test\.js\s+safe\s+delete/);
       expect(run.stdout).toContain('add --include-shell to undo them too');
       expect(run.stdout).toContain(`Apply with: waypoint rewind ${fixture.sessionId} both ${fixture.second.inputId} --apply --resolve README.md=merge`);

@@ -14,7 +14,10 @@ export interface ChatContext {
   readonly io: ChatIO;
   readonly runtime: AgentRuntime;
   readonly waypoint: Waypoint;
-  /** The session the chat is in (changes with /fork and /resume). */
+  /**
+   * The session the chat is in (changes with /fork and /resume). A new chat stores its session at
+   * the first input; until then this is '' and only commands marked `withoutSession` run.
+   */
   readonly sessionId: string;
   /** True while a turn (or a side chat's turn) runs. */
   readonly busy: boolean;
@@ -38,5 +41,7 @@ export interface SlashCommand {
   summary: string;
   /** Allowed while a turn runs (`/rewind` is not). */
   whileBusy?: boolean;
+  /** Runs without storing the chat's new session first (`/help`, `/sessions`, `/resume`, `/exit`). */
+  withoutSession?: boolean;
   run(context: ChatContext, args: string): Promise<void | 'exit'>;
 }

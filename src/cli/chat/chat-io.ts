@@ -30,6 +30,11 @@ export interface ChatIO {
   readonly columns: number;
   /** A whole line, printed above the prompt. */
   print(line: string): void;
+  /**
+   * A line that is not part of what streams (a command typed while a turn runs, and its output):
+   * on a terminal it goes above a half-streamed reply line, which then goes on below it, whole.
+   */
+  printAside(line: string): void;
   /** Streamed text (a reply as it arrives); the prompt is hidden while a turn runs. */
   stream(text: string): void;
   /** The next line the person submits; null when the input ended (Ctrl-D on an empty line, end of a pipe). */
@@ -48,4 +53,29 @@ export interface ChatIO {
   /** Ctrl-C: the handler decides (interrupt the turn, clear the line, or exit). */
   onInterrupt(handler: () => void): void;
   close(): void;
+}
+
+/** The same terminal, with every printed line put aside from the streamed reply (for a command run while a turn streams). */
+export function asideIO(io: ChatIO): ChatIO {
+  return {
+    get interactive() {
+      return io.interactive;
+    },
+    get style() {
+      return io.style;
+    },
+    get columns() {
+      return io.columns;
+    },
+    print: (line) => io.printAside(line),
+    printAside: (line) => io.printAside(line),
+    stream: (text) => io.stream(text),
+    nextLine: () => io.nextLine(),
+    setPrompt: (prompt) => io.setPrompt(prompt),
+    setDraft: (text) => io.setDraft(text),
+    pick: (request) => io.pick(request),
+    progress: (label) => io.progress(label),
+    onInterrupt: (handler) => io.onInterrupt(handler),
+    close: () => io.close(),
+  };
 }

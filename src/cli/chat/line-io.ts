@@ -34,6 +34,11 @@ export class LineChatIO implements ChatIO {
     process.on('SIGINT', this.onSigint);
   }
 
+  /** Over a pipe nothing is drawn in place: a line aside is a line. */
+  printAside(line: string): void {
+    this.print(line);
+  }
+
   print(line: string): void {
     if (this.midLine) this.streams.output.write('\n');
     this.midLine = false;

@@ -20,6 +20,7 @@ const helpCommand: SlashCommand = {
   usage: '/help',
   summary: 'this list',
   whileBusy: true,
+  withoutSession: true,
   async run(context) {
     const width = Math.max(...SLASH_COMMANDS.map((command) => command.usage.length));
     for (const command of SLASH_COMMANDS) context.io.print(`  ${command.usage.padEnd(width)}  ${context.io.style.dim(command.summary)}`);
@@ -33,6 +34,7 @@ const exitCommand: SlashCommand = {
   usage: '/exit',
   summary: 'leave (a running turn is stopped first; everything is already saved)',
   whileBusy: true,
+  withoutSession: true,
   async run() {
     return 'exit';
   },

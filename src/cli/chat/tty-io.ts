@@ -4,6 +4,7 @@ import type { ChatIO, PickRequest } from './chat-io.js';
 import { LineBuffer } from './line-buffer.js';
 import { pickerKey, pickerLines, scrollWindow } from './picker-view.js';
 import { inputLine } from './input-line-view.js';
+import { displayWidth } from '../render/text-width.js';
 import { createStyle, type Style } from './style.js';
 
 /** Bracketed paste: the terminal wraps pasted text in ESC[200~ … ESC[201~, so a pasted block is not typed keys. */
@@ -44,6 +45,8 @@ export class TtyChatIO implements ChatIO {
   private prompt: string | null = null;
   /** Streamed text left the cursor in the middle of a line. */
   private midLine = false;
+  /** The streamed text on that unfinished line (since its last newline), to redraw it below a line printed aside. */
+  private partial = '';
   private readonly lines: string[] = [];
   private readonly waiting: Array<(line: string | null) => void> = [];
   private ended = false;
@@ -96,9 +99,21 @@ export class TtyChatIO implements ChatIO {
       return;
     }
     this.clearPrompt();
-    if (this.midLine) this.write('\n');
-    this.midLine = false;
+    this.endLine();
     this.write(`${line}\n`);
+    this.drawPrompt();
+  }
+
+  printAside(line: string): void {
+    const rows = Math.max(1, Math.ceil(displayWidth(this.partial) / this.columns));
+    // Beside an open picker, at a line's start, or for a line too long to move: printed like any other.
+    if (this.picker || !this.midLine || rows >= (this.streams.output.rows || 24) - 1) {
+      this.print(line);
+      return;
+    }
+    this.clearPrompt();
+    // Take the unfinished streamed line down, print above where it was, and draw it again below.
+    this.write(`\r${rows > 1 ? `\x1b[${rows - 1}A` : ''}\x1b[J${line.replace(/\n/g, '\r\n')}\r\n${this.partial}`);
     this.drawPrompt();
   }
 
@@ -111,6 +126,8 @@ export class TtyChatIO implements ChatIO {
     this.clearPrompt();
     this.write(text.replace(/\n/g, '\r\n'));
     this.midLine = !text.endsWith('\n');
+    const newline = text.lastIndexOf('\n');
+    this.partial = newline < 0 ? this.partial + text : text.slice(newline + 1);
     this.drawPrompt();
   }
 
@@ -125,10 +142,7 @@ export class TtyChatIO implements ChatIO {
     this.clearPrompt();
     this.prompt = prompt;
     this.setBusy(prompt === null);
-    if (prompt !== null && this.midLine) {
-      this.write('\n');
-      this.midLine = false;
-    }
+    if (prompt !== null) this.endLine();
     this.drawPrompt();
   }
 
@@ -139,8 +153,7 @@ export class TtyChatIO implements ChatIO {
 
   progress(label: string): Progress {
     this.clearPrompt();
-    if (this.midLine) this.write('\n');
-    this.midLine = false;
+    this.endLine();
     const bar = barProgress(label, this.streams.output);
     this.progressing++;
     let finished = false;
@@ -169,8 +182,7 @@ export class TtyChatIO implements ChatIO {
       const savedPrompt = this.prompt;
       this.clearPrompt();
       this.prompt = null;
-      if (this.midLine) this.write('\n');
-      this.midLine = false;
+      this.endLine();
       const erase = () => {
         if (drawn > 0) this.write(`\x1b[${drawn}A\r\x1b[J`);
         drawn = 0;
@@ -210,7 +222,7 @@ export class TtyChatIO implements ChatIO {
     this.closed = true;
     this.setBusy(false);
     this.prompt = null;
-    if (this.midLine) this.write('\n');
+    this.endLine();
     this.streams.input.off('keypress', this.onKeypress);
     this.streams.input.off('end', this.onEnd);
     this.streams.output.off('resize', this.onResize);
@@ -352,12 +364,9 @@ export class TtyChatIO implements ChatIO {
       this.write('\r\n');
       this.drawnWidth = 0;
     } else {
+      // Typed while busy: shown as typed, above a half-streamed reply line (which goes on below it).
       this.buffer.take();
-      this.clearPrompt();
-      if (this.midLine) this.write('\r\n');
-      this.midLine = false;
-      this.write(`${this.style.dim(`› ${line.replace(/\n/g, '\r\n  ')}`)}\r\n`);
-      this.drawPrompt();
+      this.printAside(this.style.dim(`› ${line.replace(/\n/g, '\n  ')}`));
     }
     const resolve = this.waiting.shift();
     if (resolve) resolve(line);
@@ -435,6 +444,13 @@ export class TtyChatIO implements ChatIO {
       this.write(`\x1bD\x1bM\x1b[s\r\n\x1b[2K${line.text}\x1b[u`);
       this.working = 'below';
     }
+  }
+
+  /** Ends a half-streamed line, so what follows starts on a line of its own. */
+  private endLine(): void {
+    if (this.midLine) this.write('\r\n');
+    this.midLine = false;
+    this.partial = '';
   }
 
   private write(text: string): void {

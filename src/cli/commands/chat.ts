@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { openWaypoint } from '../../engine/index.js';
+import { openWaypoint, type Waypoint } from '../../engine/index.js';
 import { InvalidArgumentError, type Session } from '../../model/index.js';
-import { createRuntime, MODEL_STRING_FORMS, type EffectApprovalRequest, type EffectDecision } from '../../runtime/index.js';
+import { createRuntime, MODEL_STRING_FORMS, sessionModel, type EffectApprovalRequest, type EffectDecision } from '../../runtime/index.js';
 import { ChatController } from '../chat/chat-controller.js';
 import type { ChatIO } from '../chat/chat-io.js';
 import { LineChatIO } from '../chat/line-io.js';
@@ -37,6 +37,15 @@ function approveWith(io: ChatIO) {
   };
 }
 
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** The model string a session recorded (null when it predates the record). */
+async function rememberedModel(waypoint: Waypoint, sessionId: string): Promise<string | undefined> {
+  return (await sessionModel(waypoint.store, sessionId))?.spec ?? undefined;
+}
+
 function requireDirectory(dir: string): void {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new InvalidArgumentError({
@@ -50,7 +59,10 @@ function requireDirectory(dir: string): void {
 
 export const chatCommand = defineCommand({
   name: 'chat',
-  synopsis: ['chat [--model <model>] [--dir <dir>] [--title <title>]', 'chat --resume <session> [--model <model>]'],
+  synopsis: [
+    'chat [--model <model>] [--dir <dir>] [--title <title>]',
+    'chat --resume <session> [--model <model>]  (default: the model the session last ran with)',
+  ],
   summary: 'an interactive agent session with checkpoints: /rewind, /undo, /redo, /edit, /retry, /fork, /side …',
   description: [
     'Type a request and the agent works in the workspace; every file it changes is checkpointed. /help lists the slash commands.',
@@ -68,8 +80,9 @@ export const chatCommand = defineCommand({
         reason: 'the chat is interactive; --json is for the one-shot commands (sessions, show, log …).',
       });
     const env = process.env;
-    const model = args.flags.model ?? env.WAYPOINT_MODEL;
-    if (model === undefined || model.trim() === '') {
+    // A resumed session remembers its model; a new one needs one named.
+    const named = nonEmpty(args.flags.model) ?? (args.flags.resume === undefined ? nonEmpty(env.WAYPOINT_MODEL) : undefined);
+    if (named === undefined && args.flags.resume === undefined) {
       throw new InvalidArgumentError({
         code: 'MODEL_REQUIRED',
         parameter: 'model',
@@ -93,23 +106,53 @@ export const chatCommand = defineCommand({
     try {
       const resumed = args.flags.resume === undefined ? null : await waypoint.store.getSession(args.flags.resume);
       if (resumed?.workdir) requireDirectory(resumed.workdir);
+      const model = named ?? (await rememberedModel(waypoint, resumed!.id)) ?? nonEmpty(env.WAYPOINT_MODEL);
+      if (model === undefined) {
+        throw new InvalidArgumentError({
+          code: 'MODEL_REQUIRED',
+          parameter: 'model',
+          value: null,
+          reason: `session ${resumed!.id} does not record which model it ran with (it was started before sessions remembered it); resume it with --model: ${MODEL_STRING_FORMS.join('; ')}.`,
+        });
+      }
       io = tty ? new TtyChatIO({ input: process.stdin, output: process.stdout }) : new LineChatIO({ input: process.stdin, output: process.stdout });
       const runtime = createRuntime({ waypoint, model, approveEffect: approveWith(io) });
-      let session: Session;
+      let session: Session | null = null;
       let repaired: string[] = [];
       if (resumed) {
         const result = await runtime.resumeSession(resumed.id);
         session = result.session;
         repaired = repairLines(result.repair);
-      } else session = await runtime.startSession({ workdir, ...(args.flags.title === undefined ? {} : { title: args.flags.title }) });
-      io.print(io.style.bold(`Waypoint chat · ${session.id} ${JSON.stringify(session.title)}`));
-      io.print(io.style.dim(`workspace ${session.workdir ?? '(none)'} · model ${runtime.modelLabel} · store ${context.storePath}`));
+      }
+      const title = args.flags.title;
+      // A new session is stored at the first input: a chat left without one leaves nothing behind.
+      const startSession = (fromInput: string | null) => {
+        const chosen = title ?? fromInput;
+        return runtime.startSession({ workdir, ...(chosen === null ? {} : { title: chosen }) });
+      };
+      io.print(
+        io.style.bold(
+          session
+            ? `Waypoint chat · ${session.id} ${JSON.stringify(session.title)}`
+            : `Waypoint chat · a new session${title === undefined ? '' : ` ${JSON.stringify(title)}`} (stored at your first input)`,
+        ),
+      );
+      io.print(io.style.dim(`workspace ${session ? (session.workdir ?? '(none)') : workdir} · model ${runtime.modelLabel} · store ${context.storePath}`));
       io.print(io.style.dim('Every file change is checkpointed. /help lists the commands; /rewind goes back; Ctrl-C stops a turn.'));
-      const controller = new ChatController({ io, runtime, waypoint, session });
-      if (resumed) for (const line of await recentMessages(controller, session)) io.print(line);
+      const controller = new ChatController({
+        io,
+        runtime,
+        waypoint,
+        session,
+        startSession,
+        titled: title !== undefined,
+        startDir: session?.workdir ?? workdir,
+      });
+      if (session) for (const line of await recentMessages(controller, session)) io.print(line);
       for (const line of repaired) io.print(io.style.warn(line));
       await controller.run();
       await runtime.close();
+      if (!controller.stored) return { data: { type: 'chat', sessionId: null }, text: ['Nothing was typed, so no session was stored.'] };
       return {
         data: { type: 'chat', sessionId: controller.sessionId },
         text: [`Session ${controller.sessionId} saved. Continue it with: waypoint chat --resume ${controller.sessionId}`],

@@ -1,12 +1,13 @@
 import type { Waypoint } from '../../engine/index.js';
-import { subagentLink, uiView, visibilityOf, type SubagentLink, type Visibility } from '../../history/index.js';
+import { compactedPositions, subagentLink, visibilityOf, type SubagentLink, type Visibility } from '../../history/index.js';
 import { NotFoundError, type Checkpoint, type MessageKind, type MessageRole, type MessageStatus, type PartContent, type Session } from '../../model/index.js';
 import { integerFlag } from '../args.js';
 import { defineCommand, withWaypoint } from '../command.js';
+import { conversationView, compactedMarker } from '../render/conversation-view.js';
 import { formatTime, partLines, plural, shortPath } from '../render/format.js';
 
 export const showFlags = {
-  all: { type: 'boolean', description: 'the whole active path: model-only messages (fork notes, reminders) and what a summary compacted' },
+  all: { type: 'boolean', description: 'the whole active path, model-only messages (fork notes, reminders) too' },
   last: { type: 'string', value: 'n', description: 'only the last n messages of the conversation' },
 } as const;
 
@@ -24,6 +25,10 @@ export interface ShownMessage {
   parts: Array<PartContent | null>;
   /** For the tool result of a `subagent` call: the session holding that subagent's transcript. */
   subagentSessionId: string | null;
+  /** Replaced by a compaction summary in what the model is sent (still shown to the person). */
+  compacted: boolean;
+  /** For a compaction summary: how many earlier messages it stands for; null otherwise. */
+  summaryOf: number | null;
 }
 
 /** Whose tool call a subagent's transcript session belongs to. */
@@ -62,7 +67,12 @@ export async function show(waypoint: Waypoint, id: string, options: { all?: bool
   const session = id.startsWith('msg_') ? null : await store.findSession(id);
   if (session) {
     const path = await store.history(session.id);
-    const visible = options.all ? path : uiView(path, { startAfter: session.kind === 'side_chat' ? session.forkedFromMessageId : null });
+    const view = conversationView(path, { startAfter: session.kind === 'side_chat' ? session.forkedFromMessageId : null });
+    const hidden = compactedPositions(path);
+    const summaries = new Map(view.map((entry) => [entry.message.id, entry.summaryOf]));
+    const visible = options.all
+      ? path.map((message, index) => ({ message, compacted: hidden.has(index), summaryOf: summaries.get(message.id) ?? null }))
+      : view;
     const shown = options.last === undefined ? visible : visible.slice(-options.last);
     return {
       type: 'session',
@@ -70,7 +80,7 @@ export async function show(waypoint: Waypoint, id: string, options: { all?: bool
       subagent: await subagentOf(waypoint, session),
       turns: (await store.listTurns(session.id)).length,
       pathLength: path.length,
-      messages: shown.map(toShown),
+      messages: shown.map((entry) => ({ ...toShown(entry.message), compacted: entry.compacted, summaryOf: entry.summaryOf })),
     };
   }
   if (!(await store.findMessage(id))) {
@@ -91,7 +101,7 @@ export async function show(waypoint: Waypoint, id: string, options: { all?: bool
   const checkpoints = message.role === 'user' ? await store.listCheckpoints(message.sessionId, { anchorMessageId: message.id }) : [];
   return {
     type: 'message',
-    message: toShown(message),
+    message: { ...toShown(message), ...(await compactionOf(waypoint, message)) },
     onPathOf,
     checkpoints: checkpoints.map(({ id: checkpointId, seq, op, path, toPath, source, status }) => ({
       id: checkpointId,
@@ -121,7 +131,14 @@ function subagentSessionOf(metadata: Record<string, unknown>): string | null {
   return typeof sessionId === 'string' ? sessionId : null;
 }
 
-function toShown(message: Awaited<ReturnType<Waypoint['store']['getMessage']>>): ShownMessage {
+/** Whether a message is compacted on its session's path, and what a summary stands for. */
+async function compactionOf(waypoint: Waypoint, message: { id: string; sessionId: string }): Promise<Pick<ShownMessage, 'compacted' | 'summaryOf'>> {
+  const path = await waypoint.store.history(message.sessionId);
+  const entry = conversationView(path).find((candidate) => candidate.message.id === message.id);
+  return { compacted: entry?.compacted ?? false, summaryOf: entry?.summaryOf ?? null };
+}
+
+function toShown(message: Awaited<ReturnType<Waypoint['store']['getMessage']>>): Omit<ShownMessage, 'compacted' | 'summaryOf'> {
   return {
     id: message.id,
     sessionId: message.sessionId,
@@ -143,6 +160,7 @@ function heading(message: ShownMessage): string {
     message.kind === 'input' || message.kind === 'reply' ? '' : message.kind,
     message.status === 'complete' ? '' : message.status,
     message.visibility === 'all' ? '' : `${message.visibility} only`,
+    message.compacted ? 'compacted' : '',
   ].filter(Boolean);
   return `${message.id}  ${message.role}${tags.length ? ` (${tags.join(', ')})` : ''}  ${formatTime(message.createdAt)}`;
 }
@@ -188,7 +206,10 @@ export function renderShow(report: ShowReport): string[] {
   } else if (session.parentSessionId) lines.push(`parent   ${session.parentSessionId}  forked at ${session.forkedFromMessageId ?? 'the start'}`);
   lines.push('');
   if (report.messages.length === 0) lines.push('(no messages to show)');
-  for (const message of report.messages) lines.push(heading(message), ...body(message, false));
+  for (const message of report.messages) {
+    if (message.summaryOf !== null) lines.push(compactedMarker(message.summaryOf));
+    lines.push(heading(message), ...body(message, false));
+  }
   return lines;
 }
 
@@ -198,6 +219,7 @@ export const showCommand = defineCommand({
   summary: "a session's conversation with message ids (what the person sees), or one message in full",
   description: [
     'Message ids are what `rewind`, `fork --message` and `fork --stable` take.',
+    'After a compaction the whole conversation is still shown: the messages the summary replaced for the model are marked compacted, and the summary stands where it was made.',
     "A subagent's transcript session says whose tool call it belongs to; the parent's tool result names the transcript session.",
   ],
   flags: showFlags,

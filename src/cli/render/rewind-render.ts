@@ -1,7 +1,18 @@
-import type { FileRewindPreview, FileRewindResult, RewoundFile } from '../../rewind/index.js';
+import type { FileRewindPreview, FileRewindResult, PreviewFile, RewoundFile } from '../../rewind/index.js';
 import { plural, shortPath, table } from './format.js';
+import { hunksOf } from './git-patch.js';
 
-/** A file rewind preview: each file's status, what applying does, merge availability and the merged text. */
+/**
+ * What a merge would change in a file as it is now: the hunks of the diff from its current content
+ * to the merged text (a few lines for a small change, whatever the file's size), indented.
+ */
+export function mergeDiffLines(file: Pick<PreviewFile, 'mergePatch' | 'mergedText'>, indent: string): string[] {
+  if (file.mergePatch === null) return [`${indent}(too large to show as a diff)`];
+  const hunks = hunksOf(file.mergePatch);
+  return hunks.length === 0 ? [`${indent}(no change to the file as it is now)`] : hunks.map((line) => `${indent}${line}`);
+}
+
+/** A file rewind preview: each file's status, what applying does, merge availability and what the merge changes. */
 export function renderPreview(preview: FileRewindPreview, options: { nextStep?: string } = {}): string[] {
   const target = 'messageId' in preview.target ? `message ${preview.target.messageId} on (its turn and every later one)` : `turn ${preview.target.turnId}`;
   const lines = [`Preview: undo ${plural(preview.checkpointIds.length, 'file change')} from ${target}`];
@@ -17,8 +28,10 @@ export function renderPreview(preview: FileRewindPreview, options: { nextStep?: 
     lines.push(rendered[index]!);
     if (file.reason) lines.push(`      ${file.reason}`);
     if (file.mergedText !== null && (file.mergeAvailable || file.resolution === 'merge')) {
-      lines.push(`      ${file.resolution === 'merge' ? 'merged text' : `with --resolve ${shortPath(file.path)}=merge it becomes`}:`);
-      for (const line of file.mergedText.replace(/\n$/, '').split('\n')) lines.push(`      | ${line}`);
+      lines.push(
+        `      ${file.resolution === 'merge' ? 'the merge changes the file as it is now' : `with --resolve ${shortPath(file.path)}=merge, the file as it is now changes`}:`,
+      );
+      lines.push(...mergeDiffLines(file, '      '));
     }
   });
   if (preview.shellChanges.length > 0) {

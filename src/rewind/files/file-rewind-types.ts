@@ -41,6 +41,11 @@ export interface PreviewFile {
   mergeAvailable: boolean;
   /** The text `merge` would leave (when available), so a person can check it before choosing. */
   mergedText: string | null;
+  /**
+   * What `merge` would change in the file as it is now, as a unified diff (`--- a/<path>` from the
+   * current content to the merged text); null when no merge is available.
+   */
+  mergePatch: string | null;
   resolution: ConflictResolution | null;
 }
 

@@ -1,3 +1,4 @@
+import { unifiedPatch } from '../../checkpoint/index.js';
 import type { Checkpoint } from '../../model/index.js';
 import type { Workspace } from '../../workspace/index.js';
 import { InvalidArgumentError } from '../../model/index.js';
@@ -77,6 +78,7 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
       checkpointIds: outcome.checkpointIds,
       mergeAvailable: merged !== undefined,
       mergedText: merged ?? null,
+      mergePatch: merged === undefined ? null : unifiedPatch(outcome.path, outcome.initial.content, Buffer.from(merged, 'utf8')),
       resolution: outcome.resolution,
     };
   });

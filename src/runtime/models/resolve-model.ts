@@ -13,6 +13,12 @@ export interface ResolvedModel {
   modelId: string;
   /** The model string with any key-bearing parts left out (there are none today). */
   label: string;
+  /**
+   * A model string that chooses this same model again from any directory (a scripted file's path
+   * made absolute, a base URL taken from the environment written inline): what a session records
+   * so that resuming it needs no `--model`.
+   */
+  spec: string;
 }
 
 export const MODEL_STRING_FORMS = [
@@ -46,7 +52,7 @@ export function resolveModel(spec: string, options: { env?: NodeJS.ProcessEnv; c
   switch (provider) {
     case 'scripted': {
       const file = resolve(options.cwd ?? process.cwd(), rest);
-      return { model: ScriptedModel.fromFile(file), provider, modelId: file, label: `scripted:${rest}` };
+      return { model: ScriptedModel.fromFile(file), provider, modelId: file, label: `scripted:${rest}`, spec: `scripted:${file}` };
     }
     case 'openai-compatible': {
       const { modelId, baseURL: inline } = splitBaseUrl(rest);
@@ -69,7 +75,8 @@ export function resolveModel(spec: string, options: { env?: NodeJS.ProcessEnv; c
         });
       }
       const factory = createOpenAICompatible({ name: 'openai-compatible', baseURL, ...(apiKey ? { apiKey } : {}) });
-      return { model: factory.chatModel(modelId), provider, modelId, label: `openai-compatible:${modelId}@${baseURL}` };
+      const label = `openai-compatible:${modelId}@${baseURL}`;
+      return { model: factory.chatModel(modelId), provider, modelId, label, spec: label };
     }
     case 'anthropic': {
       const { modelId, baseURL: inline } = splitBaseUrl(rest);
@@ -85,7 +92,8 @@ export function resolveModel(spec: string, options: { env?: NodeJS.ProcessEnv; c
         });
       }
       const factory = createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) });
-      return { model: factory.languageModel(modelId), provider, modelId, label: `anthropic:${modelId}${baseURL ? `@${baseURL}` : ''}` };
+      const label = `anthropic:${modelId}${baseURL ? `@${baseURL}` : ''}`;
+      return { model: factory.languageModel(modelId), provider, modelId, label, spec: label };
     }
     default:
       throw invalid(spec, `the provider "${provider}" is unknown`);

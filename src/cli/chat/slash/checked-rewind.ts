@@ -1,5 +1,6 @@
 import type { ConflictResolution, FileRewindPreview } from '../../../rewind/index.js';
 import { plural, shortPath, table } from '../../render/format.js';
+import { mergeDiffLines } from '../../render/rewind-render.js';
 import type { ChatContext } from '../chat-context.js';
 
 export interface CheckedRewindFlow<Result> {
@@ -100,8 +101,8 @@ export function chatPreviewLines(preview: FileRewindPreview): string[] {
     const file = preview.files[index]!;
     if (file.status !== 'safe' && file.status !== 'external_modified' && file.reason) lines.push(`      ${file.reason}`);
     if (file.mergeAvailable && file.mergedText !== null) {
-      lines.push('      merged, it would read:');
-      for (const line of file.mergedText.replace(/\n$/, '').split('\n')) lines.push(`      | ${line}`);
+      lines.push('      a merge changes the file as it is now:');
+      lines.push(...mergeDiffLines(file, '      '));
     }
   });
   return lines;

@@ -1,16 +1,7 @@
 import { InvalidArgumentError } from '../../../model/index.js';
-import { checkpointDiff, renderDiff } from '../../commands/diff.js';
-import type { ChatContext, SlashCommand } from '../chat-context.js';
-
-/** Diff lines in color: additions, removals, and the headers dimmed. */
-function colored(context: ChatContext, line: string): string {
-  const { style } = context.io;
-  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('#') || line.startsWith('===')) return style.dim(line);
-  if (line.startsWith('@@')) return style.accent(line);
-  if (line.startsWith('+')) return style.ok(line);
-  if (line.startsWith('-')) return style.error(line);
-  return line;
-}
+import { checkpointDiff, renderDiff } from '../../render/checkpoint-diff.js';
+import { colorDiff } from '../../render/git-patch.js';
+import type { SlashCommand } from '../chat-context.js';
 
 /** `/diff [checkpointId]`: what the last turn that changed files did to them (or one checkpoint), as unified diffs. */
 export const diffCommand: SlashCommand = {
@@ -39,6 +30,6 @@ export const diffCommand: SlashCommand = {
       if (ids.length === 0) return void context.io.print('No file changes in this session yet.');
     }
     for (const checkpointId of ids)
-      for (const line of renderDiff(await checkpointDiff(context.waypoint, checkpointId))) context.io.print(colored(context, line));
+      for (const line of colorDiff(renderDiff(await checkpointDiff(context.waypoint, checkpointId)), context.io.style)) context.io.print(line);
   },
 };

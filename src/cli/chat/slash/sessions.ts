@@ -1,22 +1,30 @@
-import { uiView } from '../../../history/index.js';
 import { InvalidArgumentError, type Session } from '../../../model/index.js';
 import type { DanglingRepair } from '../../../rewind/index.js';
-import { listSessionRows, sessionKindLabel } from '../../commands/sessions.js';
+import { listSessionRows, sessionKindLabel } from '../../render/session-rows.js';
+import { compactedMarker, conversationView } from '../../render/conversation-view.js';
 import { formatTime, oneLine, plural } from '../../render/format.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
 
-/** The last few messages of a session, as a person reads them (after /resume). */
+/**
+ * The last few messages of a session, as a person reads them (after /resume): a compaction summary
+ * is marked as one (the messages it replaced for the model are still there, before it).
+ */
 export async function recentMessages(context: ChatContext, session: Session, count = 6): Promise<string[]> {
   const history = await context.waypoint.store.history(session.id);
-  const view = uiView(history, session.kind === 'side_chat' && session.forkedFromMessageId ? { startAfter: session.forkedFromMessageId } : {});
+  const view = conversationView(history, session.kind === 'side_chat' && session.forkedFromMessageId ? { startAfter: session.forkedFromMessageId } : {});
   const lines: string[] = [];
-  for (const message of view.slice(-count)) {
+  const { style } = context.io;
+  for (const { message, summaryOf } of view.slice(-count)) {
     const text = message.parts
       .map((part) => part.content)
       .filter((content) => content?.type === 'text')
       .map((content) => String(content!.text ?? ''))
       .join(' ');
     if (text.trim() === '') continue;
+    if (summaryOf !== null) {
+      lines.push(style.dim(compactedMarker(summaryOf)), style.dim(`  ${oneLine(text, context.io.columns - 4)}`));
+      continue;
+    }
     lines.push(`${message.role === 'user' ? '›' : ' '} ${oneLine(text, context.io.columns - 4)}`);
   }
   return lines;
@@ -35,6 +43,7 @@ export const sessionsCommand: SlashCommand = {
   usage: '/sessions',
   summary: 'list the sessions in this store',
   whileBusy: true,
+  withoutSession: true,
   async run(context) {
     const rows = await listSessionRows(context.waypoint);
     for (const row of rows) {
@@ -52,6 +61,7 @@ export const resumeCommand: SlashCommand = {
   name: 'resume',
   usage: '/resume [sessionId]',
   summary: 'switch to another session (no id: pick from the list)',
+  withoutSession: true,
   async run(context, args) {
     let id = args.trim();
     if (id === '') {
@@ -69,7 +79,7 @@ export const resumeCommand: SlashCommand = {
       id = picked;
     }
     const { session, repair } = await context.runtime.resumeSession(id);
-    context.switchTo(session, `Now in ${session.id} "${session.title}"${session.workdir ? ` (${session.workdir})` : ''}.`);
+    context.switchTo(session, `Now in ${session.id} "${session.title}".`);
     for (const line of repairLines(repair)) context.io.print(context.io.style.warn(line));
     for (const line of await recentMessages(context, session)) context.io.print(line);
   },
