@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/**
+ * The JSON Claude Code writes on a hook's stdin. Every event names its session, transcript and
+ * directory; the rest depends on the event. Unknown fields are kept (newer versions add some).
+ */
+export const ClaudeHookEvent = z
+  .object({
+    session_id: z.string().min(1),
+    hook_event_name: z.string().min(1),
+    cwd: z.string().min(1),
+    transcript_path: z.string().optional(),
+    prompt_id: z.string().optional(),
+    prompt: z.string().optional(),
+    tool_name: z.string().optional(),
+    tool_input: z.record(z.string(), z.unknown()).optional(),
+    tool_use_id: z.string().optional(),
+    tool_response: z.unknown().optional(),
+    background_tasks: z.array(z.unknown()).optional(),
+    agent_id: z.string().optional(),
+  })
+  .loose();
+export type ClaudeHookEvent = z.infer<typeof ClaudeHookEvent>;
+
+/** The events Waypoint's entries in the settings file subscribe to. */
+export const HOOKED_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStop', 'Stop'] as const;
+
+/** Tools that record their own before/after (the file they name is read before and after the call). */
+export const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+
+/** Tools that change no file: no scan around them. Every other tool (Bash, MCP tools, …) is scanned. */
+export const READ_ONLY_TOOLS = new Set([
+  'Read',
+  'Glob',
+  'Grep',
+  'LS',
+  'WebFetch',
+  'WebSearch',
+  'TodoWrite',
+  'TodoRead',
+  'Task',
+  'Agent',
+  'BashOutput',
+  'ExitPlanMode',
+  'ToolSearch',
+  'Skill',
+]);
+
+/** The file a file tool names (`file_path`, or `notebook_path` for NotebookEdit), or null. */
+export function fileToolPath(input: Record<string, unknown> | undefined): string | null {
+  const path = input?.file_path ?? input?.notebook_path;
+  return typeof path === 'string' && path !== '' ? path : null;
+}
