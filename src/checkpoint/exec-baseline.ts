@@ -1,7 +1,7 @@
 import type { ScanResult, SkippedPath, SnapshotDiff } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkCaptureContext } from './capture-input-schemas.js';
-import { beginExec, endExec, type ExecCaptureOptions, type ExecCaptureResult } from './exec-capture.js';
+import { beginExec, endExec, type ExecCaptureOptions, type ExecCaptureResult, type ExecHandle } from './exec-capture.js';
 import { loadScanState, rootsKeyOf, saveScanState } from './exec-scan-state.js';
 import { StoreWatch } from './store-watch.js';
 
@@ -45,13 +45,28 @@ export async function captureSinceBaseline(
   options: ExecCaptureOptions = {},
   skipped: readonly SkippedPath[] = [],
 ): Promise<ExecCaptureResult | null> {
-  checkCaptureContext(context);
-  const rootsKey = rootsKeyOf(context.workspace);
-  const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
-  if (state === null) {
+  const handle = await baselineHandle(context, options, skipped);
+  if (handle === null) {
     await markScanBaseline(context, options);
     return null;
   }
+  return endExec(handle);
+}
+
+/**
+ * An exec handle whose before-scan is the session's saved scan state (null when there is none for
+ * these roots): for `endExec`, or for a capture that must leave alone the changes checkpoints
+ * recorded meanwhile explain (the runtime's task capture).
+ */
+export async function baselineHandle(
+  context: CaptureContext,
+  options: ExecCaptureOptions = {},
+  skipped: readonly SkippedPath[] = [],
+): Promise<ExecHandle | null> {
+  checkCaptureContext(context);
+  const rootsKey = rootsKeyOf(context.workspace);
+  const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
+  if (state === null) return null;
   const before: ScanResult = {
     snapshot: state.snapshot,
     skipped: [...skipped],
@@ -59,7 +74,7 @@ export async function captureSinceBaseline(
     cache: state.cache,
     stats: { files: state.snapshot.size, directories: 0, hashed: 0, hashedBytes: 0, cacheHits: 0, durationMs: 0 },
   };
-  return endExec({
+  return {
     context,
     options,
     before,
@@ -68,5 +83,5 @@ export async function captureSinceBaseline(
     rootsKey,
     pinDelta: state.pinDelta,
     storeWatch: StoreWatch.take(context.workspace, context.store.location),
-  });
+  };
 }

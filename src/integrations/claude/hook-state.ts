@@ -34,6 +34,8 @@ export interface HookState {
   scanned: Record<string, OpenScannedCall>;
   /** What the baseline scan skipped (passed back when the scanned calls end). */
   baselineSkipped: SkippedPath[];
+  /** The session's newest checkpoint when the baseline was taken: later ones are the window's own records. */
+  baselineSeq: number;
   /** Bytes of the transcript already mirrored (complete lines only). */
   transcriptOffset: number;
   /** Tool names by tool_use id, to name the tool of a mirrored result. */
@@ -41,7 +43,7 @@ export interface HookState {
 }
 
 export function emptyHookState(claudeSessionId: string): HookState {
-  return { version: 1, claudeSessionId, turns: {}, files: {}, scanned: {}, baselineSkipped: [], transcriptOffset: 0, toolNames: {} };
+  return { version: 1, claudeSessionId, turns: {}, files: {}, scanned: {}, baselineSkipped: [], baselineSeq: 0, transcriptOffset: 0, toolNames: {} };
 }
 
 export function loadHookState(path: string, claudeSessionId: string): HookState {

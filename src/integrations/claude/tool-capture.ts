@@ -1,6 +1,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { captureSinceBaseline, markScanBaseline, recordToolChange, type CaptureContext } from '../../checkpoint/index.js';
+import { baselineHandle, endExec, markScanBaseline, recordToolChange, type CaptureContext } from '../../checkpoint/index.js';
+import { endTaskCapture } from '../../runtime/background-capture.js';
 import { fileToolPath, FILE_TOOLS, READ_ONLY_TOOLS, type ClaudeHookEvent } from './hook-event.js';
 import type { HookState } from './hook-state.js';
 
@@ -37,6 +38,8 @@ export async function beforeTool(context: CaptureContext, state: HookState, even
   if (Object.keys(state.scanned).length === 0) {
     const baseline = await markScanBaseline(context, { toolName, toolCallId: toolUseId, command: commandOf(event) });
     state.baselineSkipped = baseline.skipped;
+    const [last] = await context.store.listCheckpoints(context.sessionId, { last: 1 });
+    state.baselineSeq = last?.seq ?? 0;
   }
   state.scanned[toolUseId] = { toolName, command: commandOf(event), background: event.tool_input?.run_in_background === true, posted: false };
 }
@@ -88,7 +91,13 @@ export async function closeOpenCalls(context: CaptureContext, state: HookState):
 
 async function closeScan(context: CaptureContext, state: HookState, toolUseId: string): Promise<void> {
   const call = state.scanned[toolUseId]!;
-  await captureSinceBaseline(context, { toolName: call.toolName, toolCallId: toolUseId, command: call.command }, state.baselineSkipped);
+  const options = { toolName: call.toolName, toolCallId: toolUseId, command: call.command };
+  const handle = await baselineHandle(context, options, state.baselineSkipped);
+  const window = await context.store.listCheckpoints(context.sessionId, { afterSeq: state.baselineSeq });
+  if (handle === null) await markScanBaseline(context, options);
+  else if (window.length === 0) await endExec(handle);
+  // File tools ran inside the scan's window (next to a background command): the scan records only what their checkpoints do not explain.
+  else await endTaskCapture({ context, handle, mark: state.baselineSeq }, { stillWanted: async () => true });
   state.scanned = {};
   state.baselineSkipped = [];
 }
