@@ -1,6 +1,6 @@
 import type { Waypoint } from '../../engine/index.js';
 import type { Session, Turn } from '../../model/index.js';
-import { endExternalTurn, startTurn } from '../../runtime/index.js';
+import { endExternalTurn, startTurn } from '../../runtime/external-turn.js';
 import { waypointSessionIdFor } from './claude-ids.js';
 import type { ClaudeHookEvent } from './hook-event.js';
 import type { HookState } from './hook-state.js';

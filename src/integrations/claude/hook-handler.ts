@@ -82,9 +82,10 @@ async function runningTurn(waypoint: Waypoint, session: Session): Promise<string
  * would reach the model).
  */
 export async function runClaudeHook(stdin: string, options: ClaudeHookOptions): Promise<void> {
-  let event: { hook_event_name?: unknown; session_id?: unknown } = {};
+  let event: { hook_event_name?: unknown; session_id?: unknown; tool_name?: unknown } = {};
   try {
     event = JSON.parse(stdin) as typeof event;
+    if (changesNothing(event)) return;
     await handleClaudeHook(event, options);
   } catch (error) {
     logHookFailure(options.storePath, {
@@ -94,4 +95,10 @@ export async function runClaudeHook(stdin: string, options: ClaudeHookOptions): 
       message: error instanceof Error ? error.message : String(error),
     });
   }
+}
+
+/** A tool that changes no file, before or after its call: nothing to record now (its transcript lines are mirrored at the next event). */
+function changesNothing(event: { hook_event_name?: unknown; tool_name?: unknown }): boolean {
+  const toolEvent = event.hook_event_name === 'PreToolUse' || event.hook_event_name === 'PostToolUse';
+  return toolEvent && typeof event.tool_name === 'string' && coverageOf(event.tool_name) === 'none';
 }

@@ -36,6 +36,8 @@ export interface HookState {
   baselineSkipped: SkippedPath[];
   /** The session's newest checkpoint when the baseline was taken: later ones are the window's own records. */
   baselineSeq: number;
+  /** When the baseline scan started (ms): other sessions' checkpoints since then fall inside the window. */
+  baselineAt: number;
   /** Bytes of the transcript already mirrored (complete lines only). */
   transcriptOffset: number;
   /** Tool names by tool_use id, to name the tool of a mirrored result. */
@@ -43,7 +45,18 @@ export interface HookState {
 }
 
 export function emptyHookState(claudeSessionId: string): HookState {
-  return { version: 1, claudeSessionId, turns: {}, files: {}, scanned: {}, baselineSkipped: [], baselineSeq: 0, transcriptOffset: 0, toolNames: {} };
+  return {
+    version: 1,
+    claudeSessionId,
+    turns: {},
+    files: {},
+    scanned: {},
+    baselineSkipped: [],
+    baselineSeq: 0,
+    baselineAt: 0,
+    transcriptOffset: 0,
+    toolNames: {},
+  };
 }
 
 export function loadHookState(path: string, claudeSessionId: string): HookState {

@@ -2,6 +2,7 @@ import { lstatSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { baselineHandle, endExec, markScanBaseline, recordToolChange, type CaptureContext } from '../../checkpoint/index.js';
 import { endTaskCapture } from '../../runtime/background-capture.js';
+import type { Checkpoint } from '../../model/index.js';
 import { fileToolPath, FILE_TOOLS, READ_ONLY_TOOLS, type ClaudeHookEvent } from './hook-event.js';
 import type { HookState } from './hook-state.js';
 
@@ -36,10 +37,12 @@ export async function beforeTool(context: CaptureContext, state: HookState, even
     return;
   }
   if (Object.keys(state.scanned).length === 0) {
+    const baselineStarted = Date.now();
     const baseline = await markScanBaseline(context, { toolName, toolCallId: toolUseId, command: commandOf(event) });
     state.baselineSkipped = baseline.skipped;
     const [last] = await context.store.listCheckpoints(context.sessionId, { last: 1 });
     state.baselineSeq = last?.seq ?? 0;
+    state.baselineAt = baselineStarted;
   }
   state.scanned[toolUseId] = { toolName, command: commandOf(event), background: event.tool_input?.run_in_background === true, posted: false };
 }
@@ -93,13 +96,27 @@ async function closeScan(context: CaptureContext, state: HookState, toolUseId: s
   const call = state.scanned[toolUseId]!;
   const options = { toolName: call.toolName, toolCallId: toolUseId, command: call.command };
   const handle = await baselineHandle(context, options, state.baselineSkipped);
-  const window = await context.store.listCheckpoints(context.sessionId, { afterSeq: state.baselineSeq });
+  const own = await context.store.listCheckpoints(context.sessionId, { afterSeq: state.baselineSeq });
+  const others = await otherSessionsCheckpoints(context, state.baselineAt);
   if (handle === null) await markScanBaseline(context, options);
-  else if (window.length === 0) await endExec(handle);
-  // File tools ran inside the scan's window (next to a background command): the scan records only what their checkpoints do not explain.
-  else await endTaskCapture({ context, handle, mark: state.baselineSeq }, { stillWanted: async () => true });
+  else if (own.length === 0 && others.length === 0) await endExec(handle);
+  // Checkpoints recorded inside the scan's window — this session's file tools (next to a background
+  // command), or another session sharing the directory — explain their paths: the scan leaves those alone.
+  else await endTaskCapture({ context, handle, mark: state.baselineSeq }, { stillWanted: async () => true, alsoExplainedBy: others });
   state.scanned = {};
   state.baselineSkipped = [];
+}
+
+/** What the other sessions working in this session's directory recorded since `since` (ms). */
+async function otherSessionsCheckpoints(context: CaptureContext, since: number): Promise<Checkpoint[]> {
+  const session = await context.store.getSession(context.sessionId);
+  if (session.workdir === null) return [];
+  const found: Checkpoint[] = [];
+  for (const other of await context.store.listSessions()) {
+    if (other.id === session.id || other.workdir !== session.workdir) continue;
+    for (const checkpoint of await context.store.listCheckpoints(other.id, { last: 500 })) if (checkpoint.createdAt >= since) found.push(checkpoint);
+  }
+  return found;
 }
 
 /** Files outside the workspace, in untracked roots or in the store are not the session's to record. */
