@@ -17,6 +17,7 @@ export const ClaudeHookEvent = z
     tool_use_id: z.string().optional(),
     tool_response: z.unknown().optional(),
     background_tasks: z.array(z.unknown()).optional(),
+    last_assistant_message: z.string().optional(),
     agent_id: z.string().optional(),
   })
   .loose();

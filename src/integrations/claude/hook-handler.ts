@@ -66,8 +66,29 @@ async function dispatch(waypoint: Waypoint, session: Session, state: HookState, 
   if (name === 'Stop' && turnId !== null) {
     const context = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
     await closeOpenCalls(context, state);
-    await endRunningTurns(waypoint, session.id, 'complete');
+    await endRunningTurns(waypoint, session.id, await finalReply(waypoint, session.id, turnId, event));
   }
+}
+
+/**
+ * Makes sure the turn ends on Claude's reply, so it completes (its boundary needs one): the
+ * mirrored transcript normally holds it; without a transcript, Stop's `last_assistant_message`
+ * is recorded. A turn with no reply at all ends `interrupted`.
+ */
+async function finalReply(waypoint: Waypoint, sessionId: string, turnId: string, event: ClaudeHookEvent): Promise<'complete' | 'interrupted'> {
+  const [head] = await waypoint.store.history(sessionId, { last: 1, parts: 'none' });
+  if (head?.role === 'assistant' && head.turnId === turnId) return 'complete';
+  const text = event.last_assistant_message;
+  if (typeof text !== 'string' || text.trim() === '') return 'interrupted';
+  await waypoint.store.appendMessage({
+    sessionId,
+    role: 'assistant',
+    kind: 'reply',
+    parts: [{ type: 'text', text }],
+    turnId,
+    metadata: { from: 'claude-stop-event' },
+  });
+  return 'complete';
 }
 
 async function runningTurn(waypoint: Waypoint, session: Session): Promise<string | null> {

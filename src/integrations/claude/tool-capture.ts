@@ -73,13 +73,24 @@ export async function afterTool(context: CaptureContext, state: HookState, event
       });
     }
     if (pending.beforeHash !== null) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), []);
+    // A scan whose calls all ended while this one ran closes now that its change is a checkpoint.
+    const last = Object.keys(state.scanned).at(-1);
+    if (last !== undefined && !inFlight(state)) await closeScan(context, state, last);
     return;
   }
   const call = state.scanned[toolUseId];
   if (!call) return;
   call.posted = true;
-  const inFlight = Object.values(state.scanned).some((other) => !other.posted || other.background);
-  if (!inFlight) await closeScan(context, state, toolUseId);
+  if (!inFlight(state)) await closeScan(context, state, toolUseId);
+}
+
+/**
+ * The scan window stays open while any call of the session is running: a scanned call, a
+ * background command, or a file tool (its change becomes its own checkpoint at its PostToolUse,
+ * and the scan, closed after that, leaves it alone).
+ */
+function inFlight(state: HookState): boolean {
+  return Object.keys(state.files).length > 0 || Object.values(state.scanned).some((other) => !other.posted || other.background);
 }
 
 /** Stop: calls still in flight (a background command, a call whose PostToolUse never came) end with a final scan. */
