@@ -14,7 +14,7 @@ export type { LanguageModelV3 } from './models/language-model-v3.js';
 export { toModelMessages } from './model-messages.js';
 export { FILE_REWIND_NOTE, fileRewindNotice, fileRewindNoteText, withFileRewindNote, type RewoundFileNotice } from './file-rewind-note.js';
 export { checkpointTools, type CheckpointToolsOptions, type ToolCaptureReport } from './checkpoint-tools.js';
-export { startTurn, endExternalTurn, type StartTurnOptions, type EndTurnOptions, type EndedTurn, type TurnHandle } from './external-turn.js';
+export { startTurn, type StartTurnOptions, type EndTurnOptions, type EndedTurn, type TurnHandle } from './external-turn.js';
 export { captureToolCall, checkpointedFs, type ToolCallCapture, type ToolCallCaptureOptions, type CapturedOutcome } from './tool-call-capture.js';
 export { CaptureLocks, captureLocksFor } from './capture-lock.js';
 export { idempotencyKey, canonicalJson, executeToolCall, type ApproveEffect, type EffectDecision, type EffectApprovalRequest } from './tool-executor.js';
