@@ -24,7 +24,16 @@ export const ClaudeHookEvent = z
 export type ClaudeHookEvent = z.infer<typeof ClaudeHookEvent>;
 
 /** The events Waypoint's entries in the settings file subscribe to. */
-export const HOOKED_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStop', 'Stop'] as const;
+export const HOOKED_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'SubagentStop',
+  'Stop',
+  'SessionEnd',
+] as const;
 
 /** Tools that record their own before/after (the file they name is read before and after the call). */
 export const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);

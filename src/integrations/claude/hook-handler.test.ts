@@ -97,6 +97,25 @@ describe('the Claude Code hook handler (events as Claude sends them)', () => {
     );
   });
 
+  it('a prompt Claude was interrupted in (no Stop) ends when Claude exits, so its files can be undone at once', async () => {
+    await send(A, 'UserPromptSubmit', { prompt: 'start something long' });
+    await send(A, 'PreToolUse', writeTool('i1', 'half.txt'));
+    writeFileSync(join(project, 'half.txt'), 'half done\n');
+    await send(A, 'PostToolUse', writeTool('i1', 'half.txt'));
+    await send(A, 'SessionEnd', { reason: 'prompt_input_exit' });
+    const waypoint = await openWaypoint({ path: storePath });
+    try {
+      const sessionId = waypointSessionIdFor(A);
+      expect(await waypoint.store.listTurns(sessionId, { status: 'running' })).toEqual([]);
+      const [turn] = await waypoint.store.listTurns(sessionId);
+      expect(turn!.status).toBe('interrupted');
+      const preview = await previewRewind({ waypoint }, { sessionId, messageId: turn!.userMessageId });
+      expect(preview.files.map((file) => [file.path, file.status])).toEqual([['workspace:half.txt', 'safe']]);
+    } finally {
+      await waypoint.close();
+    }
+  });
+
   it('a failure never reaches the agent: the hook resolves, the failure is logged and listed', async () => {
     await expect(runClaudeHook('not json', { storePath })).resolves.toBeUndefined();
     await expect(runClaudeHook(JSON.stringify({ hook_event_name: 'Stop' }), { storePath })).resolves.toBeUndefined();

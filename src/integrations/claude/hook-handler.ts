@@ -63,7 +63,8 @@ async function dispatch(waypoint: Waypoint, session: Session, state: HookState, 
   }
   const turnId = await runningTurn(waypoint, session);
   await mirrorTranscript(waypoint, session.id, state, event.transcript_path, turnId);
-  if (name === 'Stop' && turnId !== null) {
+  // SessionEnd: Claude exits; a prompt it was interrupted in (no Stop came) ends here, so the session is idle for a rewind.
+  if ((name === 'Stop' || name === 'SessionEnd') && turnId !== null) {
     const context = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
     await closeOpenCalls(context, state);
     await endRunningTurns(waypoint, session.id, await finalReply(waypoint, session.id, turnId, event));
