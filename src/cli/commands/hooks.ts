@@ -6,6 +6,7 @@ import {
   planUninstall,
   recentHookFailures,
   runClaudeHook,
+  serveHookHelper,
   settingsPath,
   type SettingsChange,
 } from '../../integrations/index.js';
@@ -36,6 +37,7 @@ export const hooksCommand = defineCommand({
     "install: adds Waypoint's entries to Claude Code's settings file (every hook already there is kept) and prints the change; installing twice changes nothing.",
     "uninstall: removes exactly those entries. status: what is installed where, and the handler's latest failures.",
     'run: what Claude Code runs for each event (the event JSON on stdin); it always exits 0, so a failure never stops the agent (see status).',
+    'It hands the event to a resident helper of the store (`hooks serve claude`, started on demand, stopping after 10 idle minutes); WAYPOINT_HOOK_HELPER=off handles each event in its own process.',
     'A Claude session can then be named by its Claude session id wherever a session id is taken: `waypoint rewind <claude-session-id> …`.',
   ],
   flags: hooksFlags,
@@ -45,9 +47,13 @@ export const hooksCommand = defineCommand({
     const scope = args.flags.scope ?? 'project';
     if (scope !== 'project' && scope !== 'user') throw new UsageError(`--scope is project or user, not "${scope}"`, { command: 'hooks' });
     if (action === 'status') return status(context, scope);
-    if (action !== 'install' && action !== 'uninstall' && action !== 'run')
-      throw new UsageError(`"${action}" is not a hooks action; use install, uninstall, status or run`, { command: 'hooks' });
+    if (action !== 'install' && action !== 'uninstall' && action !== 'run' && action !== 'serve')
+      throw new UsageError(`"${action}" is not a hooks action; use install, uninstall, status, run or serve`, { command: 'hooks' });
     if (agent === undefined || !AGENTS.includes(agent)) throw new UsageError(`\`waypoint hooks ${action}\` needs the agent: claude`, { command: 'hooks' });
+    if (action === 'serve') {
+      await serveHookHelper(context.storePath);
+      return { data: null, text: [] };
+    }
     if (action === 'run') {
       await runClaudeHook(await readStdin(), { storePath: context.storePath });
       return { data: null, text: [] };

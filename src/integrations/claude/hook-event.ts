@@ -34,30 +34,3 @@ export const HOOKED_EVENTS = [
   'Stop',
   'SessionEnd',
 ] as const;
-
-/** Tools that record their own before/after (the file they name is read before and after the call). */
-export const FILE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
-
-/** Tools that change no file: no scan around them. Every other tool (Bash, MCP tools, …) is scanned. */
-export const READ_ONLY_TOOLS = new Set([
-  'Read',
-  'Glob',
-  'Grep',
-  'LS',
-  'WebFetch',
-  'WebSearch',
-  'TodoWrite',
-  'TodoRead',
-  'Task',
-  'Agent',
-  'BashOutput',
-  'ExitPlanMode',
-  'ToolSearch',
-  'Skill',
-]);
-
-/** The file a file tool names (`file_path`, or `notebook_path` for NotebookEdit), or null. */
-export function fileToolPath(input: Record<string, unknown> | undefined): string | null {
-  const path = input?.file_path ?? input?.notebook_path;
-  return typeof path === 'string' && path !== '' ? path : null;
-}

@@ -8,7 +8,8 @@ import { logHookFailure } from './hook-log.js';
 import { sessionLockPath, sessionStatePath } from './hook-paths.js';
 import { loadHookState, saveHookState, type HookState } from './hook-state.js';
 import { withPathLock } from './session-lock.js';
-import { afterTool, beforeTool, closeOpenCalls, coverageOf } from './tool-capture.js';
+import { afterTool, beforeTool, closeOpenCalls } from './tool-capture.js';
+import { changesNothing, coverageOf } from './tool-coverage.js';
 import { mirrorTranscript } from './transcript-mirror.js';
 
 export interface ClaudeHookOptions {
@@ -16,6 +17,8 @@ export interface ClaudeHookOptions {
   storePath: string;
   /** How long to wait for another hook process of the same session (default 30 s). */
   lockTimeoutMs?: number;
+  /** The store already open (the resident helper keeps it open between events); default: opened and closed for this event. */
+  waypoint?: Waypoint;
 }
 
 /**
@@ -31,7 +34,7 @@ export async function handleClaudeHook(input: unknown, options: ClaudeHookOption
   const event = parseInput(ClaudeHookEvent, input, 'hook event');
   const sessionId = waypointSessionIdFor(event.session_id);
   await withPathLock(sessionLockPath(options.storePath, sessionId), options.lockTimeoutMs ?? 30_000, async () => {
-    const waypoint = await openWaypoint({ path: options.storePath });
+    const waypoint = options.waypoint ?? (await openWaypoint({ path: options.storePath }));
     try {
       const session = await ensureClaudeSession(waypoint, event);
       const statePath = sessionStatePath(options.storePath, session.id);
@@ -39,7 +42,7 @@ export async function handleClaudeHook(input: unknown, options: ClaudeHookOption
       await dispatch(waypoint, session, state, event);
       saveHookState(statePath, state);
     } finally {
-      await waypoint.close();
+      if (options.waypoint === undefined) await waypoint.close();
     }
   });
 }
@@ -117,10 +120,4 @@ export async function runClaudeHook(stdin: string, options: ClaudeHookOptions): 
       message: error instanceof Error ? error.message : String(error),
     });
   }
-}
-
-/** A tool that changes no file, before or after its call: nothing to record now (its transcript lines are mirrored at the next event). */
-function changesNothing(event: { hook_event_name?: unknown; tool_name?: unknown }): boolean {
-  const toolEvent = event.hook_event_name === 'PreToolUse' || event.hook_event_name === 'PostToolUse';
-  return toolEvent && typeof event.tool_name === 'string' && coverageOf(event.tool_name) === 'none';
 }

@@ -5,6 +5,8 @@ export { ClaudeHookEvent, HOOKED_EVENTS } from './hook-event.js';
 export { handleClaudeHook, runClaudeHook, type ClaudeHookOptions } from './hook-handler.js';
 export { recentHookFailures, type HookFailure } from './hook-log.js';
 export { hookCommand } from './hook-command.js';
+export { serveHookHelper } from './hook-helper.js';
+export { runHookCommand } from './hook-client.js';
 export {
   applySettingsChange,
   installedHooks,

@@ -3,14 +3,9 @@ import { resolve } from 'node:path';
 import { baselineHandle, endExec, markScanBaseline, recordToolChange, type CaptureContext } from '../../checkpoint/index.js';
 import { endTaskCapture } from '../../runtime/background-capture.js';
 import type { Checkpoint } from '../../model/index.js';
-import { fileToolPath, FILE_TOOLS, READ_ONLY_TOOLS, type ClaudeHookEvent } from './hook-event.js';
+import type { ClaudeHookEvent } from './hook-event.js';
+import { coverageOf, fileToolPath } from './tool-coverage.js';
 import type { HookState } from './hook-state.js';
-
-/** How the handler covers a tool: its own before/after (file tools), a scan around it, or nothing (tools that change no file). */
-export function coverageOf(toolName: string): 'file' | 'scan' | 'none' {
-  if (FILE_TOOLS.has(toolName)) return 'file';
-  return READ_ONLY_TOOLS.has(toolName) ? 'none' : 'scan';
-}
 
 const pinOwner = (sessionId: string, toolUseId: string) => `session:${sessionId}:claude-call:${toolUseId}`;
 

@@ -30,6 +30,8 @@ export function runClaude(prompt: string, options: { cwd: string; home: string; 
         DISABLE_TELEMETRY: '1',
         DISABLE_ERROR_REPORTING: '1',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        // The hooks' resident helper stops soon after the test's last event.
+        WAYPOINT_HOOK_HELPER_IDLE_MS: '3000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -11,7 +11,10 @@ const CLAUDE_ID = '33333333-3333-4333-8333-333333333333';
 /** The hook command as Claude Code runs it: a new process per event, the event on stdin; resolves with its exit code. */
 function hook(storePath: string, event: Record<string, unknown>): Promise<number | null> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, 'hooks', 'run', 'claude', '--store', storePath], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = spawn(process.execPath, [BIN, 'hooks', 'run', 'claude', '--store', storePath], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      env: { ...process.env, WAYPOINT_HOOK_HELPER_IDLE_MS: '3000' },
+    });
     child.on('error', reject);
     child.on('close', resolvePromise);
     child.stdin.end(JSON.stringify(event));
