@@ -25,8 +25,12 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   const transcript = join(root, 'transcript.jsonl');
   writeFileSync(transcript, '');
   const base = { session_id: '0b6f3c1e-9a7d-4c35-8f1e-2d6a4b9c7e10', transcript_path: transcript, cwd: dir, prompt_id: 'p1' };
+  let helper = 'on';
   const hook = (event: Record<string, unknown>) => {
-    const result = spawnSync(process.execPath, [BIN, 'hooks', 'run', 'claude', '--store', storePath], { input: JSON.stringify({ ...base, ...event }) });
+    const result = spawnSync(process.execPath, [BIN, 'hooks', 'run', 'claude', '--store', storePath], {
+      input: JSON.stringify({ ...base, ...event }),
+      env: { ...process.env, WAYPOINT_HOOK_HELPER: helper, WAYPOINT_HOOK_HELPER_IDLE_MS: '5000' },
+    });
     if (result.status !== 0) throw new Error(`hook exited ${result.status}: ${result.stderr}`);
   };
   const gitDir = join(root, 'shadow.git');
@@ -58,12 +62,21 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
     return times[Math.floor(times.length / 2)]!;
   };
   hook({ hook_event_name: 'UserPromptSubmit', prompt: 'bench' });
+  // The first event started the helper (and was handled in its own process); let it come up.
+  await new Promise((resolveWait) => setTimeout(resolveWait, 3000));
   const bashInput = { tool_name: 'Bash', tool_input: { command: 'echo >> file' } };
   const ours = await samples(
     (id) => hook({ hook_event_name: 'PreToolUse', tool_use_id: id, ...bashInput }),
     (id) => hook({ hook_event_name: 'PostToolUse', tool_use_id: id, ...bashInput, tool_response: {} }),
     2,
   );
+  helper = 'off';
+  const alone = await samples(
+    (id) => hook({ hook_event_name: 'PreToolUse', tool_use_id: id, ...bashInput }),
+    (id) => hook({ hook_event_name: 'PostToolUse', tool_use_id: id, ...bashInput, tool_response: {} }),
+    1,
+  );
+  helper = 'on';
   const shadow = await samples(shadowHook, shadowHook, 2);
   const writeTarget = join(dir, paths[1]!);
   const writeInput = { tool_name: 'Write', tool_input: { file_path: writeTarget, content: 'x' } };
@@ -87,6 +100,15 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
       note,
     },
     { suite, name: `Bash call, ${label} files, absolute`, value: ours, unit: 'ms', goal: '< 100 ms', met: ours < 100, note },
+    {
+      suite,
+      name: `Bash call, ${label} files, no helper`,
+      value: alone,
+      unit: 'ms',
+      baseline: { name: 'shadow-git hook at both events', value: shadow },
+      ratio: alone / shadow,
+      note: 'WAYPOINT_HOOK_HELPER=off: each hook loads the engine and opens the store',
+    },
     {
       suite,
       name: `Write call, ${label} files`,
