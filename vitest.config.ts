@@ -9,13 +9,21 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'engine', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/cli/**', 'test/package/**'] },
+        test: {
+          name: 'engine',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/cli/**', 'test/package/**', 'test/integrations/**'],
+        },
       },
       {
         // The CLI suite runs the built `bin/waypoint.js` as a user would, and the package suite installs
         // the packed tarball: dist/ is built once per run, and only when one of their tests is selected.
         extends: true,
-        test: { name: 'cli', include: ['test/cli/**/*.test.ts', 'test/package/**/*.test.ts'], globalSetup: ['test/cli/build-cli.ts'] },
+        test: {
+          name: 'cli',
+          include: ['test/cli/**/*.test.ts', 'test/package/**/*.test.ts', 'test/integrations/**/*.test.ts'],
+          globalSetup: ['test/cli/build-cli.ts'],
+        },
       },
     ],
   },

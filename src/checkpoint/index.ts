@@ -57,6 +57,7 @@ export {
   type ExecScanProgress,
   type UncoveredPath,
 } from './exec-capture.js';
+export { markScanBaseline, captureSinceBaseline, baselineHandle, type ScanBaseline } from './exec-baseline.js';
 export { unseenChanges } from './unseen-changes.js';
 export { recoverWriteIntents, type WriteRecoveryReport } from './write-recovery.js';
 export { EXEC_SCAN_ENTRY, type ExecScanState } from './exec-scan-state.js';

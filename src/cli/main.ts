@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultStorePath } from '../engine/index.js';
+import { isClaudeSessionId, waypointSessionIdFor } from '../integrations/index.js';
 import { WaypointError } from '../model/index.js';
 import { GLOBAL_FLAGS, parseArgs, type FlagSpecs } from './args.js';
 import { UsageError } from './cli-errors.js';
@@ -11,6 +12,7 @@ import { demoCommand } from './commands/demo-command.js';
 import { diffCommand } from './commands/diff.js';
 import { forkCommand } from './commands/fork.js';
 import { gcCommand } from './commands/gc.js';
+import { hooksCommand } from './commands/hooks.js';
 import { logCommand } from './commands/log.js';
 import { redoCommand } from './commands/redo.js';
 import { rewindCommand } from './commands/rewind.js';
@@ -34,6 +36,7 @@ export const COMMANDS: ReadonlyArray<Command<any>> = [
   forkCommand,
   gcCommand,
   usageCommand,
+  hooksCommand,
   demoCommand,
 ];
 
@@ -75,6 +78,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       output.print(commandHelp(command));
       return 0;
     }
+    // A Claude Code session id names the Waypoint session its hooks record.
+    args.positionals = args.positionals.map((value) => (isClaudeSessionId(value) ? waypointSessionIdFor(value) : value));
     const { min, max } = command.positionals;
     if (args.positionals.length < min)
       throw new UsageError(

@@ -68,13 +68,20 @@ export async function beginTaskCapture(context: CaptureContext, options: ExecCap
  */
 export async function endTaskCapture(
   start: TaskCaptureStart,
-  options: { stillWanted: () => Promise<boolean>; onProgress?: ExecCaptureOptions['onProgress'] },
+  options: {
+    stillWanted: () => Promise<boolean>;
+    onProgress?: ExecCaptureOptions['onProgress'];
+    /** Checkpoints other sessions sharing the directory recorded while the task ran: the paths they explain are theirs. */
+    alsoExplainedBy?: readonly Checkpoint[];
+  },
 ): Promise<TaskCaptureResult | null> {
   const { context, handle } = start;
   const captureOptions: ExecCaptureOptions = { ...handle.options, ...(options.onProgress ? { onProgress: options.onProgress } : {}) };
   // A fresh begin: scans now against the session's latest scan state (stores every changed file, pins the snapshot).
   const now = await beginExec(context, captureOptions);
-  const window = await context.store.listCheckpoints(context.sessionId, { afterSeq: start.mark });
+  const own = await context.store.listCheckpoints(context.sessionId, { afterSeq: start.mark });
+  const others = options.alsoExplainedBy ?? [];
+  const window = others.length === 0 ? own : [...own, ...others].sort((a, b) => a.createdAt - b.createdAt);
   const uncovered: UncoveredPath[] = [];
   const { base, unknown } = applyWindow(handle.before.snapshot, now.before.snapshot, window, uncovered);
   const diff = diffSnapshots(base, now.before.snapshot);

@@ -76,11 +76,15 @@ export async function startTurn(options: StartTurnOptions): Promise<TurnHandle> 
     sessionId,
     turnId,
     inputMessageId: input.id,
-    end: (endOptions = {}) => (ended ??= endTurn(waypoint, sessionId, turnId, endOptions)),
+    end: (endOptions = {}) => (ended ??= endExternalTurn(waypoint, sessionId, turnId, endOptions)),
   };
 }
 
-async function endTurn(waypoint: Waypoint, sessionId: string, turnId: string, options: EndTurnOptions): Promise<EndedTurn> {
+/**
+ * Ends a turn {@link startTurn} started, from a process that no longer holds its handle (a hook
+ * handler runs as a new process for each event): what `turn.end(options)` does.
+ */
+export async function endExternalTurn(waypoint: Waypoint, sessionId: string, turnId: string, options: EndTurnOptions = {}): Promise<EndedTurn> {
   const { store, history, blobs } = waypoint;
   for (const message of options.messages ?? []) {
     const stored = storedMessage(message);

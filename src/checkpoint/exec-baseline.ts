@@ -1,0 +1,87 @@
+import type { ScanResult, SkippedPath, SnapshotDiff } from '../workspace/index.js';
+import type { CaptureContext } from './capture-context.js';
+import { checkCaptureContext } from './capture-input-schemas.js';
+import { beginExec, endExec, type ExecCaptureOptions, type ExecCaptureResult, type ExecHandle } from './exec-capture.js';
+import { loadScanState, rootsKeyOf, saveScanState } from './exec-scan-state.js';
+import { StoreWatch } from './store-watch.js';
+
+/** The session's scan baseline after {@link markScanBaseline}: what its next {@link captureSinceBaseline} compares against. */
+export interface ScanBaseline {
+  /** Changes since the session's previous scan (a person's edits, other sessions, tool writes): not recorded. */
+  external: SnapshotDiff | null;
+  /** What the scan could not cover: give it back to {@link captureSinceBaseline}, so paths it already skipped are not reported as changed. */
+  skipped: SkippedPath[];
+}
+
+/**
+ * The before-half of an exec capture for a caller that cannot keep an `ExecHandle` in memory
+ * until the command ends (a hook handler is a new process for each event): scans the workspace
+ * now and saves the result as the session's scan state, so a later process can record what
+ * changed since with {@link captureSinceBaseline}. Changes found since the session's previous
+ * scan are returned as `external` and not recorded, exactly as `beginExec` does.
+ */
+export async function markScanBaseline(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ScanBaseline> {
+  checkCaptureContext(context);
+  const handle = await beginExec(context, options);
+  await saveScanState(context.store, context.blobs, context.sessionId, handle.state, {
+    rootsKey: handle.rootsKey,
+    snapshot: handle.before.snapshot,
+    cache: handle.before.cache,
+    complete: handle.before.complete,
+    pinDelta: handle.pinDelta ?? [],
+  });
+  return { external: handle.external, skipped: handle.before.skipped };
+}
+
+/**
+ * The after-half: scans again and records every difference from the session's saved scan state
+ * (the last {@link markScanBaseline}, or the last exec capture) as `exec` checkpoints of the
+ * context's turn, then saves the new state — `endExec` over a before-scan loaded from the store.
+ * Returns null, recording nothing, when the session has no saved state for these roots yet (the
+ * changes then cannot be told from what was there before: the state is saved for next time).
+ */
+export async function captureSinceBaseline(
+  context: CaptureContext,
+  options: ExecCaptureOptions = {},
+  skipped: readonly SkippedPath[] = [],
+): Promise<ExecCaptureResult | null> {
+  const handle = await baselineHandle(context, options, skipped);
+  if (handle === null) {
+    await markScanBaseline(context, options);
+    return null;
+  }
+  return endExec(handle);
+}
+
+/**
+ * An exec handle whose before-scan is the session's saved scan state (null when there is none for
+ * these roots): for `endExec`, or for a capture that must leave alone the changes checkpoints
+ * recorded meanwhile explain (the runtime's task capture).
+ */
+export async function baselineHandle(
+  context: CaptureContext,
+  options: ExecCaptureOptions = {},
+  skipped: readonly SkippedPath[] = [],
+): Promise<ExecHandle | null> {
+  checkCaptureContext(context);
+  const rootsKey = rootsKeyOf(context.workspace);
+  const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
+  if (state === null) return null;
+  const before: ScanResult = {
+    snapshot: state.snapshot,
+    skipped: [...skipped],
+    complete: state.complete,
+    cache: state.cache,
+    stats: { files: state.snapshot.size, directories: 0, hashed: 0, hashedBytes: 0, cacheHits: 0, durationMs: 0 },
+  };
+  return {
+    context,
+    options,
+    before,
+    external: null,
+    state,
+    rootsKey,
+    pinDelta: state.pinDelta,
+    storeWatch: StoreWatch.take(context.workspace, context.store.location),
+  };
+}

@@ -1,0 +1,76 @@
+import type { Waypoint } from '../../engine/index.js';
+import type { Session, Turn } from '../../model/index.js';
+import { endExternalTurn, startTurn } from '../../runtime/external-turn.js';
+import { waypointSessionIdFor } from './claude-ids.js';
+import type { ClaudeHookEvent } from './hook-event.js';
+import type { HookState } from './hook-state.js';
+
+const DEFAULT_TITLE = 'Claude Code session';
+
+/**
+ * The Waypoint session recording the event's Claude session, created on its first event with the
+ * event's directory as workdir. Its metadata names the Claude session (`claudeSessionId`) and
+ * transcript, so a person can find one from the other.
+ */
+export async function ensureClaudeSession(waypoint: Waypoint, event: ClaudeHookEvent): Promise<Session> {
+  const id = waypointSessionIdFor(event.session_id);
+  const found = await waypoint.store.findSession(id);
+  if (found) return found;
+  return waypoint.store.createSession({
+    id,
+    workdir: event.cwd,
+    title: DEFAULT_TITLE,
+    metadata: { agent: 'claude-code', claudeSessionId: event.session_id, ...(event.transcript_path ? { transcriptPath: event.transcript_path } : {}) },
+  });
+}
+
+/**
+ * Starts the turn of a person's prompt: ends a turn still running first (Claude sends no Stop for
+ * an interrupted prompt), then records the prompt as the turn's input, the target an undo picks.
+ */
+export async function startPromptTurn(waypoint: Waypoint, session: Session, state: HookState, promptId: string, prompt: string): Promise<string> {
+  const known = state.turns[promptId];
+  if (known !== undefined) return known;
+  await endRunningTurns(waypoint, session.id, 'interrupted');
+  const input = prompt.trim() === '' ? '(empty prompt)' : prompt;
+  const turn = await startTurn({ waypoint, sessionId: session.id, input, metadata: { agent: 'claude-code', claudePromptId: promptId } });
+  state.turns[promptId] = turn.turnId;
+  if (session.title === DEFAULT_TITLE) await waypoint.store.setTitle(session.id, titleOf(input));
+  return turn.turnId;
+}
+
+/**
+ * The running turn an event belongs to: its prompt's turn (subagents' calls carry their parent's
+ * prompt id, so they land in the same turn), else the session's running turn, else a new turn
+ * for a prompt the handler never saw (the hooks were installed mid-session).
+ */
+export async function turnForEvent(waypoint: Waypoint, session: Session, state: HookState, event: ClaudeHookEvent): Promise<string> {
+  const byPrompt = event.prompt_id === undefined ? undefined : state.turns[event.prompt_id];
+  if (byPrompt !== undefined && (await isRunning(waypoint, byPrompt))) return byPrompt;
+  const [running] = await waypoint.store.listTurns(session.id, { status: 'running' });
+  if (running) return running.id;
+  const promptId = event.prompt_id ?? `unknown-${Date.now()}`;
+  return startPromptTurn(waypoint, session, state, promptId, '(a Claude Code prompt sent before Waypoint recorded the session)');
+}
+
+export async function endRunningTurns(waypoint: Waypoint, sessionId: string, status: 'complete' | 'interrupted'): Promise<Turn[]> {
+  const ended: Turn[] = [];
+  for (const turn of await waypoint.store.listTurns(sessionId, { status: 'running' })) {
+    ended.push((await endExternalTurn(waypoint, sessionId, turn.id, { status })).turn);
+  }
+  return ended;
+}
+
+async function isRunning(waypoint: Waypoint, turnId: string): Promise<boolean> {
+  try {
+    return (await waypoint.store.getTurn(turnId)).status === 'running';
+  } catch {
+    return false;
+  }
+}
+
+function titleOf(input: string): string {
+  const line = input.split('\n').find((text) => text.trim() !== '') ?? input;
+  const chars = [...line.trim()];
+  return chars.length > 60 ? `${chars.slice(0, 59).join('')}…` : chars.join('');
+}

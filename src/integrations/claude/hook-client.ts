@@ -1,0 +1,91 @@
+// Loaded for every hook event: only node: modules and engine-free files here; the engine is
+// imported only when the event must be handled in this process.
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultStorePath } from '../../engine/store-location.js';
+import { MAX_SOCKET_PATH, helperPaths, helperRunning } from './helper-paths.js';
+import { changesNothing } from './tool-coverage.js';
+
+/** How long the client waits for the helper to record an event before leaving it to the helper. */
+const REPLY_TIMEOUT_MS = 55_000;
+
+/**
+ * `waypoint hooks run claude [--store f]` and `waypoint hooks serve claude [--store f]`, without
+ * loading the rest of the CLI. `run` hands the event on stdin to the store's resident helper over
+ * its unix socket, starting the helper when there is none (that event is then handled in this
+ * process); `WAYPOINT_HOOK_HELPER=off` handles every event in-process. Always resolves to 0:
+ * Claude Code must go on whatever happens here (failures are logged, see `runClaudeHook`).
+ */
+export async function runHookCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const storeAt = argv.indexOf('--store');
+  const storePath = storeAt >= 0 && argv[storeAt + 1] ? resolve(argv[storeAt + 1]!) : defaultStorePath(env);
+  if (argv[0] === 'serve') {
+    if (helperRunning(helperPaths(storePath).lock)) return 0;
+    const { serveHookHelper } = await import('./hook-helper.js');
+    await serveHookHelper(storePath, env);
+    return 0;
+  }
+  const stdin = await readStdin();
+  if (argv[1] === 'claude' && skippable(stdin)) return 0;
+  const { socket } = helperPaths(storePath);
+  if (argv[1] === 'claude' && env.WAYPOINT_HOOK_HELPER !== 'off' && socket.length <= MAX_SOCKET_PATH) {
+    const reply = await sendToHelper(socket, stdin);
+    if (reply !== 'unavailable') return 0;
+    startHelper(storePath);
+  }
+  const { runClaudeHook } = await import('./hook-handler.js');
+  await runClaudeHook(argv[1] === 'claude' ? stdin : '', { storePath });
+  return 0;
+}
+
+function skippable(stdin: string): boolean {
+  try {
+    return changesNothing(JSON.parse(stdin) as { hook_event_name?: unknown; tool_name?: unknown });
+  } catch {
+    return false;
+  }
+}
+
+/** `ok`: recorded; `timeout`: the helper has it but is slow (it finishes it); `unavailable`: no helper took it. */
+function sendToHelper(socket: string, stdin: string): Promise<'ok' | 'timeout' | 'unavailable'> {
+  return new Promise((resolvePromise) => {
+    let reply = '';
+    let sent = false;
+    const connection = connect(socket);
+    const timer = setTimeout(() => finish(sent ? 'timeout' : 'unavailable'), REPLY_TIMEOUT_MS);
+    const finish = (result: 'ok' | 'timeout' | 'unavailable') => {
+      clearTimeout(timer);
+      connection.destroy();
+      resolvePromise(result);
+    };
+    connection.setEncoding('utf8');
+    connection.on('connect', () => {
+      sent = true;
+      connection.write(`${JSON.stringify({ stdin })}\n`);
+    });
+    connection.on('data', (chunk: string) => {
+      reply += chunk;
+      if (reply.includes('\n')) finish(reply.startsWith('ok') ? 'ok' : 'unavailable');
+    });
+    // Refused, no socket, or the helper went away before answering: the event is handled here.
+    connection.on('error', () => finish('unavailable'));
+    connection.on('close', () => finish(reply.startsWith('ok') ? 'ok' : 'unavailable'));
+  });
+}
+
+function startHelper(storePath: string): void {
+  try {
+    const bin = fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url));
+    spawn(process.execPath, [bin, 'hooks', 'serve', 'claude', '--store', storePath], { detached: true, stdio: 'ignore' }).unref();
+  } catch {
+    // Without a helper every event is handled in its own process: slower, never wrong.
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,123 @@
+import { openCaptureContext } from '../../checkpoint/index.js';
+import { openWaypoint, type Waypoint } from '../../engine/index.js';
+import { parseInput, WaypointError, type Session } from '../../model/index.js';
+import { waypointSessionIdFor } from './claude-ids.js';
+import { endRunningTurns, ensureClaudeSession, startPromptTurn, turnForEvent } from './claude-session.js';
+import { ClaudeHookEvent } from './hook-event.js';
+import { logHookFailure } from './hook-log.js';
+import { sessionLockPath, sessionStatePath } from './hook-paths.js';
+import { loadHookState, saveHookState, type HookState } from './hook-state.js';
+import { withPathLock } from './session-lock.js';
+import { afterTool, beforeTool, closeOpenCalls } from './tool-capture.js';
+import { changesNothing, coverageOf } from './tool-coverage.js';
+import { mirrorTranscript } from './transcript-mirror.js';
+
+export interface ClaudeHookOptions {
+  /** The store file the session is recorded in. */
+  storePath: string;
+  /** How long to wait for another hook process of the same session (default 30 s). */
+  lockTimeoutMs?: number;
+  /** The store already open (the resident helper keeps it open between events); default: opened and closed for this event. */
+  waypoint?: Waypoint;
+}
+
+/**
+ * Records one Claude Code hook event in the session it belongs to (see the README's "Use it with
+ * Claude Code"): a prompt starts a turn, a file tool's call becomes a `tool` checkpoint with its
+ * before and after, any other tool that may change files is scanned before and after, Stop ends
+ * the turn; the transcript's new entries are mirrored at each event. Events of one Claude session
+ * are handled one at a time (a lock beside the store), so parallel calls and concurrent hook
+ * processes never interleave their records. Throws on bad input or a failure: see
+ * {@link runClaudeHook} for the form that never does.
+ */
+export async function handleClaudeHook(input: unknown, options: ClaudeHookOptions): Promise<void> {
+  const event = parseInput(ClaudeHookEvent, input, 'hook event');
+  const sessionId = waypointSessionIdFor(event.session_id);
+  await withPathLock(sessionLockPath(options.storePath, sessionId), options.lockTimeoutMs ?? 30_000, async () => {
+    const waypoint = options.waypoint ?? (await openWaypoint({ path: options.storePath }));
+    try {
+      const session = await ensureClaudeSession(waypoint, event);
+      const statePath = sessionStatePath(options.storePath, session.id);
+      const state = loadHookState(statePath, event.session_id);
+      await dispatch(waypoint, session, state, event);
+      saveHookState(statePath, state);
+    } finally {
+      if (options.waypoint === undefined) await waypoint.close();
+    }
+  });
+}
+
+async function dispatch(waypoint: Waypoint, session: Session, state: HookState, event: ClaudeHookEvent): Promise<void> {
+  const name = event.hook_event_name;
+  if (name === 'UserPromptSubmit') {
+    const turnId = await startPromptTurn(waypoint, session, state, event.prompt_id ?? `prompt-${Date.now()}`, event.prompt ?? '');
+    await mirrorTranscript(waypoint, session.id, state, event.transcript_path, turnId);
+    return;
+  }
+  if (name === 'PreToolUse' || name === 'PostToolUse' || name === 'PostToolUseFailure') {
+    const needsTurn = coverageOf(event.tool_name ?? '') !== 'none' || name !== 'PreToolUse';
+    const turnId = needsTurn ? await turnForEvent(waypoint, session, state, event) : await runningTurn(waypoint, session);
+    await mirrorTranscript(waypoint, session.id, state, event.transcript_path, turnId);
+    if (turnId === null) return;
+    const context = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
+    if (name === 'PreToolUse') await beforeTool(context, state, event);
+    else await afterTool(context, state, event);
+    return;
+  }
+  const turnId = await runningTurn(waypoint, session);
+  await mirrorTranscript(waypoint, session.id, state, event.transcript_path, turnId);
+  // SessionEnd: Claude exits; a prompt it was interrupted in (no Stop came) ends here, so the session is idle for a rewind.
+  if ((name === 'Stop' || name === 'SessionEnd') && turnId !== null) {
+    const context = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
+    await closeOpenCalls(context, state);
+    await endRunningTurns(waypoint, session.id, await finalReply(waypoint, session.id, turnId, event));
+  }
+}
+
+/**
+ * Makes sure the turn ends on Claude's reply, so it completes (its boundary needs one): the
+ * mirrored transcript normally holds it; without a transcript, Stop's `last_assistant_message`
+ * is recorded. A turn with no reply at all ends `interrupted`.
+ */
+async function finalReply(waypoint: Waypoint, sessionId: string, turnId: string, event: ClaudeHookEvent): Promise<'complete' | 'interrupted'> {
+  const [head] = await waypoint.store.history(sessionId, { last: 1, parts: 'none' });
+  if (head?.role === 'assistant' && head.turnId === turnId) return 'complete';
+  const text = event.last_assistant_message;
+  if (typeof text !== 'string' || text.trim() === '') return 'interrupted';
+  await waypoint.store.appendMessage({
+    sessionId,
+    role: 'assistant',
+    kind: 'reply',
+    parts: [{ type: 'text', text }],
+    turnId,
+    metadata: { from: 'claude-stop-event' },
+  });
+  return 'complete';
+}
+
+async function runningTurn(waypoint: Waypoint, session: Session): Promise<string | null> {
+  const [running] = await waypoint.store.listTurns(session.id, { status: 'running' });
+  return running?.id ?? null;
+}
+
+/**
+ * The hook command's body: handles the event in `stdin` and never fails the agent — a failure is
+ * logged beside the store (`waypoint hooks status` shows it) and the process still exits 0, so
+ * Claude Code goes on whatever happens here. Prints nothing (a UserPromptSubmit hook's output
+ * would reach the model).
+ */
+export async function runClaudeHook(stdin: string, options: ClaudeHookOptions): Promise<void> {
+  let event: { hook_event_name?: unknown; session_id?: unknown; tool_name?: unknown } = {};
+  try {
+    event = JSON.parse(stdin) as typeof event;
+    if (changesNothing(event)) return;
+    await handleClaudeHook(event, options);
+  } catch (error) {
+    logHookFailure(options.storePath, {
+      event: typeof event.hook_event_name === 'string' ? event.hook_event_name : null,
+      claudeSessionId: typeof event.session_id === 'string' ? event.session_id : null,
+      code: WaypointError.is(error) ? error.code : error instanceof SyntaxError ? 'INVALID_HOOK_INPUT' : 'INTERNAL',
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+}

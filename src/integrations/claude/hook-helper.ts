@@ -1,0 +1,116 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { openWaypoint } from '../../engine/index.js';
+import { runClaudeHook } from './hook-handler.js';
+import { helperIdleMs, helperPaths } from './helper-paths.js';
+
+/**
+ * The resident helper of one store: keeps the engine loaded and the store open, so a hook event
+ * costs the client's start and the event's own work instead of loading and opening everything
+ * again. The hook client starts it on demand (`waypoint hooks serve claude`). One per store: it
+ * holds a lock directory with its pid for its lifetime (a dead holder's is taken over), so
+ * concurrent starts leave one helper and the others exit at once. Events are handled one at a
+ * time, each under its session's lock like any hook process, and answered `ok` when recorded.
+ * It stops after `WAYPOINT_HOOK_HELPER_IDLE_MS` (default 10 minutes) without events, or when its
+ * store's directory is gone. Resolves when it has stopped.
+ */
+export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { socket: socketPath, lock } = helperPaths(storePath);
+  mkdirSync(dirname(lock), { recursive: true });
+  if (!takeLock(lock)) return;
+  const waypoint = await openWaypoint({ path: storePath });
+  let queue: Promise<void> = Promise.resolve();
+  let last = Date.now();
+  const server = createServer((connection) => serve(connection));
+  const serve = (connection: Socket) => {
+    let input = '';
+    connection.setEncoding('utf8');
+    connection.on('error', () => {});
+    connection.on('data', (chunk: string) => {
+      input += chunk;
+      const end = input.indexOf('\n');
+      if (end < 0) return;
+      const line = input.slice(0, end);
+      queue = queue.then(async () => {
+        last = Date.now();
+        let stdin = '';
+        try {
+          stdin = (JSON.parse(line) as { stdin: string }).stdin;
+        } catch {
+          stdin = line;
+        }
+        await runClaudeHook(stdin, { storePath, waypoint });
+        last = Date.now();
+        connection.end('ok\n');
+      });
+    });
+  };
+  rmSync(socketPath, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  const idle = helperIdleMs(env);
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(
+      () => {
+        const gone = !existsSync(storePath) || !existsSync(lock);
+        if (!gone && Date.now() - last < idle) return;
+        clearInterval(timer);
+        server.close();
+        resolve();
+      },
+      Math.min(idle, 1000),
+    );
+  });
+  await queue;
+  await waypoint.close();
+  rmSync(socketPath, { force: true });
+  releaseLock(lock);
+}
+
+/** Takes the helper lock: false when a live helper holds it. */
+function takeLock(lock: string): boolean {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    if (!holderIsDead(lock)) return false;
+    try {
+      const aside = `${lock}.stale-${process.pid}`;
+      renameSync(lock, aside);
+      rmSync(aside, { recursive: true, force: true });
+    } catch {
+      // Another helper took it over first.
+    }
+  }
+  return false;
+}
+
+function releaseLock(lock: string): void {
+  try {
+    if (readFileSync(join(lock, 'pid'), 'utf8') === String(process.pid)) rmSync(lock, { recursive: true, force: true });
+  } catch {
+    // Already gone.
+  }
+}
+
+function holderIsDead(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+  } catch {
+    return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}

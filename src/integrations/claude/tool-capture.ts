@@ -1,0 +1,150 @@
+import { lstatSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { baselineHandle, endExec, markScanBaseline, recordToolChange, type CaptureContext } from '../../checkpoint/index.js';
+import { endTaskCapture } from '../../runtime/background-capture.js';
+import type { Checkpoint } from '../../model/index.js';
+import type { ClaudeHookEvent } from './hook-event.js';
+import { coverageOf, fileToolPath } from './tool-coverage.js';
+import type { HookState } from './hook-state.js';
+
+const pinOwner = (sessionId: string, toolUseId: string) => `session:${sessionId}:claude-call:${toolUseId}`;
+
+/**
+ * PreToolUse. A file tool: the file it names is read and stored (pinned until the call ends), so
+ * the PostToolUse can record before and after. Any other tool that may change files: the first of
+ * the session's calls in flight scans the workspace and saves it as the baseline the calls' changes
+ * are measured from; calls that start while one is in flight (parallel calls) share it.
+ */
+export async function beforeTool(context: CaptureContext, state: HookState, event: ClaudeHookEvent): Promise<void> {
+  const toolName = event.tool_name ?? '';
+  const toolUseId = event.tool_use_id ?? '';
+  const coverage = coverageOf(toolName);
+  if (coverage === 'none' || toolUseId === '') return;
+  if (coverage === 'file') {
+    const path = fileToolPath(event.tool_input);
+    if (path === null) return;
+    const absolute = resolve(event.cwd, path);
+    if (!isTracked(context, absolute)) return;
+    const file = readRegularFile(absolute);
+    const beforeHash = file === null ? null : await context.blobs.put(file.content);
+    if (beforeHash !== null) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), [beforeHash]);
+    state.files[toolUseId] = { path: absolute, beforeHash, beforeMode: file?.mode ?? null, toolName };
+    return;
+  }
+  if (Object.keys(state.scanned).length === 0) {
+    const baselineStarted = Date.now();
+    const baseline = await markScanBaseline(context, { toolName, toolCallId: toolUseId, command: commandOf(event) });
+    state.baselineSkipped = baseline.skipped;
+    const [last] = await context.store.listCheckpoints(context.sessionId, { last: 1 });
+    state.baselineSeq = last?.seq ?? 0;
+    state.baselineAt = baselineStarted;
+  }
+  state.scanned[toolUseId] = { toolName, command: commandOf(event), background: event.tool_input?.run_in_background === true, posted: false };
+}
+
+/**
+ * PostToolUse (or PostToolUseFailure). A file tool: one `tool` checkpoint with what the file held
+ * at PreToolUse and holds now. A scanned call: once every call in flight has ended, the workspace
+ * is scanned and what changed since the baseline becomes `exec` checkpoints of this call. A
+ * background command stays in flight until Stop, so what it writes later is still its own.
+ */
+export async function afterTool(context: CaptureContext, state: HookState, event: ClaudeHookEvent): Promise<void> {
+  const toolUseId = event.tool_use_id ?? '';
+  const pending = state.files[toolUseId];
+  if (pending) {
+    delete state.files[toolUseId];
+    const after = readRegularFile(pending.path);
+    const before = pending.beforeHash === null ? null : await context.blobs.get(pending.beforeHash);
+    if (before !== null || after !== null) {
+      await recordToolChange({
+        ...context,
+        toolName: pending.toolName,
+        toolCallId: toolUseId,
+        path: pending.path,
+        before,
+        after: after?.content ?? null,
+        beforeMode: pending.beforeMode,
+        mode: after?.mode ?? pending.beforeMode,
+      });
+    }
+    if (pending.beforeHash !== null) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), []);
+    // A scan whose calls all ended while this one ran closes now that its change is a checkpoint.
+    const last = Object.keys(state.scanned).at(-1);
+    if (last !== undefined && !inFlight(state)) await closeScan(context, state, last);
+    return;
+  }
+  const call = state.scanned[toolUseId];
+  if (!call) return;
+  call.posted = true;
+  if (!inFlight(state)) await closeScan(context, state, toolUseId);
+}
+
+/**
+ * The scan window stays open while any call of the session is running: a scanned call, a
+ * background command, or a file tool (its change becomes its own checkpoint at its PostToolUse,
+ * and the scan, closed after that, leaves it alone).
+ */
+function inFlight(state: HookState): boolean {
+  return Object.keys(state.files).length > 0 || Object.values(state.scanned).some((other) => !other.posted || other.background);
+}
+
+/** Stop: calls still in flight (a background command, a call whose PostToolUse never came) end with a final scan. */
+export async function closeOpenCalls(context: CaptureContext, state: HookState): Promise<void> {
+  const ids = Object.keys(state.scanned);
+  if (ids.length > 0) await closeScan(context, state, ids.find((id) => state.scanned[id]!.background) ?? ids[ids.length - 1]!);
+  for (const [toolUseId, pending] of Object.entries(state.files)) {
+    if (pending.beforeHash !== null) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), []);
+  }
+  state.files = {};
+}
+
+async function closeScan(context: CaptureContext, state: HookState, toolUseId: string): Promise<void> {
+  const call = state.scanned[toolUseId]!;
+  const options = { toolName: call.toolName, toolCallId: toolUseId, command: call.command };
+  const handle = await baselineHandle(context, options, state.baselineSkipped);
+  const own = await context.store.listCheckpoints(context.sessionId, { afterSeq: state.baselineSeq });
+  const others = await otherSessionsCheckpoints(context, state.baselineAt);
+  if (handle === null) await markScanBaseline(context, options);
+  else if (own.length === 0 && others.length === 0) await endExec(handle);
+  // Checkpoints recorded inside the scan's window — this session's file tools (next to a background
+  // command), or another session sharing the directory — explain their paths: the scan leaves those alone.
+  else await endTaskCapture({ context, handle, mark: state.baselineSeq }, { stillWanted: async () => true, alsoExplainedBy: others });
+  state.scanned = {};
+  state.baselineSkipped = [];
+}
+
+/** What the other sessions working in this session's directory recorded since `since` (ms). */
+async function otherSessionsCheckpoints(context: CaptureContext, since: number): Promise<Checkpoint[]> {
+  const session = await context.store.getSession(context.sessionId);
+  if (session.workdir === null) return [];
+  const found: Checkpoint[] = [];
+  for (const other of await context.store.listSessions()) {
+    if (other.id === session.id || other.workdir !== session.workdir) continue;
+    for (const checkpoint of await context.store.listCheckpoints(other.id, { last: 500 })) if (checkpoint.createdAt >= since) found.push(checkpoint);
+  }
+  return found;
+}
+
+/** Files outside the workspace, in untracked roots or in the store are not the session's to record. */
+function isTracked(context: CaptureContext, absolute: string): boolean {
+  try {
+    return context.workspace.resolve(absolute).tracked;
+  } catch {
+    return false;
+  }
+}
+
+function commandOf(event: ClaudeHookEvent): string | null {
+  const command = event.tool_input?.command;
+  return typeof command === 'string' ? command : null;
+}
+
+function readRegularFile(path: string): { content: Buffer; mode: number } | null {
+  try {
+    const stat = lstatSync(path);
+    if (!stat.isFile()) return null;
+    return { content: readFileSync(path), mode: stat.mode & 0o7777 };
+  } catch {
+    return null;
+  }
+}
