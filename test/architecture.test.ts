@@ -15,7 +15,8 @@ const ALLOWED: Record<string, string[]> = {
   engine: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork'],
   operations: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine'],
   runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations'],
-  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime'],
+  mcp: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime'],
+  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime', 'mcp'],
 };
 
 const src = resolve(import.meta.dirname, '..', 'src');

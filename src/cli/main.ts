@@ -12,6 +12,7 @@ import { diffCommand } from './commands/diff.js';
 import { forkCommand } from './commands/fork.js';
 import { gcCommand } from './commands/gc.js';
 import { logCommand } from './commands/log.js';
+import { mcpCommand } from './commands/mcp.js';
 import { redoCommand } from './commands/redo.js';
 import { rewindCommand } from './commands/rewind.js';
 import { sessionsCommand } from './commands/sessions.js';
@@ -34,6 +35,7 @@ export const COMMANDS: ReadonlyArray<Command<any>> = [
   forkCommand,
   gcCommand,
   usageCommand,
+  mcpCommand,
   demoCommand,
 ];
 
