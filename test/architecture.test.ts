@@ -16,7 +16,8 @@ const ALLOWED: Record<string, string[]> = {
   operations: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine'],
   runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations'],
   integrations: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime'],
-  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime', 'integrations'],
+  mcp: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime'],
+  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime', 'integrations', 'mcp'],
 };
 
 const src = resolve(import.meta.dirname, '..', 'src');

@@ -14,6 +14,7 @@ import { forkCommand } from './commands/fork.js';
 import { gcCommand } from './commands/gc.js';
 import { hooksCommand } from './commands/hooks.js';
 import { logCommand } from './commands/log.js';
+import { mcpCommand } from './commands/mcp.js';
 import { redoCommand } from './commands/redo.js';
 import { rewindCommand } from './commands/rewind.js';
 import { sessionsCommand } from './commands/sessions.js';
@@ -37,6 +38,7 @@ export const COMMANDS: ReadonlyArray<Command<any>> = [
   gcCommand,
   usageCommand,
   hooksCommand,
+  mcpCommand,
   demoCommand,
 ];
 

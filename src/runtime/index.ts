@@ -20,6 +20,7 @@ export { captureToolCall, checkpointedFs, type ToolCallCapture, type ToolCallCap
 export { CaptureLocks, captureLocksFor } from './capture-lock.js';
 export { idempotencyKey, canonicalJson, executeToolCall, type ApproveEffect, type EffectDecision, type EffectApprovalRequest } from './tool-executor.js';
 export { BackgroundTasks } from './background-tasks.js';
+export { ToolHost, type ToolHostOptions, type HostedToolCall, type HostedToolResult } from './tool-host.js';
 export { subagentLink, SUBAGENT_METADATA, type SubagentLink } from './subagent-loop.js';
 export {
   defaultTools,

@@ -37,6 +37,9 @@ export interface RuntimeCore {
   effectPolicy?: EffectPolicyOptions | undefined;
 }
 
+/** What running a tool call needs of the core (the tool host runs tools with no model). */
+export type ToolCore = Pick<RuntimeCore, 'waypoint' | 'events' | 'background' | 'locks' | 'settings'>;
+
 /** Per-turn state shared by the turn and any subagent it starts: one capture context, one workspace. */
 export interface TurnState {
   session: Session;
@@ -46,7 +49,7 @@ export interface TurnState {
   workspace(): Workspace;
 }
 
-export function openTurnState(core: RuntimeCore, session: Session, turnId: string, signal: AbortSignal): TurnState {
+export function openTurnState(core: Pick<RuntimeCore, 'waypoint'>, session: Session, turnId: string, signal: AbortSignal): TurnState {
   let capture: Promise<CaptureContext> | null = null;
   let workspace: Workspace | null = null;
   const { store, blobs } = core.waypoint;
@@ -72,7 +75,7 @@ export function openTurnState(core: RuntimeCore, session: Session, turnId: strin
 
 /** The context a tool call runs with. */
 export function toolContext(
-  core: RuntimeCore,
+  core: ToolCore,
   state: TurnState,
   scope: TurnScope,
   toolCallId: string,
