@@ -2,6 +2,7 @@ import type { ScanResult, SkippedPath, SnapshotDiff } from '../workspace/index.j
 import type { CaptureContext } from './capture-context.js';
 import { checkCaptureContext } from './capture-input-schemas.js';
 import { beginExec, endExec, type ExecCaptureOptions, type ExecCaptureResult, type ExecHandle } from './exec-capture.js';
+import { finishExecInFlight } from './exec-in-flight.js';
 import { loadScanState, rootsKeyOf, saveScanState } from './exec-scan-state.js';
 import { StoreWatch } from './store-watch.js';
 
@@ -30,6 +31,9 @@ export async function markScanBaseline(context: CaptureContext, options: ExecCap
     complete: handle.before.complete,
     pinDelta: handle.pinDelta ?? [],
   });
+  // The before-scan is the session's saved state now: a kill from here on loses nothing, so the capture is no longer in flight.
+  await finishExecInFlight(context, handle.inFlight);
+  handle.inFlight = null;
   return { external: handle.external, skipped: handle.before.skipped };
 }
 
@@ -83,5 +87,7 @@ export async function baselineHandle(
     rootsKey,
     pinDelta: state.pinDelta,
     storeWatch: StoreWatch.take(context.workspace, context.store.location),
+    inFlight: null,
+    recovered: [],
   };
 }
