@@ -8,6 +8,9 @@ export { TurnRunningError, WorkspaceMissingError, NothingToUndoError } from './o
 export { requireWorkspace, resolutionKeys } from './session-checks.js';
 export type { RewindForm, RewindResult, ConversationMove } from './rewind-result.js';
 export { rewind, RewindRequest } from './rewind.js';
+// The refusal of a direct rewind that would overwrite later changes, for surfaces that word its hint.
+export { RewindOverwritesChangesError } from '../rewind/index.js';
+export { previewDirectRewind, type DirectRewindPreviewResult } from './preview-direct-rewind.js';
 export { previewRewind, PreviewRewindRequest } from './preview-rewind.js';
 export { applyRewind, ApplyRewindRequest } from './apply-rewind.js';
 export { redo, RedoRequest, type RedoResult, type ConversationRedo } from './redo.js';

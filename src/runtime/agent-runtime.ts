@@ -7,6 +7,7 @@ import {
   edit,
   forkFromSavePoint,
   forkSession,
+  previewDirectRewind,
   previewFork,
   previewRewind,
   redo,
@@ -16,6 +17,7 @@ import {
   rewindStatus,
   rewindToSavePoint,
   type ApplyRewindRequest,
+  type DirectRewindPreviewResult,
   type EditRequest,
   type ForkSessionRequest,
   type ForkSessionResult,
@@ -274,6 +276,11 @@ export class AgentRuntime {
   /** `/rewind` in any direct form (see `rewind` in the operations); stops the cut turns' background tasks. */
   rewind(request: RewindRequest): Promise<RewindResult> {
     return rewind(this.operations, request);
+  }
+
+  /** What `rewind` with the same request would do (files changed since the agent are listed). Changes nothing. */
+  previewDirectRewind(request: RewindRequest): Promise<DirectRewindPreviewResult> {
+    return previewDirectRewind(this.operations, request);
   }
 
   /** What a checked rewind would do to the files (by message, turn, or the last turn with changes). Changes nothing. */

@@ -4,6 +4,7 @@ export { FILE_REWIND_ENTRY, FILE_REWIND_JOURNAL, type ApplyHooks, type Preserved
 export { reverseMerge } from './reverse-merge.js';
 export { lockWorkspace, type WorkspaceLock, type LockOptions } from './workspace-lock.js';
 export { FileRewindPreviewRequest } from './file-rewind-schemas.js';
+export type { DirectRewindPreview, DirectRewindTarget, OverwriteChanged } from './direct-rewind-plan.js';
 export type {
   AppliedFileRewind,
   ApplyOptions,
@@ -26,10 +27,12 @@ export {
   RewindApplyFailedError,
   RewindConflictError,
   RewindNotFoundError,
+  RewindOverwritesChangesError,
   RewindUnrecoverableError,
   SnapshotMissingError,
   WorkspaceBusyError,
   type MissingSnapshot,
   type RewindConflictFile,
+  type ChangedFile,
   type UnrestoredFile,
 } from './errors/index.js';
