@@ -4,7 +4,7 @@
 // the one result shape every surface (CLI, chat, runtime, a server) renders.
 export { requireIdle, type OperationContext, type OperationEventSink } from './operation-context.js';
 export type { OperationEvents } from './operation-events.js';
-export { TurnRunningError, WorkspaceMissingError, NothingToUndoError } from './operation-errors.js';
+export { TurnRunningError, WorkspaceMissingError, NothingToUndoError, GcNeedsConfirmationError, type SessionToDelete } from './operation-errors.js';
 export { requireWorkspace, resolutionKeys } from './session-checks.js';
 export type { RewindForm, RewindResult, ConversationMove } from './rewind-result.js';
 export { rewind, RewindRequest } from './rewind.js';
@@ -23,4 +23,4 @@ export { forkSession, ForkSessionRequest } from './fork-session.js';
 export { forkFromSavePoint, ForkFromRequest } from './fork-from-save-point.js';
 export { rewindStatus, RewindStatusRequest, type RewindStatus } from './rewind-status.js';
 export { storeUsage, StoreUsageRequest, type UsageReport, type SessionUsage } from './store-usage.js';
-export { collectGarbage, CollectGarbageRequest, type GarbageReport } from './collect-garbage.js';
+export { collectGarbage, CollectGarbageRequest, sessionsToDelete, type GarbageReport } from './collect-garbage.js';
