@@ -14,6 +14,7 @@ export { previewDirectRewind, type DirectRewindPreviewResult } from './preview-d
 export { previewRewind, PreviewRewindRequest } from './preview-rewind.js';
 export { applyRewind, ApplyRewindRequest } from './apply-rewind.js';
 export { redo, RedoRequest, type RedoResult, type ConversationRedo } from './redo.js';
+export { previewRedo, PreviewRedoRequest, type RedoPreview } from './preview-redo.js';
 export { rewindToSavePoint, SavePointRewindRequest } from './rewind-to-save-point.js';
 export { edit, EditRequest } from './edit.js';
 export { retry, RetryRequest, type RetryResult } from './retry.js';

@@ -9,6 +9,7 @@ import {
   forkSession,
   previewDirectRewind,
   previewFork,
+  previewRedo,
   previewRewind,
   redo,
   requireIdle,
@@ -22,7 +23,9 @@ import {
   type ForkSessionRequest,
   type ForkSessionResult,
   type OperationContext,
+  type PreviewRedoRequest,
   type PreviewRewindRequest,
+  type RedoPreview,
   type RedoRequest,
   type RedoResult,
   type RetryRequest,
@@ -301,6 +304,11 @@ export class AgentRuntime {
   /** Undo a rewind: a file rewind by id, else the last conversation rewind (a session id alone means that). */
   redo(request: RedoRequest | string): Promise<RedoResult> {
     return redo(this.operations, typeof request === 'string' ? { sessionId: request } : request);
+  }
+
+  /** What redo of a file rewind would do, file by file (merge where it applies). Changes nothing. */
+  previewRedo(request: PreviewRedoRequest): Promise<RedoPreview> {
+    return previewRedo(this.operations, request);
   }
 
   /** Where a session stands for rewinding: the latest checkpoint, the inputs to rewind to, what can be redone. */

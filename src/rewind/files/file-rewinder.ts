@@ -35,7 +35,7 @@ import { journaledApply, type ApplyHooks } from './journaled-apply.js';
 import { applyInPass, inPasses, ReplanUnderLock, type Pass } from './locked-apply.js';
 import type { WorkspaceLock } from './workspace-lock.js';
 import { RewindLedger } from './rewind-ledger.js';
-import { planRedo } from './redo-plan.js';
+import { inspectRedo, planRedo, type RedoInspection } from './redo-plan.js';
 import { planSteps, type PlannedStep } from './rewind-plan.js';
 import { computePreview, type ComputedPreview } from './rewind-preview.js';
 import { describeMismatch, simulateRewind, type Simulation } from './rewind-simulation.js';
@@ -264,9 +264,13 @@ export class FileRewinder {
   /**
    * Undoes an applied rewind (or a redo): every file it changed returns to its content before it.
    * Checked like an apply: a file changed since raises `REWIND_CONFLICT` unless resolved with
-   * `force`. Recorded itself, so it can be redone in turn.
+   * `force` or `merge` (see `previewRedo`). Recorded itself, so it can be redone in turn.
    */
-  async redo(sessionId: string, rewindId: string, redoOptions: { resolutions?: Record<string, 'force'> } & ApplyOptions = {}): Promise<FileRewindResult> {
+  async redo(
+    sessionId: string,
+    rewindId: string,
+    redoOptions: { resolutions?: Record<string, ConflictResolution> } & ApplyOptions = {},
+  ): Promise<FileRewindResult> {
     parseInput(ApplyOptionsSchema, redoOptions, 'options');
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const id = parseInput(RewindIdInput, rewindId, 'rewindId');
@@ -287,6 +291,16 @@ export class FileRewinder {
         return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions, pass);
       });
     });
+  }
+
+  /** What `redo` with these resolutions would do, file by file (`mergeAvailable` where merge applies cleanly). Changes nothing. */
+  async previewRedo(sessionId: string, rewindId: string, resolutions: Record<string, ConflictResolution> = {}): Promise<RedoInspection['files']> {
+    const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
+    const id = parseInput(RewindIdInput, rewindId, 'rewindId');
+    const chosen = parseInput(RedoOptionsInput, { resolutions }, 'options').resolutions ?? {};
+    const rewind = (await RewindLedger.load(this.store, session.id)).find(id);
+    if (!rewind) throw new RewindNotFoundError({ sessionId: session.id, rewindId: id });
+    return (await inspectRedo(rewind, this.workspaceOf(session), new SnapshotReader(this.blobs), chosen)).files;
   }
 
   /** The session's applied file rewinds and redos, oldest first. */

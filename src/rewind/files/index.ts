@@ -5,6 +5,7 @@ export { reverseMerge } from './reverse-merge.js';
 export { lockWorkspace, type WorkspaceLock, type LockOptions } from './workspace-lock.js';
 export { FileRewindPreviewRequest } from './file-rewind-schemas.js';
 export type { DirectRewindPreview, DirectRewindTarget, OverwriteChanged } from './direct-rewind-plan.js';
+export type { RedoFile } from './redo-plan.js';
 export type {
   AppliedFileRewind,
   ApplyOptions,
