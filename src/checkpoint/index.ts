@@ -65,6 +65,8 @@ export { listRecentCheckpoints, displayPath, DEFAULT_CHECKPOINT_LIST_LIMIT, type
 export { summarizeTurn, type TurnSummary, type TurnFileChange } from './turn-summary.js';
 export {
   trimSessions,
+  planSessionTrim,
+  type SessionTrimPlan,
   deleteSessionWithSubagents,
   type TrimSessionsOptions,
   type TrimSessionsReport,

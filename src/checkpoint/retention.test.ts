@@ -55,6 +55,34 @@ describe('trimSessions', () => {
     expect(report.gc.missingRoots).toEqual([]);
   });
 
+  it('counts session families by last activity: a busy main session and its empty fork stay or go together', async () => {
+    const main = await sessionWithFiles('main');
+    const head = (await fx.store.getSession(main.id)).headMessageId!;
+    const { session: fork } = await fx.store.forkSession({ parentSessionId: main.id, at: head, kind: 'fork' });
+    const { session: forkOfFork } = await fx.store.forkSession({ parentSessionId: fork.id, at: head, kind: 'side_chat' });
+    await pause();
+    const later = await sessionWithFiles('later');
+    await pause();
+    // The main session goes on working after `later` was created: its family is the most active.
+    for (let turn = 0; turn < 10; turn++) await fx.store.appendMessage({ sessionId: main.id, role: 'user', parts: [{ type: 'text', text: `turn ${turn}` }] });
+
+    const one = await trimSessions(fx.store, { keepSessions: 1, dryRun: true });
+    expect(ids(one.removedSessions)).toEqual([fx.sessionId, later.id]);
+    expect(one.keptFamilies).toBe(1);
+    const two = await trimSessions(fx.store, { keepSessions: 2, dryRun: true });
+    expect(ids(two.removedSessions)).toEqual([fx.sessionId]);
+    // A confirmed list that misses a family member keeps that family whole.
+    const partial = await trimSessions(fx.store, { keepSessions: 1, dryRun: true, only: [fx.sessionId, main.id] });
+    expect(ids(partial.removedSessions)).toEqual([fx.sessionId]);
+
+    // With `later` the most active, keepSessions 1 deletes the main family whole: forks first, nothing left behind.
+    await fx.store.appendMessage({ sessionId: later.id, role: 'user', parts: [{ type: 'text', text: 'busy now' }] });
+    const report = await trimSessions(fx.store, { keepSessions: 1 });
+    expect(ids(report.removedSessions).sort()).toEqual([fx.sessionId, main.id, fork.id, forkOfFork.id].sort());
+    expect(report.removedSessions.find((removed) => removed.id === fork.id)).toMatchObject({ kind: 'fork', familyId: main.id });
+    expect(ids(await fx.store.listSessions())).toEqual([later.id]);
+  });
+
   it('keepSessions 0 disables trimming; a negative count is refused', async () => {
     await sessionWithFiles('s1');
     const report = await trimSessions(fx.store, { keepSessions: 0 });
@@ -98,6 +126,7 @@ describe('trimSessions', () => {
 
   const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
   const ids = (sessions: Array<{ id: string }>) => sessions.map((session) => session.id);
+  const family = (familyId: string) => ({ kind: 'main', familyId, familyLastActivityAt: expect.any(Number) });
 
   it('does not count subagent sessions, and deletes them (their checkpoints, messages and blobs) with their parent', async () => {
     const s1 = await sessionWithFiles('s1');
@@ -126,8 +155,9 @@ describe('trimSessions', () => {
 
     const report = await trimSessions(fx.store, { keepSessions: 2 });
     expect(report.removedSessions).toEqual([
-      { id: fx.sessionId, title: 'capture', createdAt: expect.any(Number), subagentSessions: [] },
+      { id: fx.sessionId, title: 'capture', createdAt: expect.any(Number), subagentSessions: [], ...family(fx.sessionId) },
       {
+        ...family(s1.id),
         id: s1.id,
         title: 's1',
         createdAt: s1.createdAt,

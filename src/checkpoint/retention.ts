@@ -5,13 +5,19 @@ import type { Store } from '../store/store.js';
 
 export interface TrimSessionsOptions {
   /**
-   * Keep the newest N sessions (by creation time); older ones are deleted. 0 disables trimming.
-   * Subagent transcript sessions are not counted: they belong to the
-   * session whose tool call ran them, are kept with it and deleted with it.
+   * Keep the N session families with the latest activity; the others are deleted whole. A
+   * family is a main session with everything that branched from it — forks, side chats, their
+   * forks — and the subagent transcripts any of them ran; its last activity is the latest
+   * `updatedAt` of any member. 0 disables trimming.
    */
   keepSessions: number;
   /** Report what would be removed without deleting anything. */
   dryRun?: boolean;
+  /**
+   * Delete only these sessions (what a person confirmed): a family, or an orphan, with any
+   * member not listed is kept whole, and shown in neither list.
+   */
+  only?: readonly string[];
 }
 
 /** A session in a retention report. */
@@ -21,6 +27,11 @@ export type RetainedSessionSummary = Pick<Session, 'id' | 'title' | 'createdAt'>
 export interface RemovedSession extends RetainedSessionSummary {
   /** Its subagents' transcript sessions (and theirs, if a subagent ran one), oldest first. */
   subagentSessions: RetainedSessionSummary[];
+  kind: Session['kind'];
+  /** The family's oldest session (its main session, when that still exists). */
+  familyId: string;
+  /** The family's last activity (ms since the epoch): what retention ranks families by. */
+  familyLastActivityAt: number;
 }
 
 export interface TrimSessionsReport {
@@ -34,6 +45,8 @@ export interface TrimSessionsReport {
   orphanSubagentSessions: RetainedSessionSummary[];
   /** Sessions kept, not counting subagent sessions. */
   keptSessions: number;
+  /** Session families kept. */
+  keptFamilies: number;
   /**
    * The blob collection that followed. In a dry run the sessions still exist, so it shows what is
    * unreachable already: a lower bound of what a real run frees.
@@ -75,16 +88,16 @@ function subagentOwners(sessions: readonly Session[]): Map<string, string | null
 }
 
 /**
- * Deletes subagent sessions before the sessions that ran them (deepest first), so an interrupted
- * run never leaves a subagent session without its parent.
+ * Deletes subagent sessions before the sessions that ran them, and forks before the sessions they
+ * branched from (deepest first), so an interrupted run never leaves a session without its parent.
  */
 async function deleteInOrder(store: Store, sessions: readonly Session[]): Promise<void> {
   const depth = new Map<string, number>();
   const ids = new Set(sessions.map((session) => session.id));
   const byId = new Map(sessions.map((session) => [session.id, session]));
   const depthOf = (session: Session, guard = 0): number => {
-    const link = subagentLink(session);
-    const parent = link && ids.has(link.parentSessionId) ? byId.get(link.parentSessionId)! : null;
+    const parentId = subagentLink(session)?.parentSessionId ?? session.parentSessionId;
+    const parent = parentId !== null && ids.has(parentId) ? byId.get(parentId)! : null;
     return parent && guard < sessions.length ? depthOf(parent, guard + 1) + 1 : 0;
   };
   for (const session of sessions) depth.set(session.id, depthOf(session));
@@ -125,53 +138,116 @@ export async function deleteSessionWithSubagents(store: Store, sessionId: string
 }
 
 /**
- * Session retention: deletes the oldest sessions beyond `keepSessions` (with their entries,
- * turns, checkpoints and pins; messages a kept fork still needs stay), then sweeps blobs nothing
- * references any more. The sweep is safe beside writers in any process (see `collectGarbage`):
- * what a write in flight pins, or a kept session refers to, is never swept. A session deleted
- * here while another process still writes to it makes that writer's next record fail with
- * `SESSION_NOT_FOUND`.
- *
- * Subagent transcript sessions are not sessions of their own here: they are not counted, and they
- * go with the session whose tool call ran them (subagents first, so none is ever left without its
- * parent). Subagent sessions whose parent is already gone are deleted too.
+ * Session retention by family: keeps the `keepSessions` families with the latest activity and
+ * deletes every other family whole (with entries, turns, checkpoints and pins; messages a kept
+ * session still needs stay), then sweeps blobs nothing references any more. A family is a main
+ * session, every session that branched from it (forks, side chats, their forks) and the subagent
+ * transcripts any of them ran, so a session is never deleted while something branched from it is
+ * kept, and a busy fork keeps its quiet parent. Deletion runs deepest first. Subagent sessions
+ * whose parent is already gone (orphans) are deleted too. The sweep is safe beside writers in any
+ * process (see `collectGarbage`). A session deleted here while another process still writes to it
+ * makes that writer's next record fail with `SESSION_NOT_FOUND`.
  *
  * @example
  * const report = await trimSessions(store, { keepSessions: 20 })
  * console.log(`${report.removedSessions.length} sessions, ${report.freedBytes} bytes freed`)
  */
 export async function trimSessions(store: Store, options: TrimSessionsOptions): Promise<TrimSessionsReport> {
+  const dryRun = options.dryRun ?? false;
+  const plan = await planTrim(store, options);
+  if (!dryRun) {
+    await deleteInOrder(store, plan.orphans);
+    for (const family of plan.doomed) await deleteInOrder(store, family.members);
+  }
+  const gc = await collectGarbage(store, { dryRun });
+  return { dryRun, ...plan.report, gc, freedBytes: gc.freedBytes };
+}
+
+/** What {@link trimSessions} with the same options would delete, without deleting or sweeping anything. */
+export async function planSessionTrim(store: Store, options: Omit<TrimSessionsOptions, 'dryRun'>): Promise<SessionTrimPlan> {
+  return (await planTrim(store, options)).report;
+}
+
+/** The sessions a trim deletes and what it keeps (a {@link TrimSessionsReport} without the sweep). */
+export type SessionTrimPlan = Pick<TrimSessionsReport, 'removedSessions' | 'orphanSubagentSessions' | 'keptSessions' | 'keptFamilies'>;
+
+async function planTrim(
+  store: Store,
+  options: Omit<TrimSessionsOptions, 'dryRun'>,
+): Promise<{ report: SessionTrimPlan; doomed: SessionFamily[]; orphans: Session[] }> {
   const keep = options.keepSessions;
   if (!Number.isInteger(keep) || keep < 0) {
     throw new InvalidArgumentError({ parameter: 'keepSessions', value: keep, reason: 'must be a whole number ≥ 0 (0 turns trimming off).' });
   }
-  const dryRun = options.dryRun ?? false;
   const all = (await store.listSessions()).sort(byAge);
   const owners = subagentOwners(all);
+  const families = keep === 0 ? [] : sessionFamilies(all, owners);
+  const only = options.only ? new Set(options.only) : null;
+  const allowed = (members: readonly Session[]) => only === null || members.every((member) => only.has(member.id));
+  const doomed = families.slice(keep).filter((family) => allowed(family.members));
+  const orphans = keep === 0 ? [] : all.filter((session) => owners.get(session.id) === null && allowed([session]));
+  const removedSessions = [...doomed].reverse().flatMap((family) =>
+    family.members
+      .filter((member) => !owners.has(member.id))
+      .map((member) => ({
+        ...summary(member),
+        kind: member.kind,
+        subagentSessions: family.members.filter((sub) => owners.get(sub.id) === member.id).map(summary),
+        familyId: family.id,
+        familyLastActivityAt: family.lastActivityAt,
+      })),
+  );
   const sessions = all.filter((session) => !owners.has(session.id));
-  const doomed = keep === 0 ? [] : sessions.slice(0, Math.max(0, sessions.length - keep));
-  const doomedIds = new Set(doomed.map((session) => session.id));
-  const subagentsOf = new Map<string, Session[]>();
-  const orphans: Session[] = [];
-  if (keep !== 0) {
-    for (const session of all) {
-      if (!owners.has(session.id)) continue;
-      const owner = owners.get(session.id)!;
-      if (owner === null) orphans.push(session);
-      else if (doomedIds.has(owner)) subagentsOf.set(owner, [...(subagentsOf.get(owner) ?? []), session]);
-    }
-  }
-  if (!dryRun) {
-    await deleteInOrder(store, orphans);
-    for (const session of doomed) await deleteInOrder(store, [session, ...(subagentsOf.get(session.id) ?? [])]);
-  }
-  const gc = await collectGarbage(store, { dryRun });
   return {
-    dryRun,
-    removedSessions: doomed.map((session) => ({ ...summary(session), subagentSessions: (subagentsOf.get(session.id) ?? []).map(summary) })),
-    orphanSubagentSessions: orphans.map(summary),
-    keptSessions: sessions.length - doomed.length,
-    gc,
-    freedBytes: gc.freedBytes,
+    report: {
+      removedSessions,
+      orphanSubagentSessions: orphans.map(summary),
+      keptSessions: sessions.length - removedSessions.length,
+      keptFamilies: families.length - doomed.length,
+    },
+    doomed,
+    orphans,
   };
+}
+
+interface SessionFamily {
+  id: string;
+  /** Oldest first; subagent transcripts included. */
+  members: Session[];
+  lastActivityAt: number;
+}
+
+/**
+ * The store's session families, latest activity first: sessions joined by their fork parent and
+ * root trace (so a family whose main session is gone still holds together), each subagent
+ * transcript with the session that owns it. Orphan subagent sessions belong to none.
+ */
+function sessionFamilies(all: readonly Session[], owners: ReadonlyMap<string, string | null>): SessionFamily[] {
+  const up = new Map<string, string>();
+  const find = (id: string): string => {
+    let at = id;
+    while (up.has(at) && up.get(at) !== at) at = up.get(at)!;
+    return at;
+  };
+  const join = (a: string, b: string) => {
+    const [x, y] = [find(a), find(b)];
+    if (x !== y) up.set(y, x);
+  };
+  const present = new Set(all.map((session) => session.id));
+  for (const session of all) {
+    if (owners.has(session.id)) continue;
+    up.set(session.id, up.get(session.id) ?? session.id);
+    for (const other of [session.parentSessionId, session.rootSessionId])
+      if (other !== null && present.has(other) && !owners.has(other)) join(other, session.id);
+  }
+  const grouped = new Map<string, Session[]>();
+  for (const session of all) {
+    const owner = owners.has(session.id) ? owners.get(session.id)! : session.id;
+    if (owner === null) continue;
+    const key = find(owner);
+    grouped.set(key, [...(grouped.get(key) ?? []), session]);
+  }
+  return [...grouped.values()]
+    .map((members) => ({ id: members[0]!.id, members, lastActivityAt: Math.max(...members.map((member) => member.updatedAt)) }))
+    .sort((a, b) => b.lastActivityAt - a.lastActivityAt || (a.id < b.id ? 1 : -1));
 }

@@ -3,6 +3,7 @@ import { openWaypoint, type Waypoint } from '../engine/index.js';
 import type { FlagSpecs, GLOBAL_FLAGS, ParsedArgs } from './args.js';
 import { StoreNotFoundError } from './cli-errors.js';
 import type { Output } from './output.js';
+import type { Confirm } from './terminal-confirm.js';
 
 /** What every command runs with. */
 export interface CommandContext {
@@ -12,6 +13,8 @@ export interface CommandContext {
   /** Relative paths on the command line resolve against this. */
   cwd: string;
   output: Output;
+  /** Asks the person yes/no on a terminal; absent when not on one (or with `--json`), where a command that must ask refuses instead. */
+  confirm?: Confirm;
 }
 
 /** A command's result: the data (`--json` prints it) and the lines a person reads. */

@@ -22,6 +22,7 @@ import { showCommand } from './commands/show.js';
 import { usageCommand } from './commands/usage.js';
 import { commandHelp, fullHelp } from './help.js';
 import { streamOutput, type Output } from './output.js';
+import { terminalConfirm, type Confirm } from './terminal-confirm.js';
 
 /** Every command, in the order the reference lists them (each typed by its own flags, hence `any` here). */
 // biome-ignore lint/suspicious/noExplicitAny: each command is typed by its own flags; the table holds them all.
@@ -46,6 +47,8 @@ export interface MainOptions {
   output?: Output;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** How to ask yes/no; defaults to the terminal's (none when stdin or stderr is not one). */
+  confirm?: Confirm;
 }
 
 function version(): string {
@@ -93,7 +96,14 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     if (args.positionals.length > max) throw new UsageError(`unexpected argument "${args.positionals[max]}"`, { command: command.name });
     const cwd = options.cwd ?? process.cwd();
     const store = args.flags.store as string | undefined;
-    const context: CommandContext = { storePath: store === undefined ? defaultStorePath(env) : resolve(cwd, store), json, cwd, output };
+    const confirm = json ? undefined : (options.confirm ?? terminalConfirm());
+    const context: CommandContext = {
+      storePath: store === undefined ? defaultStorePath(env) : resolve(cwd, store),
+      json,
+      cwd,
+      output,
+      ...(confirm ? { confirm } : {}),
+    };
     const result = await command.run(context, args as never);
     if (json) output.print(JSON.stringify(result.data, null, 2));
     else for (const line of result.text) output.print(line);

@@ -46,7 +46,7 @@ export async function pinTurnBoundary(store: Store, turnId: string, options: { f
       });
   } else {
     for (let index = path.length - 1; index > 0; index--) {
-      if (path[index]!.turnId === turn.id && path[index]!.role === 'assistant') {
+      if (path[index]!.turnId === turn.id && path[index]!.role === 'assistant' && path[index]!.kind !== 'summary') {
         end = index;
         break;
       }
@@ -90,8 +90,11 @@ export interface StableBoundary {
 export async function checkStableBoundary(store: Store, parent: Session, messageId: string): Promise<StableBoundary> {
   const message = await store.getMessage(messageId, { parts: 'none' });
   if (message.treeId !== parent.treeId) throw notStableBoundaryError(messageId, `it is not part of session ${parent.id}'s conversation.`);
-  if (message.role !== 'assistant')
-    throw notStableBoundaryError(messageId, `it is a ${message.role} message; the fork button sits on a turn's final assistant reply.`);
+  if (message.role !== 'assistant' || message.kind === 'summary')
+    throw notStableBoundaryError(
+      messageId,
+      `it is a ${message.kind === 'summary' ? 'compaction summary' : `${message.role} message`}; the fork button sits on a turn's final assistant reply.`,
+    );
   if (message.status === 'error')
     throw notStableBoundaryError(messageId, 'that reply ended in an error; fork at an earlier completed reply, or from the message instead.');
   if (message.status !== 'complete') throw notStableBoundaryError(messageId, `that reply is ${message.status}, not complete.`);

@@ -23,14 +23,15 @@ export interface RewindTarget {
  */
 export async function listRewindTargets(store: Store, sessionId: string): Promise<RewindTarget[]> {
   const session: Session = await store.getSession(sessionId);
-  // User messages only: inputs, and the summaries that decide what is compacted.
-  const userMessages = await store.history(sessionId, { parts: 'none', roles: ['user'] });
-  const compactedTo = await lastCompactedDepth(store, userMessages);
+  // User and assistant messages without payloads: the inputs, and the summaries that decide what
+  // is compacted (the runtime records one as a user message, another caller as an assistant one).
+  const messages = await store.history(sessionId, { parts: 'none', roles: ['user', 'assistant'] });
+  const compactedTo = await lastCompactedDepth(store, messages);
   let startDepth = 0;
   if (session.kind === 'side_chat' && session.forkedFromMessageId) {
     startDepth = (await store.getMessage(session.forkedFromMessageId, { parts: 'none' })).depth + 1;
   }
-  const inputs = userMessages.filter((message) => message.depth >= startDepth && isUserInput(message));
+  const inputs = messages.filter((message) => message.depth >= startDepth && isUserInput(message));
   const withText = await store.getMessages(inputs.map((message) => message.id));
   return withText.map((message) => ({
     messageId: message.id,
@@ -43,14 +44,14 @@ export async function listRewindTargets(store: Store, sessionId: string): Promis
 }
 
 /** Depth of the last message hidden by the path's last valid summary (-1: nothing compacted). */
-async function lastCompactedDepth(store: Store, userMessages: MessageWithParts[]): Promise<number> {
-  for (let index = userMessages.length - 1; index >= 0; index--) {
-    const range = coveredRange(userMessages[index]!);
+async function lastCompactedDepth(store: Store, messages: MessageWithParts[]): Promise<number> {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const range = coveredRange(messages[index]!);
     if (!range) continue;
     const covered = await store.findMessage(range.to);
     // The same rule as compactionOrder: the range must end before the summary, on this path.
-    if (covered && covered.depth < userMessages[index]!.depth && covered.treeId === userMessages[index]!.treeId) {
-      const [onPath] = await store.pathTo(userMessages[index]!.id, { fromDepth: covered.depth, toDepth: covered.depth + 1, parts: 'none' });
+    if (covered && covered.depth < messages[index]!.depth && covered.treeId === messages[index]!.treeId) {
+      const [onPath] = await store.pathTo(messages[index]!.id, { fromDepth: covered.depth, toDepth: covered.depth + 1, parts: 'none' });
       if (onPath?.id === covered.id) return covered.depth;
     }
   }

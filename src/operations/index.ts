@@ -4,13 +4,17 @@
 // the one result shape every surface (CLI, chat, runtime, a server) renders.
 export { requireIdle, type OperationContext, type OperationEventSink } from './operation-context.js';
 export type { OperationEvents } from './operation-events.js';
-export { TurnRunningError, WorkspaceMissingError, NothingToUndoError } from './operation-errors.js';
+export { TurnRunningError, WorkspaceMissingError, NothingToUndoError, GcNeedsConfirmationError, type SessionToDelete } from './operation-errors.js';
 export { requireWorkspace, resolutionKeys } from './session-checks.js';
 export type { RewindForm, RewindResult, ConversationMove } from './rewind-result.js';
 export { rewind, RewindRequest } from './rewind.js';
+// The refusal of a direct rewind that would overwrite later changes, for surfaces that word its hint.
+export { RewindOverwritesChangesError } from '../rewind/index.js';
+export { previewDirectRewind, type DirectRewindPreviewResult } from './preview-direct-rewind.js';
 export { previewRewind, PreviewRewindRequest } from './preview-rewind.js';
 export { applyRewind, ApplyRewindRequest } from './apply-rewind.js';
 export { redo, RedoRequest, type RedoResult, type ConversationRedo } from './redo.js';
+export { previewRedo, PreviewRedoRequest, type RedoPreview } from './preview-redo.js';
 export { rewindToSavePoint, SavePointRewindRequest } from './rewind-to-save-point.js';
 export { edit, EditRequest } from './edit.js';
 export { retry, RetryRequest, type RetryResult } from './retry.js';
@@ -20,4 +24,4 @@ export { forkSession, ForkSessionRequest } from './fork-session.js';
 export { forkFromSavePoint, ForkFromRequest } from './fork-from-save-point.js';
 export { rewindStatus, RewindStatusRequest, type RewindStatus } from './rewind-status.js';
 export { storeUsage, StoreUsageRequest, type UsageReport, type SessionUsage } from './store-usage.js';
-export { collectGarbage, CollectGarbageRequest, type GarbageReport } from './collect-garbage.js';
+export { collectGarbage, CollectGarbageRequest, sessionsToDelete, type GarbageReport } from './collect-garbage.js';

@@ -55,3 +55,36 @@ export class NothingToUndoError extends ConflictError {
     });
   }
 }
+
+/** A session retention would delete in `GC_NEEDS_CONFIRMATION`'s list. */
+export interface SessionToDelete {
+  id: string;
+  title: string;
+  kind: string;
+  familyId: string | null;
+  lastActivityAt: number | null;
+}
+
+/**
+ * `keepSessions` would delete sessions and the caller has not confirmed them. Nothing was
+ * deleted; `details.sessions` lists exactly what would go (confirm with `confirm: true`, or the
+ * ids seen, so a session that became due since is kept).
+ *
+ * @example
+ * if (WaypointError.is(error, 'GC_NEEDS_CONFIRMATION')) await collectGarbage({ waypoint }, { keepSessions: 5, confirm: true });
+ */
+export class GcNeedsConfirmationError extends ConflictError {
+  override readonly name: string = 'GcNeedsConfirmationError';
+  readonly sessions: readonly SessionToDelete[];
+
+  /** `hint` says how to confirm in the caller's terms (the CLI: `--yes`); the default names the API. */
+  constructor(options: { keepSessions: number; sessions: SessionToDelete[]; hint?: string }) {
+    const names = options.sessions.slice(0, 3).map((session) => `${session.id} ${JSON.stringify(session.title)}`);
+    super({
+      code: 'GC_NEEDS_CONFIRMATION',
+      message: `Keeping the ${options.keepSessions} most recently active session families would delete ${options.sessions.length} session(s): ${names.join(', ')}${options.sessions.length > 3 ? ', …' : ''}. ${options.hint ?? 'Review them, then call again with confirm: true.'} Nothing was deleted.`,
+      details: { keepSessions: options.keepSessions, sessions: options.sessions },
+    });
+    this.sessions = Object.freeze([...options.sessions]);
+  }
+}

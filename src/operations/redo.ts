@@ -1,13 +1,15 @@
 import { z } from 'zod';
-import { parseInput } from '../model/index.js';
-import { redoConversation, type FileRewindResult } from '../rewind/index.js';
+import { parseInput, type Session } from '../model/index.js';
+import { redoConversation, type ConflictResolution, type FileRewindResult } from '../rewind/index.js';
 import { requireIdle, type OperationContext } from './operation-context.js';
-import { Id, requireWorkspace, resolutionKeys } from './session-checks.js';
+import { Id, requireWorkspace, resolutionKeys, Resolutions } from './session-checks.js';
 
 /**
  * Undo a rewind. With `rewindId`: that file rewind (the files return to what they held before it;
  * a file changed since is a conflict unless listed in `force`). Without: the latest conversation
- * rewind. `conversation: true` with a `rewindId` does both (a `both` rewind), files first.
+ * rewind. `conversation: true` with a `rewindId` does both (a `both` rewind), files first. A file
+ * changed since the rewind is a conflict unless resolved (`force`, or `resolutions` with `merge`);
+ * `previewRedo` shows each file first.
  */
 export const RedoRequest = z
   .object({
@@ -16,10 +18,12 @@ export const RedoRequest = z
     conversation: z.boolean().optional(),
     /** Paths (`src/a.ts` or `root:path`) to overwrite although they changed since the rewind; their content is kept. */
     force: z.array(z.string().min(1)).default([]),
+    /** Per-file ways past a conflict, as for undo: `merge` (undo the rewind's change on the current text, when it applies cleanly) or `force`. */
+    resolutions: Resolutions.default({}),
   })
   .strict()
-  .refine((request) => request.rewindId !== undefined || request.force.length === 0, {
-    message: 'force works with a file rewind id (rewindId)',
+  .refine((request) => request.rewindId !== undefined || (request.force.length === 0 && Object.keys(request.resolutions).length === 0), {
+    message: 'force and resolutions work with a file rewind id (rewindId)',
     path: ['force'],
   })
   .refine((request) => request.rewindId !== undefined || request.conversation !== false, {
@@ -27,6 +31,14 @@ export const RedoRequest = z
     path: ['conversation'],
   });
 export type RedoRequest = z.input<typeof RedoRequest>;
+
+/** A redo's per-file choices as the file rewinder takes them: `force` paths and `resolutions`, keyed by workspace path. */
+export function redoResolutions(
+  session: Session,
+  input: { force: string[]; resolutions: Record<string, ConflictResolution> },
+): Record<string, ConflictResolution> {
+  return resolutionKeys(session, { ...Object.fromEntries(input.force.map((path) => [path, 'force' as const])), ...input.resolutions });
+}
 
 /** Where the head is after a conversation redo. */
 export interface ConversationRedo {
@@ -63,8 +75,7 @@ export async function redo(context: OperationContext, request: RedoRequest): Pro
     result = { type: 'conversation', sessionId: session.id, headMessageId: moved.headMessageId, branchGeneration: moved.branchGeneration };
   } else {
     requireWorkspace(session);
-    const force = resolutionKeys(session, Object.fromEntries(input.force.map((path) => [path, 'force' as const])));
-    const restored = await files.redo(session.id, input.rewindId, { resolutions: force });
+    const restored = await files.redo(session.id, input.rewindId, { resolutions: redoResolutions(session, input) });
     const moved = input.conversation === true ? await redoConversation(store, session.id) : null;
     result = {
       type: 'files',

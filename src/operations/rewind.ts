@@ -1,9 +1,16 @@
 import { z } from 'zod';
 import { parseInput } from '../model/index.js';
-import { rewindSession } from '../rewind/index.js';
+import type { Session } from '../model/index.js';
+import { rewindSession, type OverwriteChanged } from '../rewind/index.js';
 import { requireIdle, type OperationContext } from './operation-context.js';
 import { conversationMove, type RewindForm, type RewindResult } from './rewind-result.js';
-import { checkpointInSession, Id, requireWorkspace } from './session-checks.js';
+import { checkpointInSession, Id, requireWorkspace, resolutionKeys } from './session-checks.js';
+
+/**
+ * Files changed since the agent wrote them that a direct rewind may overwrite: `true` any, a list
+ * (`src/a.ts` or `root:path`) only those — what a person confirmed after the preview.
+ */
+const Force = z.union([z.boolean(), z.array(z.string().min(1))]).default(false);
 
 /**
  * A direct rewind, in one of its forms:
@@ -13,6 +20,7 @@ import { checkpointInSession, Id, requireWorkspace } from './session-checks.js';
  *   that input (a reply maps to its input); `workspace` restores that input's latest file change;
  *   `both` does the files and the conversation in one commit. `cascade: true` takes every change
  *   from that input on, newest first, and refuses a target that is not a user input.
+ * `force` lets it overwrite files changed since the agent wrote them (see `rewind`).
  */
 export const RewindRequest = z.union(
   [
@@ -23,19 +31,22 @@ export const RewindRequest = z.union(
         messageId: Id,
         scope: z.enum(['conversation', 'workspace', 'both']),
         cascade: z.boolean().default(false),
+        force: Force,
       })
       .strict(),
-    z.object({ kind: z.literal('latest'), sessionId: Id }).strict(),
-    z.object({ kind: z.literal('checkpoint'), sessionId: Id, checkpointId: Id }).strict(),
+    z.object({ kind: z.literal('latest'), sessionId: Id, force: Force }).strict(),
+    z.object({ kind: z.literal('checkpoint'), sessionId: Id, checkpointId: Id, force: Force }).strict(),
   ],
   { error: 'expected { kind: "latest" }, { kind: "checkpoint", checkpointId } or { messageId, scope: "conversation" | "workspace" | "both", cascade? }' },
 );
 export type RewindRequest = z.input<typeof RewindRequest>;
 
 /**
- * Rewinds directly: files are overwritten without checking for later edits (what they held is
- * kept, so `redo` brings it back); use `previewRewind` + `applyRewind` for the checked form.
- * Refuses while a turn runs (`TURN_RUNNING`), when the workspace is gone (`WORKSPACE_MISSING`),
+ * Rewinds directly: each file goes back as it was before the change(s). A file changed since the
+ * agent wrote it is overwritten only when `force` allows it (what it held is kept, so `redo` brings
+ * it back); otherwise the rewind is refused with `REWIND_OVERWRITES_CHANGES` (`details.files`),
+ * planned exactly as `previewDirectRewind` shows. `previewRewind` + `applyRewind` is the checked
+ * form with per-file `merge`. Refuses while a turn runs (`TURN_RUNNING`), when the workspace is gone (`WORKSPACE_MISSING`),
  * for a checkpoint of another session (`CHECKPOINT_NOT_IN_SESSION`) or a target that is not a
  * user input on the active path; a refusal changes nothing. Emits `rewind` after the commit.
  *
@@ -53,11 +64,19 @@ export async function rewind(context: OperationContext, request: RewindRequest):
     if (input.kind === 'checkpoint') await checkpointInSession(context.waypoint, session, input.checkpointId);
     requireWorkspace(session);
     const form: RewindForm = input.kind === 'latest' ? { kind: 'latest' } : { kind: 'checkpoint', checkpointId: input.checkpointId };
-    const restored = input.kind === 'latest' ? await files.restoreLatest(session.id) : await files.restoreCheckpoint(input.checkpointId);
+    const options = { overwriteChanged: overwriteChanged(session, input.force) };
+    const restored = input.kind === 'latest' ? await files.restoreLatest(session.id, options) : await files.restoreCheckpoint(input.checkpointId, options);
     result = { type: 'rewind', sessionId: session.id, form, checked: false, conversation: null, files: restored, preview: null };
   } else {
     if (input.scope !== 'conversation') requireWorkspace(session);
-    const done = await rewindSession(store, files, { sessionId: session.id, messageId: input.messageId, scope: input.scope, cascade: input.cascade, tasks });
+    const done = await rewindSession(store, files, {
+      sessionId: session.id,
+      messageId: input.messageId,
+      scope: input.scope,
+      cascade: input.cascade,
+      tasks,
+      overwriteChanged: overwriteChanged(session, input.force),
+    });
     result = {
       type: 'rewind',
       sessionId: session.id,
@@ -70,4 +89,9 @@ export async function rewind(context: OperationContext, request: RewindRequest):
   }
   context.events?.emit('rewind', { sessionId: session.id, session: await store.getSession(session.id), result, kind: 'rewind' });
   return result;
+}
+
+/** The operation's `force` as the file rewinder takes it: workspace keys for a list. */
+export function overwriteChanged(session: Session, force: boolean | string[]): OverwriteChanged {
+  return Array.isArray(force) ? Object.keys(resolutionKeys(session, Object.fromEntries(force.map((path) => [path, 'force' as const])))) : force;
 }

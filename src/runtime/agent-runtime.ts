@@ -7,7 +7,9 @@ import {
   edit,
   forkFromSavePoint,
   forkSession,
+  previewDirectRewind,
   previewFork,
+  previewRedo,
   previewRewind,
   redo,
   requireIdle,
@@ -16,11 +18,14 @@ import {
   rewindStatus,
   rewindToSavePoint,
   type ApplyRewindRequest,
+  type DirectRewindPreviewResult,
   type EditRequest,
   type ForkSessionRequest,
   type ForkSessionResult,
   type OperationContext,
+  type PreviewRedoRequest,
   type PreviewRewindRequest,
+  type RedoPreview,
   type RedoRequest,
   type RedoResult,
   type RetryRequest,
@@ -286,6 +291,11 @@ export class AgentRuntime {
     return rewind(this.operations, request);
   }
 
+  /** What `rewind` with the same request would do (files changed since the agent are listed). Changes nothing. */
+  previewDirectRewind(request: RewindRequest): Promise<DirectRewindPreviewResult> {
+    return previewDirectRewind(this.operations, request);
+  }
+
   /** What a checked rewind would do to the files (by message, turn, or the last turn with changes). Changes nothing. */
   previewRewind(request: PreviewRewindRequest): Promise<FileRewindPreview> {
     return previewRewind(this.operations, request);
@@ -304,6 +314,11 @@ export class AgentRuntime {
   /** Undo a rewind: a file rewind by id, else the last conversation rewind (a session id alone means that). */
   redo(request: RedoRequest | string): Promise<RedoResult> {
     return redo(this.operations, typeof request === 'string' ? { sessionId: request } : request);
+  }
+
+  /** What redo of a file rewind would do, file by file (merge where it applies). Changes nothing. */
+  previewRedo(request: PreviewRedoRequest): Promise<RedoPreview> {
+    return previewRedo(this.operations, request);
   }
 
   /** Where a session stands for rewinding: the latest checkpoint, the inputs to rewind to, what can be redone. */

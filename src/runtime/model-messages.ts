@@ -7,7 +7,7 @@ import type { MessageWithParts, PartContent } from '../model/index.js';
  * messages left out), as AI SDK `ModelMessage`s. Stored parts already have the SDK's shape, so this
  * only picks the parts each role may carry. A system message after the first position (fork notes
  * are user messages; a divider is person-only) is sent as user text, since providers accept system
- * text only at the start. Messages left with no content are skipped.
+ * text only at the start. A compaction summary is user text, whoever recorded it. Messages left with no content are skipped.
  */
 export function toModelMessages(path: readonly MessageWithParts[]): ModelMessage[] {
   const messages: ModelMessage[] = [];
@@ -17,7 +17,8 @@ export function toModelMessages(path: readonly MessageWithParts[]): ModelMessage
       const text = textOf(parts);
       if (text === '') continue;
       messages.push(messages.length === 0 ? { role: 'system', content: text } : { role: 'user', content: [{ type: 'text', text }] });
-    } else if (message.role === 'user') {
+    } else if (message.role === 'user' || message.kind === 'summary') {
+      // A summary is sent as the runtime records one (user text), whichever role its writer gave it.
       const content = parts
         .filter((part) => part.type === 'text' && typeof part.text === 'string' && part.text !== '')
         .map((part) => ({ type: 'text' as const, text: part.text as string }));

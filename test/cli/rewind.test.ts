@@ -139,9 +139,9 @@ describe('waypoint rewind: every form (built CLI)', () => {
   describe('after a person edited a file the agent changed', () => {
     beforeEach(() => writeFileSync(join(fixture.project, 'README.md'), README_AFTER + PERSON_LINE));
 
-    it('--preview shows statuses, merge availability and what the merge changes, and changes nothing', () => {
+    it('--apply --preview shows statuses, merge availability and what the merge changes, and changes nothing', () => {
       const before = snapshotTree(fixture.dir);
-      const run = fixture.cli('rewind', fixture.sessionId, 'both', fixture.second.inputId, '--preview');
+      const run = fixture.cli('rewind', fixture.sessionId, 'both', fixture.second.inputId, '--apply', '--preview');
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/README\.md\s+external_modified\s+none\s+merge available/);
       expect(run.stdout).toContain('with --resolve README.md=merge, the file as it is now changes:');
@@ -149,7 +149,7 @@ describe('waypoint rewind: every form (built CLI)', () => {
       expect(run.stdout).toMatch(/test\/parser\.test\.js\s+safe\s+delete/);
       expect(run.stdout).toContain('add --include-shell to undo them too');
       expect(run.stdout).toContain(`Apply with: waypoint rewind ${fixture.sessionId} both ${fixture.second.inputId} --apply --resolve README.md=merge`);
-      const preview = fixture.cli('rewind', fixture.sessionId, 'both', fixture.second.inputId, '--preview', '--json').json().preview;
+      const preview = fixture.cli('rewind', fixture.sessionId, 'both', fixture.second.inputId, '--apply', '--preview', '--json').json().preview;
       expect(preview.canApply).toBe(false);
       expect(preview.files.find((file: { path: string }) => file.path === 'workspace:README.md')).toMatchObject({
         status: 'external_modified',
@@ -248,7 +248,8 @@ describe('waypoint rewind: every form (built CLI)', () => {
       ['an unknown cascade scope', (f) => ['rewind', f.sessionId, 'cascade', 'sideways', f.second.inputId], 2, 'USAGE'],
       ['too many arguments', (f) => ['rewind', f.sessionId, 'latest', 'now'], 2, 'USAGE'],
       ['a message id without a scope', (f) => ['rewind', f.sessionId, f.second.inputId], 2, 'USAGE'],
-      ['--preview on a conversation rewind', (f) => ['rewind', f.sessionId, 'conversation', f.second.inputId, '--preview'], 2, 'USAGE'],
+      ['--apply on a conversation rewind', (f) => ['rewind', f.sessionId, 'conversation', f.second.inputId, '--apply'], 2, 'USAGE'],
+      ['--force with --apply', (f) => ['rewind', f.sessionId, 'code', f.second.inputId, '--apply', '--force'], 2, 'USAGE'],
       ['a malformed --resolve', (f) => ['rewind', f.sessionId, 'both', f.second.inputId, '--resolve', 'README.md'], 2, 'USAGE'],
       ['an unknown option', (f) => ['rewind', f.sessionId, 'latest', '--hard'], 2, 'USAGE'],
       ['a reply where both needs an input', (f) => ['rewind', f.sessionId, 'both', f.second.replyId], 2, 'REWIND_TARGET_NOT_USER_INPUT'],

@@ -142,7 +142,7 @@ describe('subagent sessions in the read commands (built CLI)', () => {
 
     const dryText = fixture.cli('gc', '--keep-sessions', '1', '--dry-run').stdout;
     expect(dryText).toContain(`with its subagent transcript ${fixture.childId}`);
-    const keepOne = fixture.cli('gc', '--keep-sessions', '1', '--json').json();
+    const keepOne = fixture.cli('gc', '--keep-sessions', '1', '--yes', '--json').json();
     expect(keepOne.orphanSubagentSessions).toEqual([]);
     expect(keepOne.removedSessions).toEqual([
       expect.objectContaining({

@@ -47,7 +47,7 @@ export function renderRewindStatus(report: RewindStatusReport): string[] {
     `  waypoint rewind ${id} code <messageId>                that input's latest file change`,
     `  waypoint rewind ${id} both <messageId>                files, then the conversation`,
     `  waypoint rewind ${id} cascade <scope> <messageId>     every change from that input on`,
-    '  add --preview to see what a rewind by message does to the files first',
+    '  add --preview to any form to see what it does first (a file changed since the agent is listed, and asked about)',
   );
   return lines;
 }

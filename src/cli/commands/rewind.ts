@@ -1,9 +1,11 @@
 import type { Waypoint } from '../../engine/index.js';
 import {
   applyRewind,
+  previewDirectRewind,
   previewRewind,
   rewind,
   rewindStatus,
+  RewindOverwritesChangesError,
   type RewindForm as OperationRewindForm,
   type RewindRequest,
   type RewindResult,
@@ -12,11 +14,16 @@ import type { ConflictResolution, FileRewindPreview } from '../../rewind/index.j
 import { keyValueFlags } from '../args.js';
 import { UsageError } from '../cli-errors.js';
 import { defineCommand, withWaypoint, type CommandContext } from '../command.js';
+import { renderChangedFiles, renderDirectPreview } from '../render/direct-preview-render.js';
 import { renderFileResult, renderPreview } from '../render/rewind-render.js';
 import { renderRewindStatus } from './rewind-status.js';
 
 export const rewindFlags = {
-  preview: { type: 'boolean', description: 'show what a rewind by message would do to the files (statuses, merge, merged text); change nothing' },
+  preview: { type: 'boolean', description: 'show what this exact command would do (the conversation, each file and its status); change nothing' },
+  force: {
+    type: 'boolean',
+    description: 'direct forms: overwrite files changed since the agent wrote them without asking (what they hold is kept; `waypoint redo` brings it back)',
+  },
   apply: { type: 'boolean', description: 'rewind by message through the checked preview: refused while a file changed since the agent, unless resolved' },
   resolve: {
     type: 'string',
@@ -80,11 +87,49 @@ export interface RewindPreviewReport {
   preview: FileRewindPreview;
 }
 
-/** The operation's request for a parsed direct form. */
-export function rewindRequest(sessionId: string, form: Exclude<RewindForm, { kind: 'status' }>): RewindRequest {
-  if (form.kind === 'latest') return { sessionId, kind: 'latest' };
-  if (form.kind === 'checkpoint') return { sessionId, kind: 'checkpoint', checkpointId: form.checkpointId };
-  return { sessionId, kind: 'message', messageId: form.messageId, scope: form.scope, cascade: form.cascade };
+/** The operation's request for a parsed direct form (`force`: files changed since the agent may be overwritten). */
+export function rewindRequest(sessionId: string, form: Exclude<RewindForm, { kind: 'status' }>, force: boolean | string[] = false): RewindRequest {
+  if (form.kind === 'latest') return { sessionId, kind: 'latest', force };
+  if (form.kind === 'checkpoint') return { sessionId, kind: 'checkpoint', checkpointId: form.checkpointId, force };
+  return { sessionId, kind: 'message', messageId: form.messageId, scope: form.scope, cascade: form.cascade, force };
+}
+
+/** The command line of a direct form, for the preview's last line. */
+function formCommand(sessionId: string, form: Exclude<RewindForm, { kind: 'status' }>): string {
+  const scope = (scope: string) => (scope === 'workspace' ? 'code' : scope);
+  if (form.kind === 'latest') return `waypoint rewind ${sessionId} latest`;
+  if (form.kind === 'checkpoint') return `waypoint rewind ${sessionId} ${form.checkpointId}`;
+  return `waypoint rewind ${sessionId} ${form.cascade ? `cascade ${scope(form.scope)}` : scope(form.scope)} ${form.messageId}`;
+}
+
+/**
+ * A direct rewind. When it would overwrite files changed since the agent wrote them: on a
+ * terminal they are listed and the person is asked (only the files confirmed may be overwritten;
+ * one changed meanwhile refuses); elsewhere the operation's refusal stands, with `--force` as the
+ * way on. Null when the person said no.
+ */
+async function rewindDirect(context: CommandContext, waypoint: Waypoint, request: RewindRequest): Promise<RewindReport | null> {
+  let force = request.force ?? false;
+  const touchesFiles = request.kind !== 'message' || request.scope !== 'conversation';
+  if (force !== true && touchesFiles && context.confirm) {
+    const changed = (await previewDirectRewind({ waypoint }, request)).files?.changed ?? [];
+    if (changed.length > 0) {
+      for (const line of renderChangedFiles(changed)) context.output.note(line);
+      if (!(await context.confirm(`Overwrite ${changed.length === 1 ? 'it' : 'them'}?`))) return null;
+      force = changed.map((file) => file.path);
+    }
+  }
+  try {
+    return await rewind({ waypoint }, { ...request, force });
+  } catch (error) {
+    if (!(error instanceof RewindOverwritesChangesError)) throw error;
+    if (!context.json) for (const line of renderChangedFiles(error.files)) context.output.print(line);
+    throw new RewindOverwritesChangesError({
+      sessionId: request.sessionId,
+      files: [...error.files],
+      hint: 'Run it again on a terminal to be asked, or with --force to overwrite them (what they hold now is kept; `waypoint redo` brings it back); --preview shows the plan.',
+    });
+  }
 }
 
 interface CheckedChoices {
@@ -143,12 +188,13 @@ export const rewindCommand = defineCommand({
   name: 'rewind',
   synopsis: [
     'rewind <session> [status|help|-h]',
-    'rewind <session> latest',
-    'rewind <session> <checkpointId>',
-    'rewind <session> conversation|message <messageId>',
-    'rewind <session> code|workspace <messageId> [--preview|--apply] [--resolve <path>=merge|force]… [--include-shell]',
-    'rewind <session> both <messageId> [--preview|--apply] [--resolve <path>=merge|force]… [--include-shell]',
-    'rewind <session> cascade conversation|code|both <messageId> [--preview|--apply] …',
+    'rewind <session> latest [--preview] [--force]',
+    'rewind <session> <checkpointId> [--preview] [--force]',
+    'rewind <session> conversation|message <messageId> [--preview]',
+    'rewind <session> code|workspace <messageId> [--preview] [--force]',
+    'rewind <session> both <messageId> [--preview] [--force]',
+    'rewind <session> code|workspace|both <messageId> --apply [--preview] [--resolve <path>=merge|force]… [--include-shell]',
+    'rewind <session> cascade conversation|code|both <messageId> [--preview] [--force | --apply …]',
   ],
   summary: 'undo the conversation, the files, or both',
   description: [
@@ -157,8 +203,10 @@ export const rewindCommand = defineCommand({
     'conversation <id>: move the conversation back to just before that user input (a reply maps to its input); the input is printed to edit.',
     "code <id>: restore the latest file change of that input's turn. both <id>: the files, then the conversation, in one commit.",
     'cascade <scope> <id>: every file change from that input on, newest first; the conversation too when the scope includes it.',
-    'Direct forms overwrite without checking for later edits (what they overwrite is kept; `waypoint redo` brings it back).',
-    '--preview / --apply work on every change from the message on, checking each file against what the agent left: a file changed since is',
+    'A direct form that would overwrite a file changed since the agent wrote it lists the files and asks (y/N) on a terminal; elsewhere',
+    'it is refused with REWIND_OVERWRITES_CHANGES (exit code 4) unless --force. What is overwritten is kept: `waypoint redo` brings it back.',
+    '--preview shows what the same command does, from the same plan (with --force: as forced), and changes nothing.',
+    '--apply works on every change from the message on, checking each file against what the agent left: a file changed since is',
     "external_modified and blocks, unless resolved with --resolve <path>=merge (reverse-apply the agent's own change, keeping your edits; shown",
     'in the preview when it applies cleanly) or =force (overwrite; the current content is kept for redo).',
   ],
@@ -169,19 +217,23 @@ export const rewindCommand = defineCommand({
     const [sessionId, ...tokens] = args.positionals as [string, ...string[]];
     const form = parseRewindForm(tokens);
     const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
-    const checked = args.flags.apply || Object.keys(resolutions).length > 0;
-    if ((args.flags.preview || checked || args.flags['include-shell']) && (form.kind !== 'message' || form.scope === 'conversation')) {
-      throw new UsageError('--preview, --apply, --resolve and --include-shell work with a file rewind by message (code, both, cascade code|both)', {
+    const checked = args.flags.apply || Object.keys(resolutions).length > 0 || args.flags['include-shell'];
+    if (checked && (form.kind !== 'message' || form.scope === 'conversation')) {
+      throw new UsageError('--apply, --resolve and --include-shell work with a file rewind by message (code, both, cascade code|both)', {
         command: 'rewind',
       });
     }
+    if (args.flags.force && checked)
+      throw new UsageError('--force is for the direct forms; with --apply choose per file: --resolve <path>=force', { command: 'rewind' });
+    if ((args.flags.preview || args.flags.force) && form.kind === 'status')
+      throw new UsageError('--preview and --force go with a rewind form, not status', { command: 'rewind' });
     return withWaypoint(context, async (waypoint) => {
       if (form.kind === 'status') {
         const status = await rewindStatus({ waypoint }, { sessionId });
         return { data: status, text: renderRewindStatus(status) };
       }
       const choices: CheckedChoices = { resolutions, includeShellChanges: args.flags['include-shell'] };
-      if (form.kind === 'message' && args.flags.preview) {
+      if (form.kind === 'message' && checked && args.flags.preview) {
         const report: RewindPreviewReport = {
           type: 'preview',
           sessionId,
@@ -190,10 +242,17 @@ export const rewindCommand = defineCommand({
         };
         return { data: report, text: renderRewind(report) };
       }
-      const report =
-        form.kind === 'message' && checked
-          ? await rewindChecked(context, waypoint, sessionId, form, choices)
-          : await rewind({ waypoint }, rewindRequest(sessionId, form));
+      if (form.kind === 'message' && checked) {
+        const report = await rewindChecked(context, waypoint, sessionId, form, choices);
+        return { data: report, text: renderRewind(report) };
+      }
+      const request = rewindRequest(sessionId, form, args.flags.force);
+      if (args.flags.preview) {
+        const preview = await previewDirectRewind({ waypoint }, request);
+        return { data: preview, text: renderDirectPreview(preview, formCommand(sessionId, form)) };
+      }
+      const report = await rewindDirect(context, waypoint, request);
+      if (report === null) return { data: { type: 'cancelled', sessionId }, text: ['Rewind cancelled; nothing was changed.'] };
       return { data: report, text: renderRewind(report) };
     });
   },

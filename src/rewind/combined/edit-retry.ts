@@ -78,10 +78,10 @@ export async function retryTurn<T>(
   const session = await store.getSession(options.sessionId);
   const [last] = await store.history(session.id, { last: 1, parts: 'none' });
   const reply = await store.getMessage(options.messageId, { parts: 'none' });
-  if (!last || last.id !== reply.id || reply.role !== 'assistant') {
+  if (!last || last.id !== reply.id || reply.role !== 'assistant' || reply.kind === 'summary') {
     throw new ConflictError({
       code: 'RETRY_NOT_LAST_REPLY',
-      message: `Only the last reply can be retried; ${options.messageId} is ${last?.id === reply.id ? `a ${reply.role} message` : 'not the last message of the conversation'}. Use /rewind to go further back.`,
+      message: `Only the last reply can be retried; ${options.messageId} is ${last?.id === reply.id ? (reply.kind === 'summary' ? 'a compaction summary' : `a ${reply.role} message`) : 'not the last message of the conversation'}. Use /rewind to go further back.`,
       details: { sessionId: session.id, messageId: options.messageId, lastMessageId: last?.id ?? null },
     });
   }

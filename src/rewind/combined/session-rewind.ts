@@ -6,6 +6,7 @@ import { resolveUserTarget, type RewindScope } from '../conversation/rewind-targ
 import { stopTasksOrFail, type TaskRegistry } from '../conversation/task-registry.js';
 import type { FileRewinder } from '../files/file-rewinder.js';
 import type { ApplyOptions, FileRewindPreview, FileRewindResult } from '../files/file-rewind-types.js';
+import type { DirectRewindPreview, OverwriteChanged } from '../files/direct-rewind-plan.js';
 import { inputText } from '../../history/index.js';
 
 export interface SessionRewindOptions {
@@ -15,6 +16,8 @@ export interface SessionRewindOptions {
   /** Every checkpoint from the message on (`/rewind cascade <scope> <id>`), not only the latest of that message. */
   cascade?: boolean;
   tasks?: TaskRegistry;
+  /** Which files changed since the agent wrote them may be overwritten (see `ApplyOptions`; default: any). */
+  overwriteChanged?: OverwriteChanged;
 }
 
 export interface SessionRewindResult {
@@ -51,17 +54,55 @@ export async function rewindSession(store: Store, files: FileRewinder, options: 
     const result = await rewindConversation(store, { sessionId: session.id, messageId: target.id, ...(options.tasks ? { tasks: options.tasks } : {}) });
     return { scope: 'conversation', conversation: summary(result), files: null };
   }
+  const overwrite: ApplyOptions = options.overwriteChanged === undefined ? {} : { overwriteChanged: options.overwriteChanged };
   if (options.scope === 'workspace') {
-    const result = options.cascade ? await files.cascade(session.id, target.id) : await files.restoreMessage(session.id, target.id);
+    const result = options.cascade ? await files.cascade(session.id, target.id, overwrite) : await files.restoreMessage(session.id, target.id, overwrite);
     return { scope: 'workspace', conversation: null, files: result };
   }
   const plan = await planConversationRewind(store, session, target, 'rewind');
   await stopTasksOrFail(options.tasks, session.id, plan.cutTurns);
-  const apply: ApplyOptions = { onCommit: () => ({ headMoves: [plan.move] }) };
+  const apply: ApplyOptions = { ...overwrite, onCommit: () => ({ headMoves: [plan.move] }) };
   const result = options.cascade ? await files.cascade(session.id, target.id, apply) : await files.restoreMessage(session.id, target.id, apply);
   const moved = await store.getSession(session.id);
   options.tasks?.setGeneration(session.id, moved.branchGeneration);
   return { scope: 'both', conversation: { session: moved, draft: inputText(target), targetMessageId: target.id }, files: result };
+}
+
+/** What {@link previewSessionRewind} found: where the conversation would go, and what the files would do. */
+export interface SessionRewindPreview {
+  scope: RewindScope;
+  /** Null when the conversation would not move (workspace scope). */
+  conversation: { targetMessageId: string; draft: string; headMessageId: string | null; cutMessages: number } | null;
+  /** Null when no file is touched (conversation scope). */
+  files: DirectRewindPreview | null;
+}
+
+/**
+ * What {@link rewindSession} would do with the same options, by the same target rules and file
+ * planner; changes nothing (no task is stopped, no file read beyond what the plan needs).
+ */
+export async function previewSessionRewind(store: Store, files: FileRewinder, options: SessionRewindOptions): Promise<SessionRewindPreview> {
+  parseInput(SessionRewindOptionsSchema, options, 'options');
+  const session = await store.getSession(options.sessionId);
+  const mapAssistant = options.scope === 'conversation' && !options.cascade;
+  const target = await resolveUserTarget(store, session, options.messageId, { mapAssistant });
+  let conversation: SessionRewindPreview['conversation'] = null;
+  if (options.scope !== 'workspace') {
+    const plan = await planConversationRewind(store, session, target, 'rewind');
+    conversation = {
+      targetMessageId: target.id,
+      draft: inputText(target),
+      headMessageId: target.parentId,
+      cutMessages: Number(plan.move.data?.cutMessages ?? 0),
+    };
+  }
+  const filePreview =
+    options.scope === 'conversation'
+      ? null
+      : await files.previewDirect(session.id, options.cascade ? { kind: 'cascade', messageId: target.id } : { kind: 'message', messageId: target.id }, {
+          overwriteChanged: options.overwriteChanged ?? false,
+        });
+  return { scope: options.scope, conversation, files: filePreview };
 }
 
 /**

@@ -20,7 +20,8 @@ export async function resolveUserTarget(store: Store, session: Session, messageI
     });
   }
   if (isUserInput(message)) return message;
-  if (options.mapAssistant && (message.role === 'assistant' || message.role === 'tool')) {
+  // A summary is no reply, whoever recorded it (the runtime as a user message, another caller as an assistant one).
+  if (options.mapAssistant && message.kind !== 'summary' && (message.role === 'assistant' || message.role === 'tool')) {
     const input = await turnInput(store, session, message);
     if (input) return input;
   }

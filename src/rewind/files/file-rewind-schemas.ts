@@ -39,6 +39,6 @@ export const PreviewInput = z
   })
   .loose();
 
-export const RedoOptionsInput = z.object({ resolutions: z.record(workspaceKey, z.literal('force')).optional() }).strict();
+export const RedoOptionsInput = z.object({ resolutions: z.record(workspaceKey, ConflictResolutionSchema).optional() }).strict();
 
 export { parseInput } from '../../model/index.js';

@@ -136,6 +136,13 @@ export interface ApplyOptions {
    * record (edit-and-resend returns a head move). If those writes fail, the files are put back.
    */
   onCommit?: () => JournalCommitWrites;
+  /**
+   * Direct forms only: which files changed since the agent wrote them may be overwritten —
+   * `true` (the default here) any, a list of workspace keys only those, `false` none; any other
+   * is refused with `REWIND_OVERWRITES_CHANGES` before anything is written. What is overwritten
+   * is kept, so a redo brings it back.
+   */
+  overwriteChanged?: boolean | readonly string[];
 }
 
 /** Emitted only after the store committed (or, for `unavailable`, after the rewind failed). */

@@ -7,7 +7,8 @@ import type { Workspace } from '../../workspace/index.js';
 import { checkpointsFromMessage, checkpointsOfTurn, requireUserMessage } from './checkpoint-selection.js';
 import { isDirectoryOp, recreateDirectory, removeDirectory, skippedError } from './turn-rollback-steps.js';
 import { ApplyOptionsSchema, FileRewinderOptionsSchema } from '../rewind-entry-schemas.js';
-import { NothingToRewindError, RewindConflictError, RewindNotFoundError, SnapshotMissingError, type RewindConflictFile } from './errors/index.js';
+import { RewindConflictError, RewindNotFoundError, RewindOverwritesChangesError, SnapshotMissingError, type RewindConflictFile } from './errors/index.js';
+import { nothingToRewind, planDirect, selectDirect, type DirectRewindPreview, type DirectRewindTarget, type OverwriteChanged } from './direct-rewind-plan.js';
 import {
   CheckpointIdInput,
   FileRewindPreviewRequest,
@@ -34,7 +35,7 @@ import { journaledApply, type ApplyHooks } from './journaled-apply.js';
 import { applyInPass, inPasses, ReplanUnderLock, type Pass } from './locked-apply.js';
 import type { WorkspaceLock } from './workspace-lock.js';
 import { RewindLedger } from './rewind-ledger.js';
-import { planRedo } from './redo-plan.js';
+import { inspectRedo, planRedo, type RedoInspection } from './redo-plan.js';
 import { planSteps, type PlannedStep } from './rewind-plan.js';
 import { computePreview, type ComputedPreview } from './rewind-preview.js';
 import { describeMismatch, simulateRewind, type Simulation } from './rewind-simulation.js';
@@ -87,46 +88,19 @@ export class FileRewinder {
   /** Restores one checkpoint's file to its state before that change (a rename is moved back). */
   async restoreCheckpoint(checkpointId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const checkpoint = await this.store.getCheckpoint(parseInput(CheckpointIdInput, checkpointId, 'checkpointId'));
-    const session = await this.store.getSession(checkpoint.sessionId);
-    return this.locked(session, (pass) =>
-      this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [checkpoint], 'checkpoint', options, pass)),
-    );
+    return this.directForm(await this.store.getSession(checkpoint.sessionId), { kind: 'checkpoint', checkpointId: checkpoint.id }, options);
   }
 
   /** `/rewind latest`: the newest checkpoint of the session not already rewound. */
   async restoreLatest(sessionId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
-    const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
-    return this.locked(session, async (pass) => {
-      const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
-      // The newest checkpoints first (an indexed range), more only while all of those are rewound.
-      let latest: Checkpoint | undefined;
-      for (let last = 16; ; last *= 8) {
-        const newest = await this.store.listCheckpoints(session.id, { last });
-        if (newest.length === 0) throw noCheckpoints(session.id);
-        latest = newest.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
-        if (latest || newest.length < last) break;
-      }
-      if (!latest) throw nothingToRewind(`every file change of session ${session.id} is already rewound; redo a rewind to bring changes back`, { sessionId });
-      const chosen = latest;
-      return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [chosen], 'checkpoint', options, pass));
-    });
+    return this.directForm(await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId')), { kind: 'latest' }, options);
   }
 
   /** `/rewind code <messageId>`: the latest checkpoint anchored at that user message. */
   async restoreMessage(sessionId: string, messageId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const message = await requireUserMessage(this.store, session, parseInput(MessageIdInput, messageId, 'messageId'));
-    const anchored = await this.store.listCheckpoints(session.id, { anchorMessageId: message.id });
-    return this.locked(session, async (pass) => {
-      const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
-      const latest = anchored.filter((checkpoint) => !rewound.has(checkpoint.id)).at(-1);
-      if (!latest)
-        throw nothingToRewind(anchored.length ? `every file change of message ${message.id} is already rewound` : `message ${message.id} changed no files`, {
-          sessionId,
-          messageId,
-        });
-      return this.reported(session.id, 'rewind', 'checkpoint', () => this.direct(session, [latest], 'checkpoint', options, pass));
-    });
+    return this.directForm(session, { kind: 'message', messageId: message.id }, options);
   }
 
   /**
@@ -137,17 +111,34 @@ export class FileRewinder {
   async cascade(sessionId: string, messageId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const message = await requireUserMessage(this.store, session, parseInput(MessageIdInput, messageId, 'messageId'));
-    return this.locked(session, async (pass) => {
-      const inRange = await checkpointsFromMessage(this.store, session, message);
-      const rewound = (await RewindLedger.load(this.store, session.id)).rewoundCheckpoints();
-      const pending = inRange.filter((checkpoint) => !rewound.has(checkpoint.id));
-      if (pending.length === 0)
-        throw nothingToRewind(
-          inRange.length ? `every file change since message ${message.id} is already rewound` : `no files changed since message ${message.id}`,
-          { sessionId, messageId },
-        );
-      return this.reported(session.id, 'rewind', 'cascade', () => this.direct(session, pending.reverse(), 'cascade', options, pass));
+    return this.directForm(session, { kind: 'cascade', messageId: message.id }, options);
+  }
+
+  /**
+   * What a direct rewind would do, planned exactly as it applies: each file's status (a file
+   * changed since the agent wrote it is `external_modified`, listed in `changed`, and blocks
+   * unless `overwriteChanged` allows it). Changes nothing.
+   */
+  async previewDirect(sessionId: string, target: DirectRewindTarget, options: { overwriteChanged?: OverwriteChanged } = {}): Promise<DirectRewindPreview> {
+    const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
+    const { newestFirst, kind } = await selectDirect(this.store, session, target);
+    if (newestFirst[0] && newestFirst[0].sessionId !== session.id)
+      throw new InvalidArgumentError({
+        code: 'CHECKPOINT_NOT_IN_SESSION',
+        parameter: 'checkpointId',
+        value: newestFirst[0].id,
+        reason: `it belongs to session ${newestFirst[0].sessionId}.`,
+      });
+    const plan = await planDirect({
+      session,
+      target,
+      kind,
+      newestFirst,
+      workspace: this.workspaceOf(session),
+      snapshots: new SnapshotReader(this.blobs),
+      overwriteChanged: options.overwriteChanged ?? false,
     });
+    return plan.direct;
   }
 
   /**
@@ -273,9 +264,13 @@ export class FileRewinder {
   /**
    * Undoes an applied rewind (or a redo): every file it changed returns to its content before it.
    * Checked like an apply: a file changed since raises `REWIND_CONFLICT` unless resolved with
-   * `force`. Recorded itself, so it can be redone in turn.
+   * `force` or `merge` (see `previewRedo`). Recorded itself, so it can be redone in turn.
    */
-  async redo(sessionId: string, rewindId: string, redoOptions: { resolutions?: Record<string, 'force'> } & ApplyOptions = {}): Promise<FileRewindResult> {
+  async redo(
+    sessionId: string,
+    rewindId: string,
+    redoOptions: { resolutions?: Record<string, ConflictResolution> } & ApplyOptions = {},
+  ): Promise<FileRewindResult> {
     parseInput(ApplyOptionsSchema, redoOptions, 'options');
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const id = parseInput(RewindIdInput, rewindId, 'rewindId');
@@ -296,6 +291,16 @@ export class FileRewinder {
         return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions, pass);
       });
     });
+  }
+
+  /** What `redo` with these resolutions would do, file by file (`mergeAvailable` where merge applies cleanly). Changes nothing. */
+  async previewRedo(sessionId: string, rewindId: string, resolutions: Record<string, ConflictResolution> = {}): Promise<RedoInspection['files']> {
+    const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
+    const id = parseInput(RewindIdInput, rewindId, 'rewindId');
+    const chosen = parseInput(RedoOptionsInput, { resolutions }, 'options').resolutions ?? {};
+    const rewind = (await RewindLedger.load(this.store, session.id)).find(id);
+    if (!rewind) throw new RewindNotFoundError({ sessionId: session.id, rewindId: id });
+    return (await inspectRedo(rewind, this.workspaceOf(session), new SnapshotReader(this.blobs), chosen)).files;
   }
 
   /** The session's applied file rewinds and redos, oldest first. */
@@ -329,17 +334,38 @@ export class FileRewinder {
     });
   }
 
-  /** Direct restore of checkpoints (newest first): no conflict check, all snapshots read first. */
-  private async direct(session: Session, newestFirst: Checkpoint[], kind: FileRewindKind, options: ApplyOptions, pass: Pass): Promise<FileRewindResult> {
+  /** A direct form, selected and planned in each pass (see `inPasses`), applied under the lock. */
+  private directForm(session: Session, target: DirectRewindTarget, options: ApplyOptions): Promise<FileRewindResult> {
+    return this.locked(session, async (pass) => {
+      const { newestFirst, kind } = await selectDirect(this.store, session, target);
+      return this.reported(session.id, 'rewind', kind, () => this.direct(session, target, newestFirst, kind, options, pass));
+    });
+  }
+
+  /**
+   * Direct restore of checkpoints (newest first), all snapshots read first. A file changed since
+   * the agent wrote it is overwritten only when `overwriteChanged` allows it (by default any is);
+   * otherwise `REWIND_OVERWRITES_CHANGES` and nothing is written.
+   */
+  private async direct(
+    session: Session,
+    target: DirectRewindTarget,
+    newestFirst: Checkpoint[],
+    kind: FileRewindKind,
+    options: ApplyOptions,
+    pass: Pass,
+  ): Promise<FileRewindResult> {
     const workspace = this.workspaceOf(session);
-    const simulation: Simulation = await simulateRewind({
-      checkpoints: newestFirst,
+    const plan = await planDirect({
+      session,
+      target,
+      kind,
+      newestFirst,
       workspace,
       snapshots: new SnapshotReader(this.blobs),
-      policy: 'direct',
-      includeShellChanges: true,
-      resolutions: {},
+      overwriteChanged: options.overwriteChanged ?? true,
     });
+    const simulation: Simulation = plan.simulation;
     const snapshotProblems = simulation.problems.filter((problem) => problem.status !== 'file_read_failed' && problem.code !== 'PATH_BLOCKED');
     if (snapshotProblems.length > 0) {
       throw new SnapshotMissingError({
@@ -359,7 +385,8 @@ export class FileRewinder {
         hint: 'Move what is at those paths out of the way, then try again.',
       });
     }
-    return this.journaled(session, workspace, planSteps(simulation.paths.values()), kind, 'rewind', null, simulation.undone, options, pass);
+    if (plan.refused.length > 0) throw new RewindOverwritesChangesError({ sessionId: session.id, files: plan.refused });
+    return this.journaled(session, workspace, plan.steps, kind, 'rewind', null, simulation.undone, options, pass);
   }
 
   private async journaled(
@@ -449,16 +476,4 @@ function orderLike(newestFirst: Checkpoint[], ids: string[]): string[] {
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((id, index) => id === b[index]);
-}
-
-function noCheckpoints(sessionId: string): NothingToRewindError {
-  return new NothingToRewindError({
-    code: 'NO_CHECKPOINTS',
-    message: `Session ${sessionId} has no file checkpoints yet, so there is nothing to restore. Checkpoints are recorded when the agent changes files.`,
-    details: { sessionId },
-  });
-}
-
-function nothingToRewind(why: string, details: Record<string, unknown>): NothingToRewindError {
-  return new NothingToRewindError({ code: 'NOTHING_TO_REWIND', message: `Nothing to rewind: ${why}. Nothing was changed.`, details });
 }

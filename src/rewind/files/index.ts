@@ -6,6 +6,8 @@ export { listPreserved, PRESERVED_ENTRY, restorePreserved, type PreservedSave } 
 export { reverseMerge } from './reverse-merge.js';
 export { lockWorkspace, type WorkspaceLock, type LockOptions } from './workspace-lock.js';
 export { FileRewindPreviewRequest } from './file-rewind-schemas.js';
+export type { DirectRewindPreview, DirectRewindTarget, OverwriteChanged } from './direct-rewind-plan.js';
+export type { RedoFile } from './redo-plan.js';
 export type {
   AppliedFileRewind,
   ApplyOptions,
@@ -28,10 +30,12 @@ export {
   RewindApplyFailedError,
   RewindConflictError,
   RewindNotFoundError,
+  RewindOverwritesChangesError,
   RewindUnrecoverableError,
   SnapshotMissingError,
   WorkspaceBusyError,
   type MissingSnapshot,
   type RewindConflictFile,
+  type ChangedFile,
   type UnrestoredFile,
 } from './errors/index.js';

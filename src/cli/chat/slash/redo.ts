@@ -1,3 +1,5 @@
+import type { ConflictResolution } from '../../../rewind/index.js';
+import { shortPath } from '../../render/format.js';
 import { renderFileResult } from '../../render/rewind-render.js';
 import type { ChatContext, RedoAction, SlashCommand } from '../chat-context.js';
 
@@ -23,10 +25,31 @@ export const redoCommand: SlashCommand = {
     }
     let result;
     try {
+      // A file redo is previewed first: each file changed since the rewind gets the undo's choices.
+      const resolutions: Record<string, ConflictResolution> = {};
+      if (action.kind !== 'conversation') {
+        const preview = await runtime.previewRedo({ sessionId: action.sessionId, rewindId: action.rewindId });
+        // Other statuses (a snapshot gone, a path unusable) have no choice: the redo refuses them, typed.
+        for (const file of preview.files.filter((entry) => entry.status === 'external_modified')) {
+          const choice = await io.pick<ConflictResolution | 'cancel'>({
+            title: `${shortPath(file.path)} changed since the rewind. What should the redo do with it?`,
+            items: [
+              ...(file.mergeAvailable ? [{ label: "Merge: undo the rewind's change and keep the later edits", value: 'merge' as const }] : []),
+              { label: 'Overwrite with the version before the rewind (what is there now is kept)', value: 'force' as const },
+              { label: 'Cancel: change nothing', value: 'cancel' as const },
+            ],
+          });
+          if (choice === null || choice === 'cancel') {
+            context.redoStack.push(action);
+            return void io.print(io.style.dim('Redo cancelled; nothing was changed.'));
+          }
+          resolutions[file.path] = choice;
+        }
+      }
       result = await runtime.redo(
         action.kind === 'conversation'
           ? { sessionId: action.sessionId }
-          : { sessionId: action.sessionId, rewindId: action.rewindId, conversation: action.kind === 'both' },
+          : { sessionId: action.sessionId, rewindId: action.rewindId, conversation: action.kind === 'both', resolutions },
       );
     } catch (error) {
       context.redoStack.push(action);

@@ -4,7 +4,8 @@ import { WaypointError } from '../../../model/index.js';
 import { UsageError } from '../../cli-errors.js';
 import { parseRewindForm, renderRewind, rewindRequest, type RewindReport } from '../../commands/rewind.js';
 import type { RewindStatusReport } from '../../commands/rewind-status.js';
-import { formatTime, oneLine, plural, table } from '../../render/format.js';
+import type { RewindRequest } from '../../../operations/index.js';
+import { formatTime, oneLine, plural, shortPath, table } from '../../render/format.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
 import type { PickItem } from '../chat-io.js';
 import { CHAT_UNDO_HINT, checkedRewind } from './checked-rewind.js';
@@ -100,17 +101,8 @@ async function rewindFromPicker(context: ChatContext): Promise<void> {
     io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
     return;
   }
-  if (choice.kind === 'checkpoint') {
-    const ok = await io.pick({
-      title: `Put ${choice.label} back as it was before this change?`,
-      items: [
-        { label: 'Yes, restore the file', value: true },
-        { label: 'No', value: false },
-      ],
-    });
-    if (!ok) return void io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
-    return reportRewind(context, await runtime.rewind({ sessionId, kind: 'checkpoint', checkpointId: choice.id }));
-  }
+  if (choice.kind === 'checkpoint')
+    return directRewind(context, { sessionId, kind: 'checkpoint', checkpointId: choice.id }, `Put ${choice.label} back as it was before this change?`);
   const { target } = choice;
   const scope = await io.pick({
     title: `Rewind to before "${oneLine(target.text, 50)}"`,
@@ -154,9 +146,39 @@ export const rewindCommand: SlashCommand = {
       for (const line of chatRewindStatus(await context.runtime.rewindStatus(context.sessionId))) context.io.print(line);
       return;
     }
-    reportRewind(context, await context.runtime.rewind(rewindRequest(context.sessionId, form)));
+    await directRewind(context, rewindRequest(context.sessionId, form));
   },
 };
+
+/**
+ * A direct rewind from the chat: planned first (the operation's preview), and when it would
+ * overwrite files changed since the agent wrote them, they are named and the person chooses;
+ * only the files confirmed may be overwritten (one changed meanwhile is refused). `question`, if
+ * given, is asked even when nothing changed (a file entry picked from the list).
+ */
+async function directRewind(context: ChatContext, request: RewindRequest, question?: string): Promise<void> {
+  const { io, runtime } = context;
+  let force: string[] = [];
+  if (request.kind !== 'message' || request.scope !== 'conversation') {
+    const changed = (await runtime.previewDirectRewind(request)).files?.changed ?? [];
+    if (changed.length > 0 || question !== undefined) {
+      const names = changed.map((file) => shortPath(file.path)).join(', ');
+      const ok = await io.pick({
+        title: changed.length
+          ? `${names} changed since the agent wrote ${changed.length === 1 ? 'it' : 'them'}. Overwrite with the earlier version? (what is there now is kept; /redo brings it back)`
+          : question!,
+        items: [
+          { label: changed.length ? 'Yes, overwrite' : 'Yes, restore the file', value: true },
+          { label: 'No', value: false },
+        ],
+        ...(changed.length ? { initial: 1 } : {}),
+      });
+      if (!ok) return void io.print(io.style.dim('Rewind cancelled; nothing was changed.'));
+      force = changed.map((file) => file.path);
+    }
+  }
+  reportRewind(context, await runtime.rewind({ ...request, force }));
+}
 
 /** A malformed slash command: what is wrong and where to read more (code USAGE, like the CLI's). */
 export class UsageChatError extends WaypointError {
