@@ -93,13 +93,14 @@ describe('a summary recorded as an assistant message is a summary everywhere', (
       const refused = fixture.cli('rewind', sessionId, 'conversation', summaryId, '--json');
       return {
         compacted: status.targets.map((target: { compacted: boolean }) => target.compacted),
-        shownKinds: shown.messages.map((message: { kind: string }) => message.kind),
+        // The whole conversation, the messages the summary stands for marked compacted, then the summary and what followed.
+        shownKinds: shown.messages.map((message: { kind: string; compacted?: boolean }) => `${message.kind}${message.compacted ? ' (compacted)' : ''}`),
         refused: [refused.code, refused.json().error.code],
       };
     });
     expect(outputs[0]).toEqual({
       compacted: [true, false, false],
-      shownKinds: ['summary', 'input', 'reply', 'input', 'reply'],
+      shownKinds: ['input (compacted)', 'reply (compacted)', 'input', 'reply', 'summary', 'input', 'reply'],
       refused: [2, 'REWIND_TARGET_NOT_USER_INPUT'],
     });
     expect(outputs[1]).toEqual(outputs[0]);

@@ -52,7 +52,7 @@ describe('the merge preview of a conflicted undo', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('rewind --preview shows the diff of the merged result against the current file, and changes nothing', () => {
-    const run = runCli(['rewind', sessionId, 'code', inputId, '--preview'], { home });
+    const run = runCli(['rewind', sessionId, 'code', inputId, '--apply', '--preview'], { home });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('with --resolve long.txt=merge, the file as it is now changes:');
     expect(run.stdout).toContain('      @@ -7,7 +7,7 @@\n       line 7\n       line 8\n       line 9\n      -line 10 by the agent\n      +line 10\n');
@@ -60,7 +60,7 @@ describe('the merge preview of a conflicted undo', () => {
     expect(run.stdout).not.toContain('line 300 by the person');
     expect(run.stdout).not.toContain('line 200');
     expect(run.stdout.split('\n').length).toBeLessThan(40);
-    const json = runCli(['rewind', sessionId, 'code', inputId, '--preview', '--json'], { home }).json();
+    const json = runCli(['rewind', sessionId, 'code', inputId, '--apply', '--preview', '--json'], { home }).json();
     const file = json.preview.files.find((candidate: { path: string }) => candidate.path === 'workspace:long.txt');
     expect(file.mergedText).toBe(lines({ 300: 'line 300 by the person' }));
     expect(file.mergePatch).toContain('-line 10 by the agent\n+line 10\n');

@@ -14,10 +14,23 @@ export interface ClaudeRun {
 /**
  * Runs the real Claude Code binary headless in `cwd`: `claude -p <prompt> --output-format json`,
  * its home in `home` (settings, transcripts), the model at `baseUrl` (a {@link MessagesServer}),
- * the tools allowed without asking. `resume` continues an earlier session (its id).
+ * the tools allowed without asking (`allowedTools`, default the built-in file tools and Bash). `resume`
+ * continues an earlier session (its id); `extraArgs` go last (`--mcp-config …`).
  */
-export function runClaude(prompt: string, options: { cwd: string; home: string; baseUrl: string; resume?: string; timeoutMs?: number }): Promise<ClaudeRun> {
-  const args = ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash Write Edit Read', ...(options.resume ? ['--resume', options.resume] : [])];
+export function runClaude(
+  prompt: string,
+  options: { cwd: string; home: string; baseUrl: string; resume?: string; timeoutMs?: number; allowedTools?: string; extraArgs?: string[] },
+): Promise<ClaudeRun> {
+  const args = [
+    '-p',
+    prompt,
+    '--output-format',
+    'json',
+    '--allowedTools',
+    options.allowedTools ?? 'Bash Write Edit Read',
+    ...(options.resume ? ['--resume', options.resume] : []),
+    ...(options.extraArgs ?? []),
+  ];
   return new Promise((resolvePromise, reject) => {
     const child = spawn(CLAUDE, args, {
       cwd: options.cwd,
