@@ -10,6 +10,11 @@ export interface StartTurnOptions {
   /** What the person asked: the turn's user message, the target a rewind or undo of this turn picks. */
   input: string;
   metadata?: JsonObject;
+  /**
+   * `task_notification`: the turn answers a notice the agent got (a background command ended), not
+   * something the person typed, so it is no rewind target. Default `input`.
+   */
+  inputKind?: 'input' | 'task_notification';
 }
 
 export interface EndTurnOptions {
@@ -69,7 +74,7 @@ export async function startTurn(options: StartTurnOptions): Promise<TurnHandle> 
     });
   }
   const turnId = newId('turn');
-  const input = await history.append(sessionId, { role: 'user', kind: 'input', parts: [{ type: 'text', text: options.input }], turnId });
+  const input = await history.append(sessionId, { role: 'user', kind: options.inputKind ?? 'input', parts: [{ type: 'text', text: options.input }], turnId });
   await store.createTurn({ id: turnId, sessionId, userMessageId: input.id, metadata: { loop: 'external', ...options.metadata } });
   let ended: Promise<EndedTurn> | null = null;
   return {

@@ -28,14 +28,21 @@ export async function ensureClaudeSession(waypoint: Waypoint, event: ClaudeHookE
  * Starts the turn of a person's prompt: ends a turn still running first (Claude sends no Stop for
  * an interrupted prompt), then records the prompt as the turn's input, the target an undo picks.
  */
-export async function startPromptTurn(waypoint: Waypoint, session: Session, state: HookState, promptId: string, prompt: string): Promise<string> {
+export async function startPromptTurn(
+  waypoint: Waypoint,
+  session: Session,
+  state: HookState,
+  promptId: string,
+  prompt: string,
+  inputKind: 'input' | 'task_notification' = 'input',
+): Promise<string> {
   const known = state.turns[promptId];
   if (known !== undefined) return known;
   await endRunningTurns(waypoint, session.id, 'interrupted');
   const input = prompt.trim() === '' ? '(empty prompt)' : prompt;
-  const turn = await startTurn({ waypoint, sessionId: session.id, input, metadata: { agent: 'claude-code', claudePromptId: promptId } });
+  const turn = await startTurn({ waypoint, sessionId: session.id, input, inputKind, metadata: { agent: 'claude-code', claudePromptId: promptId } });
   state.turns[promptId] = turn.turnId;
-  if (session.title === DEFAULT_TITLE) await waypoint.store.setTitle(session.id, titleOf(input));
+  if (session.title === DEFAULT_TITLE && inputKind === 'input') await waypoint.store.setTitle(session.id, titleOf(input));
   return turn.turnId;
 }
 

@@ -8,7 +8,7 @@ import { logHookFailure } from './hook-log.js';
 import { sessionLockPath, sessionStatePath } from './hook-paths.js';
 import { loadHookState, saveHookState, type HookState } from './hook-state.js';
 import { withPathLock } from './session-lock.js';
-import { afterTool, beforeTool, closeOpenCalls } from './tool-capture.js';
+import { afterTool, beforeTool, closeOpenCalls, closeScanWindow, isTaskNotification } from './tool-capture.js';
 import { changesNothing, coverageOf } from './tool-coverage.js';
 import { mirrorTranscript } from './transcript-mirror.js';
 
@@ -49,8 +49,13 @@ export async function handleClaudeHook(input: unknown, options: ClaudeHookOption
 
 async function dispatch(waypoint: Waypoint, session: Session, state: HookState, event: ClaudeHookEvent): Promise<void> {
   const name = event.hook_event_name;
+  const open = (turnId: string) => openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
   if (name === 'UserPromptSubmit') {
-    const turnId = await startPromptTurn(waypoint, session, state, event.prompt_id ?? `prompt-${Date.now()}`, event.prompt ?? '');
+    // A background command's window closes first: what it wrote belongs to the prompt that started it.
+    await closeScanWindow(open, state);
+    // Claude's notice that a background command ended comes as a prompt; it is no rewind target of the person's.
+    const kind = isTaskNotification(event.prompt) ? 'task_notification' : 'input';
+    const turnId = await startPromptTurn(waypoint, session, state, event.prompt_id ?? `prompt-${Date.now()}`, event.prompt ?? '', kind);
     await mirrorTranscript(waypoint, session.id, state, event.transcript_path, turnId);
     return;
   }
@@ -68,10 +73,11 @@ async function dispatch(waypoint: Waypoint, session: Session, state: HookState, 
   await mirrorTranscript(waypoint, session.id, state, event.transcript_path, turnId);
   // SessionEnd: Claude exits; a prompt it was interrupted in (no Stop came) ends here, so the session is idle for a rewind.
   if ((name === 'Stop' || name === 'SessionEnd') && turnId !== null) {
-    const context = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
-    await closeOpenCalls(context, state);
+    await closeOpenCalls(await open(turnId), state, { final: name === 'SessionEnd' });
     await endRunningTurns(waypoint, session.id, await finalReply(waypoint, session.id, turnId, event));
   }
+  // Claude exits: a background command's window left open past its prompt's Stop closes too.
+  if (name === 'SessionEnd') await closeScanWindow(open, state);
 }
 
 /**

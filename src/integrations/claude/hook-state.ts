@@ -38,6 +38,8 @@ export interface HookState {
   baselineSeq: number;
   /** When the baseline scan started (ms): other sessions' checkpoints since then fall inside the window. */
   baselineAt: number;
+  /** The turn the open scan window belongs to (a background command's window outlives its prompt's Stop). */
+  scanTurnId?: string;
   /** Bytes of the transcript already mirrored (complete lines only). */
   transcriptOffset: number;
   /** Tool names by tool_use id, to name the tool of a mirrored result. */

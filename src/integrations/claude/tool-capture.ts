@@ -38,6 +38,7 @@ export async function beforeTool(context: CaptureContext, state: HookState, even
     const [last] = await context.store.listCheckpoints(context.sessionId, { last: 1 });
     state.baselineSeq = last?.seq ?? 0;
     state.baselineAt = baselineStarted;
+    state.scanTurnId = context.turnId!;
   }
   state.scanned[toolUseId] = { toolName, command: commandOf(event), background: event.tool_input?.run_in_background === true, posted: false };
 }
@@ -88,10 +89,16 @@ function inFlight(state: HookState): boolean {
   return Object.keys(state.files).length > 0 || Object.values(state.scanned).some((other) => !other.posted || other.background);
 }
 
-/** Stop: calls still in flight (a background command, a call whose PostToolUse never came) end with a final scan. */
-export async function closeOpenCalls(context: CaptureContext, state: HookState): Promise<void> {
+/**
+ * Stop: calls still in flight (a call whose PostToolUse never came) end with a final scan. A
+ * background command's window stays open past Stop (`final: false`): Claude tells of its end with
+ * a task notification, and what it wrote until then is still the prompt's that started it (see
+ * {@link closeScanWindow}). `final`: everything closes (the next prompt, the session's end).
+ */
+export async function closeOpenCalls(context: CaptureContext, state: HookState, options: { final?: boolean } = {}): Promise<void> {
   const ids = Object.keys(state.scanned);
-  if (ids.length > 0) await closeScan(context, state, ids.find((id) => state.scanned[id]!.background) ?? ids[ids.length - 1]!);
+  const background = ids.find((id) => state.scanned[id]!.background);
+  if (ids.length > 0 && (background === undefined || options.final)) await closeScan(context, state, background ?? ids[ids.length - 1]!);
   for (const [toolUseId, pending] of Object.entries(state.files)) {
     if (pending.beforeHash !== null) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), []);
   }
@@ -147,4 +154,20 @@ function readRegularFile(path: string): { content: Buffer; mode: number } | null
   } catch {
     return null;
   }
+}
+
+/**
+ * Closes a scan window left open past its prompt's Stop by a background command, recording what
+ * changed since its baseline as that command's change in the turn that started it. Called when
+ * Claude reports the command ended (a task notification), when the next prompt starts, and when
+ * the session ends; changes made after that are nobody's until the next scan.
+ */
+export async function closeScanWindow(open: (turnId: string) => Promise<CaptureContext>, state: HookState): Promise<void> {
+  if (Object.keys(state.scanned).length === 0 || state.scanTurnId === undefined) return;
+  await closeOpenCalls(await open(state.scanTurnId), state, { final: true });
+}
+
+/** Claude's notice that a background command ended, sent as a prompt: `<task-notification>…`. */
+export function isTaskNotification(prompt: string | undefined): boolean {
+  return typeof prompt === 'string' && prompt.trimStart().startsWith('<task-notification>');
 }

@@ -19,7 +19,16 @@ export interface ClaudeRun {
  */
 export function runClaude(
   prompt: string,
-  options: { cwd: string; home: string; baseUrl: string; resume?: string; timeoutMs?: number; allowedTools?: string; extraArgs?: string[] },
+  options: {
+    cwd: string;
+    home: string;
+    baseUrl: string;
+    resume?: string;
+    timeoutMs?: number;
+    allowedTools?: string;
+    extraArgs?: string[];
+    env?: Record<string, string>;
+  },
 ): Promise<ClaudeRun> {
   const args = [
     '-p',
@@ -45,6 +54,7 @@ export function runClaude(
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         // The hooks' resident helper stops soon after the test's last event.
         WAYPOINT_HOOK_HELPER_IDLE_MS: '3000',
+        ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

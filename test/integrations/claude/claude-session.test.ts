@@ -59,7 +59,9 @@ describe('Claude Code through its hooks (real binary)', () => {
   });
 
   it("ran the scripted tools for real, kept the person's hooks, and logged no hook failure", () => {
-    expect(server.remaining).toBe(0);
+    // Every scripted reply was used; when the background command ends after the second prompt's
+    // Stop, Claude asks the model once more about its task notification (answered unscripted).
+    expect(server.remaining).toBeLessThanOrEqual(0);
     expect(trees.afterFirst).toEqual({ 'a.txt': 'one\nTWO\n', 'e.txt': 'move me\n', 'keep.txt': 'kept\n' });
     expect(trees.afterSecond).toEqual({
       'a.txt': 'ONE\nTWO\n',
@@ -69,7 +71,8 @@ describe('Claude Code through its hooks (real binary)', () => {
       'person.txt': 'mine\n',
       'src/b.txt': 'b\n',
     });
-    expect(readFileSync(join(fixture.dir, 'stop-marker'), 'utf8')).toBe('stopped\nstopped\n');
+    // Twice, or three times when the model was asked about the background command's notification.
+    expect(readFileSync(join(fixture.dir, 'stop-marker'), 'utf8')).toMatch(/^(stopped\n){2,3}$/);
     const settings = JSON.parse(readFileSync(join(project, '.claude/settings.json'), 'utf8'));
     expect(settings.permissions).toEqual({ allow: ['Bash(ls:*)'] });
     expect(settings.hooks.Stop[0].hooks[0].command).toContain('stop-marker');
