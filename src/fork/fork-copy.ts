@@ -3,18 +3,17 @@ import {
   closeSync,
   constants,
   fchmodSync,
-  fsyncSync,
   ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readSync,
   writeSync,
   type Stats,
 } from 'node:fs';
 import { chmod, copyFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { fsyncTreeEntries } from '../workspace/index.js';
 
 /** One entry to create in a fork's new directory; `group` says whose it is (-1: the workspace's, else an ignored path's index). */
 export type CopyJob =
@@ -152,23 +151,5 @@ function copySparse(source: string, destination: string, mode: number): number {
  */
 export async function syncTree(dir: string): Promise<void> {
   const synced = await new Promise<boolean>((resolve) => execFile('sync', ['-f', dir], (error) => resolve(error === null)));
-  if (synced) return;
-  const walk = (path: string): void => {
-    for (const entry of readdirSync(path, { withFileTypes: true })) {
-      const child = join(path, entry.name);
-      if (entry.isDirectory()) walk(child);
-      else if (entry.isFile()) fsyncPath(child);
-    }
-    fsyncPath(path);
-  };
-  walk(dir);
-}
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  if (!synced) fsyncTreeEntries(dir);
 }

@@ -174,6 +174,11 @@ function syncTree(dir: string): void {
   } catch {
     // no coreutils `sync -f` here: fall back to fsyncing each entry
   }
+  fsyncTreeEntries(dir);
+}
+
+/** Fsyncs every regular file and directory under `dir` (and `dir`): durability where `sync -f` is missing. */
+export function fsyncTreeEntries(dir: string): void {
   const walk = (path: string): void => {
     for (const entry of readdirSync(path, { withFileTypes: true })) {
       const child = join(path, entry.name);
