@@ -1,16 +1,5 @@
 import { execFile } from 'node:child_process';
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  ftruncateSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  writeSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, constants, fchmodSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, writeSync, type Stats } from 'node:fs';
 import { chmod, copyFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fsyncTreeEntries } from '../workspace/index.js';
