@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { closeSync, constants, fchmodSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, writeSync, type Stats } from 'node:fs';
+import { constants, lstatSync, mkdirSync, type Stats } from 'node:fs';
 import { chmod, copyFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fsyncTreeEntries } from '../workspace/index.js';
+import { copyNewFile, fsyncTreeEntries } from '../workspace/index.js';
 
 /** One entry to create in a fork's new directory; `group` says whose it is (-1: the workspace's, else an ignored path's index). */
 export type CopyJob =
@@ -22,7 +22,6 @@ export interface WriteOutcome {
 
 /** Copies in flight at once: enough to keep libuv's thread pool and the disk queue busy. */
 const CONCURRENCY = 16;
-const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Creates every job's entry under `dir` (a fresh directory nobody else writes into): the
@@ -89,7 +88,7 @@ async function writeJob(dir: string, job: CopyJob, outcome: WriteOutcome): Promi
           await symlink(target, destination);
           return Buffer.byteLength(target);
         }
-        if (stats.size > 0 && stats.blocks * 512 < stats.size) return copySparse(job.source, destination, stats.mode);
+        if (stats.size > 0 && stats.blocks * 512 < stats.size) return copyNewFile(job.source, destination, stats.mode);
         // libuv gives the copy the source's permission bits exactly (an fchmod, so the umask does not narrow them).
         await copyFile(job.source, destination, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
         return stats.size;
@@ -100,35 +99,6 @@ async function writeJob(dir: string, job: CopyJob, outcome: WriteOutcome): Promi
         return null;
       }
     }
-  }
-}
-
-/** Copies a file in chunks, leaving all-zero chunks unwritten (holes), any size. */
-function copySparse(source: string, destination: string, mode: number): number {
-  const input = openSync(source, 'r');
-  try {
-    const output = openSync(destination, 'wx', 0o600);
-    try {
-      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-      const zeros = Buffer.alloc(CHUNK_BYTES);
-      let size = 0;
-      for (;;) {
-        const read = readSync(input, chunk, 0, CHUNK_BYTES, size);
-        if (read === 0) break;
-        if (!chunk.subarray(0, read).equals(zeros.subarray(0, read))) {
-          let offset = 0;
-          while (offset < read) offset += writeSync(output, chunk, offset, read - offset, size + offset);
-        }
-        size += read;
-      }
-      ftruncateSync(output, size);
-      fchmodSync(output, mode & 0o7777);
-      return size;
-    } finally {
-      closeSync(output);
-    }
-  } finally {
-    closeSync(input);
   }
 }
 

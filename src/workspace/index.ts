@@ -48,4 +48,4 @@ export type { Snapshot, SnapshotEntry, SkippedPath, SkipReason } from './snapsho
 export { nodeScanIo, type ScanIo, type ScanStats } from './scan-io.js';
 export { scanWorkspace, DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_FILES, type ScanOptions, type ScanResult } from './scanner.js';
 export { diffSnapshots, type SnapshotDiff, type FileModification, type FileVersion } from './diff-snapshots.js';
-export { materializeTree, fsyncTreeEntries, type MaterializeFile, type MaterializeOptions, type MaterializeResult } from './materialize.js';
+export { materializeTree, fsyncTreeEntries, copyNewFile, type MaterializeFile, type MaterializeOptions, type MaterializeResult } from './materialize.js';

@@ -134,7 +134,7 @@ const COPY_CHUNK_BYTES = 1024 * 1024;
  * Copies the regular file `source` into a new file `path` in chunks (no whole-file buffer, so any
  * size), leaving all-zero chunks as holes so a sparse file stays sparse; returns its size.
  */
-function copyNewFile(source: string, path: string, mode: number): number {
+export function copyNewFile(source: string, path: string, mode: number): number {
   const input = openSync(source, 'r');
   try {
     const output = openSync(path, 'wx', 0o600);
