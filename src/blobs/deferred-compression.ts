@@ -1,18 +1,9 @@
-import type { BlobStorage, RecompressReport, StagingBlobStorage } from '../store/store.js';
+import { EMPTY_RECOMPRESS_REPORT, type BlobStorage, type RecompressReport, type StagingBlobStorage } from '../store/store.js';
 
 /** What one compress pass did (`BlobStore.compress`): the backend's recompress report. */
 export type CompressReport = RecompressReport;
 
-export const EMPTY_COMPRESS_REPORT: Readonly<CompressReport> = Object.freeze({
-  blobsMoved: 0,
-  blobsDeflated: 0,
-  bytesIn: 0,
-  bytesOut: 0,
-  packsRemoved: 0,
-  bytesReclaimed: 0,
-  pendingBlobs: 0,
-  pendingBytes: 0,
-});
+export const EMPTY_COMPRESS_REPORT: Readonly<CompressReport> = EMPTY_RECOMPRESS_REPORT;
 
 /** Whether a backend's blob storage can stage raw blobs (see `StagingBlobStorage`). */
 export function canStage(storage: BlobStorage): storage is BlobStorage & StagingBlobStorage {

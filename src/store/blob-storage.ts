@@ -90,6 +90,18 @@ export interface RecompressReport {
   pendingBytes: number;
 }
 
+/** A recompress pass that did nothing: the start of every report. */
+export const EMPTY_RECOMPRESS_REPORT: Readonly<RecompressReport> = Object.freeze({
+  blobsMoved: 0,
+  blobsDeflated: 0,
+  bytesIn: 0,
+  bytesOut: 0,
+  packsRemoved: 0,
+  bytesReclaimed: 0,
+  pendingBlobs: 0,
+  pendingBytes: 0,
+});
+
 export interface StagedBlobBatch {
   readonly count: number;
   add(hash: string, content: Buffer): void;

@@ -38,6 +38,7 @@ export type {
   StagedBlobBatch,
   StagingBlobStorage,
 } from './blob-storage.js';
+export { EMPTY_RECOMPRESS_REPORT } from './blob-storage.js';
 
 /**
  * What a backend can do, so callers branch on capabilities instead of backend names.

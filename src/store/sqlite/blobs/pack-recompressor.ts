@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { BlobEncoding } from '../../../model/index.js';
-import type { RecompressOptions, RecompressReport } from '../../store.js';
+import { EMPTY_RECOMPRESS_REPORT, type RecompressOptions, type RecompressReport } from '../../store.js';
 import type { PackCompactor } from './pack-compactor.js';
 import { isProcessAlive, isStagingPackName } from './pack-file-name.js';
 import type { PackReader } from './pack-reader.js';
@@ -40,16 +40,7 @@ export class PackRecompressor {
     const started = performance.now();
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     const budgetMs = options.budgetMs ?? Number.POSITIVE_INFINITY;
-    const result: RecompressReport = {
-      blobsMoved: 0,
-      blobsDeflated: 0,
-      bytesIn: 0,
-      bytesOut: 0,
-      packsRemoved: 0,
-      bytesReclaimed: 0,
-      pendingBlobs: 0,
-      pendingBytes: 0,
-    };
+    const result: RecompressReport = { ...EMPTY_RECOMPRESS_REPORT };
     const outOfBudget = () => result.bytesIn >= maxBytes || performance.now() - started >= budgetMs;
 
     if (!this.stagingWriter.streaming) this.stagingWriter.seal();
