@@ -118,7 +118,7 @@ describe('bad inputs: every method refuses with a typed error and changes nothin
       headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session.subscribe', params: { sessionId: ids.sessionId } }),
     });
-    expect((await response.json()).error.data.code).toBe('SOCKET_REQUIRED');
+    expect(((await response.json()) as { error: { data: { code: string } } }).error.data.code).toBe('SOCKET_REQUIRED');
   });
 
   it('while a turn runs: rewinds, edits, retries and another turn refuse with TURN_RUNNING, changing nothing', async () => {

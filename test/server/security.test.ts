@@ -64,7 +64,12 @@ describe('security: token, Host, Origin, files', () => {
   });
 
   it('refuses requests without the right token (401, typed), by header, cookie or query', async () => {
-    for (const headers of [{ Host: base }, { Host: base, Authorization: 'Bearer wrong' }, { Host: base, Cookie: 'waypoint_token=wrong' }]) {
+    const attempts: Array<Record<string, string>> = [
+      { Host: base },
+      { Host: base, Authorization: 'Bearer wrong' },
+      { Host: base, Cookie: 'waypoint_token=wrong' },
+    ];
+    for (const headers of attempts) {
       const reply = await raw('/', headers);
       expect(reply.status).toBe(401);
       expect(JSON.parse(reply.body).error.code).toBe('UNAUTHORIZED');
