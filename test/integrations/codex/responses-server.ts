@@ -80,9 +80,9 @@ export class ResponsesServer {
     const id = `resp_${this.requests.length}`;
     const send = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
     send('response.created', { response: { id } });
-    items.forEach((item, index) =>
-      send('response.output_item.done', { output_index: index, item: { id: `${id}_${index}`, status: 'completed', ...wire(item, `${id}_${index}`) } }),
-    );
+    for (const [index, item] of items.entries()) {
+      send('response.output_item.done', { output_index: index, item: { id: `${id}_${index}`, status: 'completed', ...wire(item, `${id}_${index}`) } });
+    }
     send('response.completed', { response: { id, usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } } });
     response.end();
   }
