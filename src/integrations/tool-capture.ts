@@ -20,6 +20,7 @@ export interface ToolHookEvent {
  */
 export type ToolCoverage = { kind: 'files'; paths: string[] } | { kind: 'scan'; background?: boolean } | { kind: 'none' };
 
+// The owner's name predates Codex's hooks; kept, so pins of calls in flight across an upgrade are still released.
 const pinOwner = (sessionId: string, toolUseId: string) => `session:${sessionId}:claude-call:${toolUseId}`;
 
 /**
@@ -61,9 +62,10 @@ export async function beforeTool(context: CaptureContext, state: HookState, even
 
 /**
  * PostToolUse (or PostToolUseFailure). A file tool: a `tool` checkpoint for each file it named,
- * with what the file held at PreToolUse and holds now. A scanned call: once every call in flight has ended, the workspace
- * is scanned and what changed since the baseline becomes `exec` checkpoints of this call. A
- * background command stays in flight until Stop, so what it writes later is still its own.
+ * with what the file held at PreToolUse and holds now. A scanned call: once every call in flight
+ * has ended, the workspace is scanned and what changed since the baseline becomes `exec`
+ * checkpoints of this call. A background command stays in flight until Stop, so what it writes
+ * later is still its own.
  */
 export async function afterTool(context: CaptureContext, state: HookState, event: ToolHookEvent): Promise<void> {
   const toolUseId = event.tool_use_id ?? '';

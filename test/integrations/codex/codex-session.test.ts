@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contents, createProject, write } from '../claude/project-fixture.js';
 import { runCodex, writeCodexConfig } from './codex-harness.js';
@@ -184,5 +185,19 @@ describe('Codex CLI through its hooks (real binary)', () => {
     const uninstall = fixture.waypoint('hooks', 'uninstall', 'codex', '--scope', 'user');
     expect(uninstall.code, uninstall.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8'))).toEqual(JSON.parse(personsHooks));
+  });
+
+  it('exits 0 whatever it is given, so Codex goes on, and logs the failure for `hooks status`', () => {
+    const bin = resolve(import.meta.dirname, '..', '..', '..', 'bin', 'waypoint.js');
+    const run = spawnSync(process.execPath, [bin, 'hooks', 'run', 'codex', '--store', fixture.storePath], {
+      input: '{ not json',
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('');
+    const status = fixture.waypoint('hooks', 'status', '--json').json();
+    const codex = status.agents.find((agent: { agent: string }) => agent.agent === 'codex');
+    expect(codex.failures.map((failure: { code: string }) => failure.code)).toEqual(['INVALID_HOOK_INPUT']);
   });
 });
