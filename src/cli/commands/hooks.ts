@@ -1,6 +1,12 @@
 import {
   applySettingsChange,
+  codexHookCommand,
+  codexHooksPath,
   hookCommand,
+  installedCodexHooks,
+  planCodexInstall,
+  planCodexUninstall,
+  runCodexHook,
   installedHooks,
   planInstall,
   planUninstall,
@@ -8,6 +14,7 @@ import {
   runClaudeHook,
   serveHookHelper,
   settingsPath,
+  type HookAgent,
   type SettingsChange,
 } from '../../integrations/index.js';
 import { UsageError } from '../cli-errors.js';
@@ -17,28 +24,31 @@ export const hooksFlags = {
   scope: {
     type: 'string',
     value: 'project|user',
-    description: "which settings file: the project's .claude/settings.json (default) or ~/.claude/settings.json",
+    description:
+      "which hooks file: the project's (default; .claude/settings.json, .codex/hooks.json) or the user's (~/.claude/settings.json, $CODEX_HOME/hooks.json)",
   },
-  'dry-run': { type: 'boolean', description: 'show the change to the settings file; write nothing' },
+  'dry-run': { type: 'boolean', description: 'show the change to the hooks file; write nothing' },
 } as const;
 
-const AGENTS = ['claude'];
+const AGENTS: readonly HookAgent[] = ['claude', 'codex'];
+const AGENT_NAMES: Record<HookAgent, string> = { claude: 'Claude Code', codex: 'Codex CLI' };
 
 export const hooksCommand = defineCommand({
   name: 'hooks',
   synopsis: [
-    'hooks install claude [--scope project|user] [--dry-run]',
-    'hooks uninstall claude [--scope project|user] [--dry-run]',
+    'hooks install claude|codex [--scope project|user] [--dry-run]',
+    'hooks uninstall claude|codex [--scope project|user] [--dry-run]',
     'hooks status [--scope project|user]',
-    'hooks run claude',
+    'hooks run claude|codex',
   ],
-  summary: "record Claude Code sessions through its hooks: install, remove, check; `run` is the hooks' own command",
+  summary: "record Claude Code and Codex CLI sessions through their hooks: install, remove, check; `run` is the hooks' own command",
   description: [
-    "install: adds Waypoint's entries to Claude Code's settings file (every hook already there is kept) and prints the change; installing twice changes nothing.",
+    "install: adds Waypoint's entries to the agent's hooks file (Claude Code's settings.json, Codex's hooks.json; every hook already there is kept) and prints the change; installing twice changes nothing.",
     "uninstall: removes exactly those entries. status: what is installed where, and the handler's latest failures.",
     'run: what Claude Code runs for each event (the event JSON on stdin); it always exits 0, so a failure never stops the agent (see status).',
     'It hands the event to a resident helper of the store (`hooks serve claude`, started on demand, stopping after 10 idle minutes); WAYPOINT_HOOK_HELPER=off handles each event in its own process.',
-    'A Claude session can then be named by its Claude session id wherever a session id is taken: `waypoint rewind <claude-session-id> …`.',
+    'A Claude or Codex session can then be named by its own session id wherever a session id is taken: `waypoint rewind <session-id> …`.',
+    'Codex runs a new hook only once it is trusted: review it with /hooks in Codex (or pass --dangerously-bypass-hook-trust to `codex exec`); project hooks load once the project is trusted.',
   ],
   flags: hooksFlags,
   positionals: { min: 1, max: 2 },
@@ -49,7 +59,9 @@ export const hooksCommand = defineCommand({
     if (action === 'status') return status(context, scope);
     if (action !== 'install' && action !== 'uninstall' && action !== 'run' && action !== 'serve')
       throw new UsageError(`"${action}" is not a hooks action; use install, uninstall, status, run or serve`, { command: 'hooks' });
-    if (agent === undefined || !AGENTS.includes(agent)) throw new UsageError(`\`waypoint hooks ${action}\` needs the agent: claude`, { command: 'hooks' });
+    if (agent === undefined || !AGENTS.includes(agent as HookAgent))
+      throw new UsageError(`\`waypoint hooks ${action}\` needs the agent: claude or codex`, { command: 'hooks' });
+    if (agent === 'codex') return codex(context, action, scope, args.flags['dry-run']);
     if (action === 'serve') {
       await serveHookHelper(context.storePath);
       return { data: null, text: [] };
@@ -72,19 +84,39 @@ function renderChange(action: 'install' | 'uninstall', change: SettingsChange, d
   return [...change.diff.trimEnd().split('\n'), '', `${verb} Waypoint's hooks ${action === 'install' ? 'to' : 'from'} ${change.path}.`];
 }
 
+async function codex(context: CommandContext, action: 'install' | 'uninstall' | 'run' | 'serve', scope: 'project' | 'user', dryRun: boolean) {
+  if (action === 'serve')
+    throw new UsageError('`waypoint hooks serve` is for claude only: Codex events are handled in their own process', { command: 'hooks' });
+  if (action === 'run') {
+    await runCodexHook(await readStdin(), { storePath: context.storePath });
+    return { data: null, text: [] };
+  }
+  const path = codexHooksPath(scope, context.cwd);
+  const change = action === 'install' ? planCodexInstall(path, codexHookCommand({ storePath: context.storePath })) : planCodexUninstall(path);
+  if (!dryRun) applySettingsChange(change);
+  const text = renderChange(action, change, dryRun);
+  if (action === 'install' && change.changed)
+    text.push('Codex runs new hooks once trusted: review them with /hooks in Codex (project hooks also need the project trusted).');
+  return { data: { action, scope, dryRun, path, changed: change.changed, diff: change.diff }, text };
+}
+
 function status(context: CommandContext, scope: 'project' | 'user') {
-  const path = settingsPath(scope, context.cwd, process.env.HOME);
-  const installed = installedHooks(path);
-  const failures = recentHookFailures(context.storePath);
-  const text = [
-    installed.events.length > 0
-      ? `Claude Code (${scope}): installed in ${path} for ${installed.events.join(', ')}.`
-      : `Claude Code (${scope}): not installed in ${path}.`,
-    ...(installed.command ? [`  runs: ${installed.command}`] : []),
-    failures.length === 0 ? 'No hook failures logged.' : `Latest hook failures (${failures.length}):`,
-    ...failures.map((failure) => `  ${failure.at} ${failure.event ?? '?'} ${failure.code}: ${failure.message}`),
-  ];
-  return { data: { scope, path, ...installed, failures }, text };
+  const agents = AGENTS.map((agent) => {
+    const path = agent === 'claude' ? settingsPath(scope, context.cwd, process.env.HOME) : codexHooksPath(scope, context.cwd);
+    const installed = agent === 'claude' ? installedHooks(path) : installedCodexHooks(path);
+    return { agent, path, ...installed, failures: recentHookFailures(context.storePath, 5, agent) };
+  });
+  const text = agents.flatMap(({ agent, path, events, command, failures }) => [
+    events.length > 0
+      ? `${AGENT_NAMES[agent]} (${scope}): installed in ${path} for ${events.join(', ')}.`
+      : `${AGENT_NAMES[agent]} (${scope}): not installed in ${path}.`,
+    ...(command ? [`  runs: ${command}`] : []),
+    failures.length === 0 ? '  No hook failures logged.' : `  Latest hook failures (${failures.length}):`,
+    ...failures.map((failure) => `    ${failure.at} ${failure.event ?? '?'} ${failure.code}: ${failure.message}`),
+  ]);
+  // Claude's entry at the top level, as before; every agent's under `agents`.
+  const claude = agents[0]!;
+  return { data: { scope, path: claude.path, events: claude.events, command: claude.command, failures: claude.failures, agents }, text };
 }
 
 async function readStdin(): Promise<string> {

@@ -1,9 +1,10 @@
 import type { Waypoint } from '../../engine/index.js';
-import type { Session, Turn } from '../../model/index.js';
-import { endExternalTurn, startTurn } from '../../runtime/external-turn.js';
+import type { Session } from '../../model/index.js';
+import { startTurn } from '../../runtime/external-turn.js';
+import { endRunningTurns, isRunning, titleOf } from '../agent-turns.js';
 import { waypointSessionIdFor } from './claude-ids.js';
 import type { ClaudeHookEvent } from './hook-event.js';
-import type { HookState } from './hook-state.js';
+import type { HookState } from '../hook-state.js';
 
 const DEFAULT_TITLE = 'Claude Code session';
 
@@ -58,26 +59,4 @@ export async function turnForEvent(waypoint: Waypoint, session: Session, state: 
   if (running) return running.id;
   const promptId = event.prompt_id ?? `unknown-${Date.now()}`;
   return startPromptTurn(waypoint, session, state, promptId, '(a Claude Code prompt sent before Waypoint recorded the session)');
-}
-
-export async function endRunningTurns(waypoint: Waypoint, sessionId: string, status: 'complete' | 'interrupted'): Promise<Turn[]> {
-  const ended: Turn[] = [];
-  for (const turn of await waypoint.store.listTurns(sessionId, { status: 'running' })) {
-    ended.push((await endExternalTurn(waypoint, sessionId, turn.id, { status })).turn);
-  }
-  return ended;
-}
-
-async function isRunning(waypoint: Waypoint, turnId: string): Promise<boolean> {
-  try {
-    return (await waypoint.store.getTurn(turnId)).status === 'running';
-  } catch {
-    return false;
-  }
-}
-
-function titleOf(input: string): string {
-  const line = input.split('\n').find((text) => text.trim() !== '') ?? input;
-  const chars = [...line.trim()];
-  return chars.length > 60 ? `${chars.slice(0, 59).join('')}…` : chars.join('');
 }

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applySettingsChange, installedHooks, planInstall, planUninstall } from './claude-settings.js';
+import { applySettingsChange } from '../hook-settings.js';
+import { installedHooks, planInstall, planUninstall } from './claude-settings.js';
 import { HOOKED_EVENTS } from './hook-event.js';
 
 const COMMAND = "/usr/bin/node '/opt/waypoint/bin/waypoint.js' hooks run claude --store /home/me/.waypoint/waypoint.db";

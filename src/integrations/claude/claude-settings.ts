@@ -1,152 +1,35 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { createTwoFilesPatch } from 'diff';
-import { WaypointError } from '../../model/index.js';
+import { join } from 'node:path';
+import { installedHooksIn, planHooksInstall, planHooksUninstall, type HooksFileFormat, type SettingsChange } from '../hook-settings.js';
 import { HOOKED_EVENTS } from './hook-event.js';
 
+/** Claude Code's settings file as a hooks file: Waypoint's entries run `waypoint … hooks run claude`. */
+const CLAUDE_SETTINGS: HooksFileFormat = {
+  events: HOOKED_EVENTS,
+  toolEvents: new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']),
+  ours: /waypoint[^\n]*\bhooks run claude\b/,
+  invalidCode: 'CLAUDE_SETTINGS_INVALID',
+};
+
 /** Where Claude Code reads hooks from: the project's `.claude/settings.json`, or the user's `~/.claude/settings.json`. */
-export type SettingsScope = 'project' | 'user';
-
-/** Events whose hook groups take a tool matcher. */
-const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
-/** How Waypoint's own entries are told from a person's: the command runs `waypoint … hooks run claude`. */
-const OURS = /waypoint[^\n]*\bhooks run claude\b/;
-
-interface HookCommand {
-  type?: string;
-  command?: string;
-  [key: string]: unknown;
-}
-interface HookGroup {
-  matcher?: string;
-  hooks?: HookCommand[];
-  [key: string]: unknown;
-}
-type Settings = Record<string, unknown> & { hooks?: Record<string, HookGroup[]> };
-
-/** A change to a settings file, computed before anything is written. */
-export interface SettingsChange {
-  path: string;
-  /** False when the file already is as asked (install twice, uninstall with nothing installed). */
-  changed: boolean;
-  /** A unified diff of the file's text, empty when unchanged. */
-  diff: string;
-  /** The new text (null: the file is removed, because only Waypoint's entries were in it). */
-  next: string | null;
-  events: string[];
-}
-
-export function settingsPath(scope: SettingsScope, cwd: string, home: string = homedir()): string {
+export function settingsPath(scope: 'project' | 'user', cwd: string, home: string = homedir()): string {
   return scope === 'user' ? join(home, '.claude', 'settings.json') : join(cwd, '.claude', 'settings.json');
 }
 
 /**
- * What installing Waypoint's hooks into `path` changes: one entry per hooked event running
- * `command`, every hook already there kept in its place. An entry of Waypoint's with another
- * command (an older install) is replaced, so installing twice changes nothing.
+ * What installing Waypoint's hooks into Claude's settings at `path` changes: one entry per hooked
+ * event running `command`, every hook already there kept in its place; installing twice changes nothing.
  */
 export function planInstall(path: string, command: string): SettingsChange {
-  const { text, settings } = readSettings(path);
-  const hooks = { ...(settings.hooks ?? {}) };
-  for (const event of HOOKED_EVENTS) {
-    if ((hooks[event] ?? []).some((group) => (group.hooks ?? []).some((hook) => hook.command === command))) continue;
-    const groups = (hooks[event] ?? []).map((group) => ({ ...group, hooks: (group.hooks ?? []).filter((hook) => !isOurs(hook)) }));
-    const kept = groups.filter((group, index) => group.hooks.length > 0 || (hooks[event]![index]!.hooks ?? []).length === 0);
-    const ours: HookGroup = { ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [{ type: 'command', command }] };
-    hooks[event] = [...kept, ours];
-  }
-  return change(path, text, { ...settings, hooks });
+  return planHooksInstall(CLAUDE_SETTINGS, path, command);
 }
 
-/** What removing Waypoint's entries from `path` changes: exactly them; groups and events they alone filled go too. */
+/** What removing Waypoint's entries from Claude's settings at `path` changes: exactly them. */
 export function planUninstall(path: string): SettingsChange {
-  const { text, settings } = readSettings(path);
-  if (!settings.hooks) return change(path, text, settings);
-  const hooks: Record<string, HookGroup[]> = {};
-  for (const [event, groups] of Object.entries(settings.hooks)) {
-    const remaining = groups.flatMap((group) => {
-      const before = group.hooks ?? [];
-      const after = before.filter((hook) => !isOurs(hook));
-      return after.length === 0 && before.length > 0 ? [] : [{ ...group, hooks: after }];
-    });
-    if (remaining.length > 0 || groups.length === 0) hooks[event] = remaining;
-  }
-  const next: Settings = { ...settings, hooks };
-  if (Object.keys(hooks).length === 0) delete next.hooks;
-  return change(path, text, next);
+  return planHooksUninstall(CLAUDE_SETTINGS, path);
 }
 
-/** The events of `path` that run Waypoint's handler, and the command they run. */
+/** The events of `path` that run Waypoint's Claude handler, and the command they run. */
 export function installedHooks(path: string): { events: string[]; command: string | null } {
-  const { settings } = readSettings(path);
-  const events: string[] = [];
-  let command: string | null = null;
-  for (const [event, groups] of Object.entries(settings.hooks ?? {})) {
-    for (const hook of groups.flatMap((group) => group.hooks ?? [])) {
-      if (!isOurs(hook)) continue;
-      if (!events.includes(event)) events.push(event);
-      command ??= hook.command ?? null;
-    }
-  }
-  return { events, command };
-}
-
-/** Writes a planned change (temp file and rename); a file left with nothing in it is removed. */
-export function applySettingsChange(change: SettingsChange): void {
-  if (!change.changed) return;
-  if (change.next === null) {
-    rmSync(change.path, { force: true });
-    return;
-  }
-  mkdirSync(dirname(change.path), { recursive: true });
-  const temp = `${change.path}.waypoint-${process.pid}.tmp`;
-  writeFileSync(temp, change.next);
-  renameSync(temp, change.path);
-}
-
-function isOurs(hook: HookCommand): boolean {
-  return typeof hook.command === 'string' && OURS.test(hook.command);
-}
-
-function change(path: string, text: string | null, settings: Settings): SettingsChange {
-  const empty = Object.keys(settings).length === 0;
-  const next = empty && text !== null ? null : `${JSON.stringify(settings, null, 2)}\n`;
-  const unchanged = next === null ? text === null : text !== null && sameJson(text, settings);
-  const events = Object.keys(settings.hooks ?? {});
-  if (unchanged || (next === null && text === null)) return { path, changed: false, diff: '', next: text, events };
-  return { path, changed: true, diff: createTwoFilesPatch(path, path, text ?? '', next ?? '', 'now', next === null ? 'removed' : 'after'), next, events };
-}
-
-function sameJson(text: string, settings: Settings): boolean {
-  try {
-    return JSON.stringify(JSON.parse(text)) === JSON.stringify(settings);
-  } catch {
-    return false;
-  }
-}
-
-function readSettings(path: string): { text: string | null; settings: Settings } {
-  if (!existsSync(path)) return { text: null, settings: {} };
-  const text = readFileSync(path, 'utf8');
-  let parsed: unknown;
-  try {
-    parsed = text.trim() === '' ? {} : JSON.parse(text);
-  } catch (error) {
-    throw new WaypointError({
-      code: 'CLAUDE_SETTINGS_INVALID',
-      message: `${path} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it first, Waypoint leaves it as it is.`,
-      details: { path },
-    });
-  }
-  const hooks = (parsed as Settings | null)?.hooks;
-  const hooksOk = hooks === undefined || (typeof hooks === 'object' && hooks !== null && Object.values(hooks).every(Array.isArray));
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !hooksOk) {
-    throw new WaypointError({
-      code: 'CLAUDE_SETTINGS_INVALID',
-      message: `${path} does not hold a settings object with a "hooks" table of arrays; fix it first, Waypoint leaves it as it is.`,
-      details: { path },
-    });
-  }
-  return { text, settings: parsed as Settings };
+  return installedHooksIn(CLAUDE_SETTINGS, path);
 }

@@ -6,7 +6,7 @@ import { openWaypoint } from '../../engine/index.js';
 import { previewRewind } from '../../operations/index.js';
 import { waypointSessionIdFor } from './claude-ids.js';
 import { handleClaudeHook, runClaudeHook } from './hook-handler.js';
-import { recentHookFailures } from './hook-log.js';
+import { recentHookFailures } from '../hook-log.js';
 
 const A = '11111111-1111-4111-8111-111111111111';
 const B = '22222222-2222-4222-8222-222222222222';
@@ -127,6 +127,6 @@ describe('the Claude Code hook handler (events as Claude sends them)', () => {
     ).resolves.toBeUndefined();
     expect(recentHookFailures(storePath).map((failure) => failure.code)).toEqual(['INVALID_HOOK_INPUT', 'INVALID_ARGUMENT']);
     const [bad] = recentHookFailures(badStore);
-    expect(bad).toMatchObject({ event: 'SessionStart', claudeSessionId: A });
+    expect(bad).toMatchObject({ event: 'SessionStart', agentSessionId: A });
   });
 });

@@ -2,14 +2,15 @@ import { openCaptureContext } from '../../checkpoint/index.js';
 import { openWaypoint, type Waypoint } from '../../engine/index.js';
 import { parseInput, WaypointError, type Session } from '../../model/index.js';
 import { waypointSessionIdFor } from './claude-ids.js';
-import { endRunningTurns, ensureClaudeSession, startPromptTurn, turnForEvent } from './claude-session.js';
+import { endRunningTurns, recordFinalReply, runningTurn as runningTurnOf } from '../agent-turns.js';
+import { ensureClaudeSession, startPromptTurn, turnForEvent } from './claude-session.js';
 import { ClaudeHookEvent } from './hook-event.js';
-import { logHookFailure } from './hook-log.js';
-import { sessionLockPath, sessionStatePath } from './hook-paths.js';
-import { loadHookState, saveHookState, type HookState } from './hook-state.js';
-import { withPathLock } from './session-lock.js';
-import { afterTool, beforeTool, closeOpenCalls, closeScanWindow, isTaskNotification } from './tool-capture.js';
-import { changesNothing, coverageOf } from './tool-coverage.js';
+import { logHookFailure } from '../hook-log.js';
+import { sessionLockPath, sessionStatePath } from '../hook-paths.js';
+import { loadHookState, saveHookState, type HookState } from '../hook-state.js';
+import { withPathLock } from '../session-lock.js';
+import { afterTool, beforeTool, closeOpenCalls, closeScanWindow, type ToolCoverage } from '../tool-capture.js';
+import { changesNothing, coverageOf, fileToolPath } from './tool-coverage.js';
 import { mirrorTranscript } from './transcript-mirror.js';
 
 export interface ClaudeHookOptions {
@@ -65,7 +66,7 @@ async function dispatch(waypoint: Waypoint, session: Session, state: HookState, 
     await mirrorTranscript(waypoint, session.id, state, event.transcript_path, turnId);
     if (turnId === null) return;
     const context = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
-    if (name === 'PreToolUse') await beforeTool(context, state, event);
+    if (name === 'PreToolUse') await beforeTool(context, state, event, claudeCoverage(event));
     else await afterTool(context, state, event);
     return;
   }
@@ -74,36 +75,28 @@ async function dispatch(waypoint: Waypoint, session: Session, state: HookState, 
   // SessionEnd: Claude exits; a prompt it was interrupted in (no Stop came) ends here, so the session is idle for a rewind.
   if ((name === 'Stop' || name === 'SessionEnd') && turnId !== null) {
     await closeOpenCalls(await open(turnId), state, { final: name === 'SessionEnd' });
-    await endRunningTurns(waypoint, session.id, await finalReply(waypoint, session.id, turnId, event));
+    await endRunningTurns(waypoint, session.id, await recordFinalReply(waypoint, session.id, turnId, event.last_assistant_message, 'claude-stop-event'));
   }
   // Claude exits: a background command's window left open past its prompt's Stop closes too.
   if (name === 'SessionEnd') await closeScanWindow(open, state);
 }
 
-/**
- * Makes sure the turn ends on Claude's reply, so it completes (its boundary needs one): the
- * mirrored transcript normally holds it; without a transcript, Stop's `last_assistant_message`
- * is recorded. A turn with no reply at all ends `interrupted`.
- */
-async function finalReply(waypoint: Waypoint, sessionId: string, turnId: string, event: ClaudeHookEvent): Promise<'complete' | 'interrupted'> {
-  const [head] = await waypoint.store.history(sessionId, { last: 1, parts: 'none' });
-  if (head?.role === 'assistant' && head.turnId === turnId) return 'complete';
-  const text = event.last_assistant_message;
-  if (typeof text !== 'string' || text.trim() === '') return 'interrupted';
-  await waypoint.store.appendMessage({
-    sessionId,
-    role: 'assistant',
-    kind: 'reply',
-    parts: [{ type: 'text', text }],
-    turnId,
-    metadata: { from: 'claude-stop-event' },
-  });
-  return 'complete';
+/** Claude's file tools name their one file; Bash (foreground or `run_in_background`) and every other tool that may change files is scanned. */
+function claudeCoverage(event: ClaudeHookEvent): ToolCoverage {
+  const coverage = coverageOf(event.tool_name ?? '');
+  if (coverage === 'none') return { kind: 'none' };
+  if (coverage === 'scan') return { kind: 'scan', background: event.tool_input?.run_in_background === true };
+  const path = fileToolPath(event.tool_input);
+  return path === null ? { kind: 'none' } : { kind: 'files', paths: [path] };
 }
 
-async function runningTurn(waypoint: Waypoint, session: Session): Promise<string | null> {
-  const [running] = await waypoint.store.listTurns(session.id, { status: 'running' });
-  return running?.id ?? null;
+/** Claude's notice that a background command ended, sent as a prompt: `<task-notification>…`. */
+function isTaskNotification(prompt: string | undefined): boolean {
+  return typeof prompt === 'string' && prompt.trimStart().startsWith('<task-notification>');
+}
+
+function runningTurn(waypoint: Waypoint, session: Session): Promise<string | null> {
+  return runningTurnOf(waypoint, session.id);
 }
 
 /**
@@ -121,7 +114,7 @@ export async function runClaudeHook(stdin: string, options: ClaudeHookOptions): 
   } catch (error) {
     logHookFailure(options.storePath, {
       event: typeof event.hook_event_name === 'string' ? event.hook_event_name : null,
-      claudeSessionId: typeof event.session_id === 'string' ? event.session_id : null,
+      agentSessionId: typeof event.session_id === 'string' ? event.session_id : null,
       code: WaypointError.is(error) ? error.code : error instanceof SyntaxError ? 'INVALID_HOOK_INPUT' : 'INTERNAL',
       message: error instanceof Error ? error.message : String(error),
     });

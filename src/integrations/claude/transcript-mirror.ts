@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Waypoint } from '../../engine/index.js';
 import type { JsonValue, PartContent } from '../../model/index.js';
 import { mirroredMessageId } from './claude-ids.js';
-import type { HookState } from './hook-state.js';
+import type { HookState } from '../hook-state.js';
 
 /** A tool result longer than this is kept cut (the transcript keeps it whole). */
 const MAX_RESULT_CHARS = 20_000;

@@ -1,17 +1,22 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { SkippedPath } from '../../workspace/index.js';
+import type { SkippedPath } from '../workspace/index.js';
 
-/** A file tool call between its PreToolUse and its PostToolUse: the file and what it held before. */
-export interface PendingFileCall {
+/** A file a file tool names, and what it held before the call. */
+export interface PendingFile {
   path: string;
   /** Blob of the content before the call (null: the file did not exist). Pinned until the call ends. */
   beforeHash: string | null;
   beforeMode: number | null;
+}
+
+/** A file tool call between its PreToolUse and its PostToolUse: the files it names (one for Claude's Edit, any number for Codex's apply_patch). */
+export interface PendingFileCall {
+  files: PendingFile[];
   toolName: string;
 }
 
-/** A scanned tool call (Bash, MCP …) that started and has not ended (a background command until Stop). */
+/** A scanned tool call (a shell command, an MCP tool …) that started and has not ended (a background command until Stop). */
 export interface OpenScannedCall {
   toolName: string;
   command: string | null;
@@ -21,14 +26,14 @@ export interface OpenScannedCall {
 }
 
 /**
- * What the hook handler remembers of one Claude session between its processes. It is a cache of
- * the calls in flight and of how far the transcript was mirrored: the records themselves are in
- * the store, and a lost state file only costs a re-read of the transcript.
+ * What the hook handler remembers of one agent session (Claude Code's, Codex's) between its
+ * processes. It is a cache of the calls in flight and of how far the transcript was mirrored: the
+ * records themselves are in the store, and a lost state file only costs a re-read of the transcript.
  */
 export interface HookState {
-  version: 1;
-  claudeSessionId: string;
-  /** Claude's prompt id → the Waypoint turn recording it. */
+  version: 2;
+  agentSessionId: string;
+  /** The agent's prompt (Claude) or turn (Codex) id → the Waypoint turn recording it. */
   turns: Record<string, string>;
   files: Record<string, PendingFileCall>;
   scanned: Record<string, OpenScannedCall>;
@@ -46,10 +51,10 @@ export interface HookState {
   toolNames: Record<string, string>;
 }
 
-export function emptyHookState(claudeSessionId: string): HookState {
+export function emptyHookState(agentSessionId: string): HookState {
   return {
-    version: 1,
-    claudeSessionId,
+    version: 2,
+    agentSessionId,
     turns: {},
     files: {},
     scanned: {},
@@ -61,14 +66,14 @@ export function emptyHookState(claudeSessionId: string): HookState {
   };
 }
 
-export function loadHookState(path: string, claudeSessionId: string): HookState {
+export function loadHookState(path: string, agentSessionId: string): HookState {
   try {
     const state = JSON.parse(readFileSync(path, 'utf8')) as HookState;
-    if (state.version === 1 && state.claudeSessionId === claudeSessionId) return state;
+    if (state.version === 2 && state.agentSessionId === agentSessionId) return state;
   } catch {
     // Missing or unreadable: start over (the transcript is mirrored again, idempotently).
   }
-  return emptyHookState(claudeSessionId);
+  return emptyHookState(agentSessionId);
 }
 
 /** Written to a temp file and renamed into place, so a reader never sees half a state. */

@@ -1,34 +1,51 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { baselineHandle, endExec, markScanBaseline, recordToolChange, type CaptureContext } from '../../checkpoint/index.js';
-import { endTaskCapture } from '../../runtime/background-capture.js';
-import type { Checkpoint } from '../../model/index.js';
-import type { ClaudeHookEvent } from './hook-event.js';
-import { coverageOf, fileToolPath } from './tool-coverage.js';
-import type { HookState } from './hook-state.js';
+import { baselineHandle, endExec, markScanBaseline, recordToolChange, type CaptureContext } from '../checkpoint/index.js';
+import { endTaskCapture } from '../runtime/background-capture.js';
+import type { Checkpoint } from '../model/index.js';
+import type { HookState, PendingFile } from './hook-state.js';
 
+/** The fields of a tool event (Claude Code's and Codex's share them) the capture reads. */
+export interface ToolHookEvent {
+  cwd: string;
+  tool_name?: string | undefined;
+  tool_input?: Record<string, unknown> | undefined;
+  tool_use_id?: string | undefined;
+}
+
+/**
+ * How a tool call is recorded, as its agent's handler decides: the files it names read before and
+ * after (a file tool), a workspace scan around it (a shell command, an MCP tool, a background
+ * command), or nothing (a tool that changes no file).
+ */
+export type ToolCoverage = { kind: 'files'; paths: string[] } | { kind: 'scan'; background?: boolean } | { kind: 'none' };
+
+// The owner's name predates Codex's hooks; kept, so pins of calls in flight across an upgrade are still released.
 const pinOwner = (sessionId: string, toolUseId: string) => `session:${sessionId}:claude-call:${toolUseId}`;
 
 /**
- * PreToolUse. A file tool: the file it names is read and stored (pinned until the call ends), so
+ * PreToolUse. A file tool: the files it names are read and stored (pinned until the call ends), so
  * the PostToolUse can record before and after. Any other tool that may change files: the first of
  * the session's calls in flight scans the workspace and saves it as the baseline the calls' changes
  * are measured from; calls that start while one is in flight (parallel calls) share it.
  */
-export async function beforeTool(context: CaptureContext, state: HookState, event: ClaudeHookEvent): Promise<void> {
+export async function beforeTool(context: CaptureContext, state: HookState, event: ToolHookEvent, coverage: ToolCoverage): Promise<void> {
   const toolName = event.tool_name ?? '';
   const toolUseId = event.tool_use_id ?? '';
-  const coverage = coverageOf(toolName);
-  if (coverage === 'none' || toolUseId === '') return;
-  if (coverage === 'file') {
-    const path = fileToolPath(event.tool_input);
-    if (path === null) return;
-    const absolute = resolve(event.cwd, path);
-    if (!isTracked(context, absolute)) return;
-    const file = readRegularFile(absolute);
-    const beforeHash = file === null ? null : await context.blobs.put(file.content);
-    if (beforeHash !== null) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), [beforeHash]);
-    state.files[toolUseId] = { path: absolute, beforeHash, beforeMode: file?.mode ?? null, toolName };
+  if (coverage.kind === 'none' || toolUseId === '') return;
+  if (coverage.kind === 'files') {
+    const files: PendingFile[] = [];
+    const absolutes = [...new Set(coverage.paths.map((path) => resolve(event.cwd, path)))];
+    for (const absolute of absolutes) {
+      if (!isTracked(context, absolute)) continue;
+      const file = readRegularFile(absolute);
+      const beforeHash = file === null ? null : await context.blobs.put(file.content);
+      files.push({ path: absolute, beforeHash, beforeMode: file?.mode ?? null });
+    }
+    if (files.length === 0) return;
+    const pinned = files.flatMap((file) => (file.beforeHash === null ? [] : [file.beforeHash]));
+    if (pinned.length > 0) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), pinned);
+    state.files[toolUseId] = { files, toolName };
     return;
   }
   if (Object.keys(state.scanned).length === 0) {
@@ -40,35 +57,37 @@ export async function beforeTool(context: CaptureContext, state: HookState, even
     state.baselineAt = baselineStarted;
     state.scanTurnId = context.turnId!;
   }
-  state.scanned[toolUseId] = { toolName, command: commandOf(event), background: event.tool_input?.run_in_background === true, posted: false };
+  state.scanned[toolUseId] = { toolName, command: commandOf(event), background: coverage.background === true, posted: false };
 }
 
 /**
- * PostToolUse (or PostToolUseFailure). A file tool: one `tool` checkpoint with what the file held
- * at PreToolUse and holds now. A scanned call: once every call in flight has ended, the workspace
- * is scanned and what changed since the baseline becomes `exec` checkpoints of this call. A
- * background command stays in flight until Stop, so what it writes later is still its own.
+ * PostToolUse (or PostToolUseFailure). A file tool: a `tool` checkpoint for each file it named,
+ * with what the file held at PreToolUse and holds now. A scanned call: once every call in flight
+ * has ended, the workspace is scanned and what changed since the baseline becomes `exec`
+ * checkpoints of this call. A background command stays in flight until Stop, so what it writes
+ * later is still its own.
  */
-export async function afterTool(context: CaptureContext, state: HookState, event: ClaudeHookEvent): Promise<void> {
+export async function afterTool(context: CaptureContext, state: HookState, event: ToolHookEvent): Promise<void> {
   const toolUseId = event.tool_use_id ?? '';
   const pending = state.files[toolUseId];
   if (pending) {
     delete state.files[toolUseId];
-    const after = readRegularFile(pending.path);
-    const before = pending.beforeHash === null ? null : await context.blobs.get(pending.beforeHash);
-    if (before !== null || after !== null) {
+    for (const file of pending.files) {
+      const after = readRegularFile(file.path);
+      const before = file.beforeHash === null ? null : await context.blobs.get(file.beforeHash);
+      if (before === null && after === null) continue;
       await recordToolChange({
         ...context,
         toolName: pending.toolName,
         toolCallId: toolUseId,
-        path: pending.path,
+        path: file.path,
         before,
         after: after?.content ?? null,
-        beforeMode: pending.beforeMode,
-        mode: after?.mode ?? pending.beforeMode,
+        beforeMode: file.beforeMode,
+        mode: after?.mode ?? file.beforeMode,
       });
     }
-    if (pending.beforeHash !== null) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), []);
+    if (pending.files.some((file) => file.beforeHash !== null)) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), []);
     // A scan whose calls all ended while this one ran closes now that its change is a checkpoint.
     const last = Object.keys(state.scanned).at(-1);
     if (last !== undefined && !inFlight(state)) await closeScan(context, state, last);
@@ -100,7 +119,7 @@ export async function closeOpenCalls(context: CaptureContext, state: HookState, 
   const background = ids.find((id) => state.scanned[id]!.background);
   if (ids.length > 0 && (background === undefined || options.final)) await closeScan(context, state, background ?? ids[ids.length - 1]!);
   for (const [toolUseId, pending] of Object.entries(state.files)) {
-    if (pending.beforeHash !== null) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), []);
+    if (pending.files.some((file) => file.beforeHash !== null)) await context.store.setBlobPins(pinOwner(context.sessionId, toolUseId), []);
   }
   state.files = {};
 }
@@ -141,7 +160,7 @@ function isTracked(context: CaptureContext, absolute: string): boolean {
   }
 }
 
-function commandOf(event: ClaudeHookEvent): string | null {
+function commandOf(event: ToolHookEvent): string | null {
   const command = event.tool_input?.command;
   return typeof command === 'string' ? command : null;
 }
@@ -159,15 +178,10 @@ function readRegularFile(path: string): { content: Buffer; mode: number } | null
 /**
  * Closes a scan window left open past its prompt's Stop by a background command, recording what
  * changed since its baseline as that command's change in the turn that started it. Called when
- * Claude reports the command ended (a task notification), when the next prompt starts, and when
- * the session ends; changes made after that are nobody's until the next scan.
+ * the agent reports the command ended (Claude's task notification), when the next prompt starts,
+ * and when the session ends; changes made after that are nobody's until the next scan.
  */
 export async function closeScanWindow(open: (turnId: string) => Promise<CaptureContext>, state: HookState): Promise<void> {
   if (Object.keys(state.scanned).length === 0 || state.scanTurnId === undefined) return;
   await closeOpenCalls(await open(state.scanTurnId), state, { final: true });
-}
-
-/** Claude's notice that a background command ended, sent as a prompt: `<task-notification>…`. */
-export function isTaskNotification(prompt: string | undefined): boolean {
-  return typeof prompt === 'string' && prompt.trimStart().startsWith('<task-notification>');
 }

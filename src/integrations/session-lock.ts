@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConflictError } from '../../model/index.js';
+import { ConflictError } from '../model/index.js';
 
 /**
  * A lock between processes on one path: a directory made with `mkdir` (atomic), holding the
