@@ -2,7 +2,7 @@ import { ConflictError, parseInput, type Session } from '../model/index.js';
 import { OpenCaptureContextSchema } from './capture-input-schemas.js';
 import type { Store } from '../store/store.js';
 import type { BlobStore } from '../blobs/index.js';
-import type { Workspace } from '../workspace/index.js';
+import type { ScanIo, Workspace } from '../workspace/index.js';
 import { sessionWorkspace } from './session-workspace.js';
 
 /**
@@ -17,6 +17,11 @@ export interface CaptureContext {
   sessionId: string;
   turnId: string | null;
   anchorMessageId: string | null;
+  /**
+   * The filesystem calls of this context's workspace scans (default: node:fs). A long-lived
+   * process that tracks changes answers unchanged paths from memory (the Claude hooks' helper).
+   */
+  scanIo?: Partial<ScanIo>;
 }
 
 /**

@@ -259,6 +259,7 @@ async function scanAndStore(
       ...(options.maxFiles === undefined ? {} : { maxFiles: options.maxFiles }),
       onContent: progress ? progress.wrap(sink.onContent) : sink.onContent,
       excludeInodes,
+      ...(context.scanIo === undefined ? {} : { io: context.scanIo }),
     });
   } catch (error) {
     sink.abort();

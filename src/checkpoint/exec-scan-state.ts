@@ -60,6 +60,8 @@ export interface LoadedScanState {
   cache: StatCacheState;
   complete: boolean;
   pinDelta: string[];
+  /** The state blob's stored bytes, when at hand: the next state's delta base without a read back (and a decompress) from storage. */
+  bytes?: Buffer;
 }
 
 /** Identifies the tracked roots a state was taken over; a state for other roots is not used. */
@@ -106,13 +108,16 @@ async function loadChain(blobs: BlobStore, stateHash: string, rootsKey: string):
   // Walk back to a whole state (or a memoized one), then replay the amendments onto one map.
   const amendments: ExecScanStateBlob[] = [];
   let start: Snapshot | null = null;
+  let topBytes: Buffer | undefined;
   for (let hash: string | null = stateHash; hash !== null; ) {
     const memoized = memo.get(hash);
     if (memoized) {
       start = new Map(memoized.snapshot);
       break;
     }
-    const blob = JSON.parse((await blobs.get(hash)).toString('utf8')) as ExecScanStateBlob;
+    const stored = await blobs.get(hash);
+    topBytes ??= stored;
+    const blob = JSON.parse(stored.toString('utf8')) as ExecScanStateBlob;
     if (blob.version !== 1 || blob.rootsKey !== rootsKey || amendments.length > MAX_STATE_CHAIN + 1) return null;
     amendments.push(blob);
     hash = blob.base;
@@ -122,7 +127,7 @@ async function loadChain(blobs: BlobStore, stateHash: string, rootsKey: string):
     for (const path of blob.removed) snapshot.delete(path);
     for (const [path, entry] of Object.entries(blob.entries)) snapshot.set(path, entry);
   }
-  return remember(stateHash, amendments.at(-1)!, snapshot);
+  return remember(stateHash, amendments.at(-1)!, snapshot, undefined, topBytes);
 }
 
 /**
@@ -178,7 +183,17 @@ export async function saveScanState(
     // pin delta and chain lists grow by a few hashes a scan), a whole state against the previous
     // whole state (most files are unchanged); each costs its changes, not a copy.
     const base = previous === null ? undefined : amend ? previous.stateHash : previous.chain[0];
-    stateHash = await blobs.put(bytes, base === undefined ? {} : { baseHash: base });
+    // The previous state's bytes, when this process has them, serve as the base as they are.
+    const baseBytes = amend ? previous.bytes : undefined;
+    stateHash =
+      baseBytes !== undefined && base !== undefined
+        ? (
+            await blobs.putMany([
+              { content: baseBytes, hash: base, verified: true },
+              { content: bytes, baseHash: base },
+            ])
+          )[1]!
+        : await blobs.put(bytes, base === undefined ? {} : { baseHash: base });
     blob.chain = [...blob.chain, stateHash];
     await store.setBlobPins(statePinOwner(sessionId), blob.chain);
   } finally {
@@ -189,7 +204,7 @@ export async function saveScanState(
     data: { stateHash, rootsKey: scan.rootsKey, files: scan.snapshot.size, complete: scan.complete },
   });
   // In-process the next scan gets the cache exactly as the scanner made it.
-  return remember(stateHash, blob, scan.snapshot, scan.cache);
+  return remember(stateHash, blob, scan.snapshot, scan.cache, bytes);
 }
 
 function cacheExtrasOf(cache: StatCacheState): Record<string, unknown> {
@@ -232,7 +247,7 @@ function sameEntry(a: SnapshotEntry, b: SnapshotEntry): boolean {
   );
 }
 
-function remember(stateHash: string, blob: ExecScanStateBlob, snapshot: Snapshot, cache?: StatCacheState): LoadedScanState {
+function remember(stateHash: string, blob: ExecScanStateBlob, snapshot: Snapshot, cache?: StatCacheState, bytes?: Buffer): LoadedScanState {
   const loaded: LoadedScanState = {
     stateHash,
     rootsKey: blob.rootsKey,
@@ -242,6 +257,7 @@ function remember(stateHash: string, blob: ExecScanStateBlob, snapshot: Snapshot
     cache: cache ?? { ...createStatCacheState(snapshot, blob.scanStartedAtMs, blob.racyWindowMs), ...(blob.base === null ? blob.cacheExtras : {}) },
     complete: blob.complete,
     pinDelta: blob.pinDelta,
+    ...(bytes === undefined ? {} : { bytes }),
   };
   // A state of a 50k-file workspace is a few MB in memory: keep only the most recent few.
   memo.delete(stateHash);

@@ -1,4 +1,5 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** POSIX shell quoting: one single-quoted word. */
@@ -7,12 +8,17 @@ function quote(word: string): string {
 }
 
 /**
- * The command Claude Code runs for each hooked event: this Node and this package's
- * `bin/waypoint.js` by absolute path (so it works from any directory and whatever `PATH` Claude
- * has), `hooks run claude`, and the store when one was named at install.
+ * The command Claude Code runs for each hooked event: `sh` with this package's `bin/claude-hook.sh`
+ * (which hands the event to the store's resident helper with curl when one is up, so no Node
+ * starts), followed by the Node client it falls back to — this Node and `bin/waypoint.js` by
+ * absolute path (so it works from any directory and whatever `PATH` Claude has), `hooks run
+ * claude`, and the store when one was named at install. `shell: false` gives the Node client alone.
  */
-export function hookCommand(options: { storePath?: string; node?: string; bin?: string } = {}): string {
+export function hookCommand(options: { storePath?: string; node?: string; bin?: string; shell?: boolean } = {}): string {
   const node = options.node ?? process.execPath;
   const bin = options.bin ?? realpathSync(fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url)));
-  return [node, bin, 'hooks', 'run', 'claude', ...(options.storePath ? ['--store', options.storePath] : [])].map(quote).join(' ');
+  const client = [node, bin, 'hooks', 'run', 'claude', ...(options.storePath ? ['--store', options.storePath] : [])];
+  const shellClient = join(dirname(bin), 'claude-hook.sh');
+  const words = options.shell === false || !existsSync(shellClient) ? client : ['/bin/sh', shellClient, ...client];
+  return words.map(quote).join(' ');
 }

@@ -1,6 +1,7 @@
 import { openCaptureContext } from '../../checkpoint/index.js';
 import { openWaypoint, type Waypoint } from '../../engine/index.js';
 import { parseInput, WaypointError, type Session } from '../../model/index.js';
+import type { ScanIo } from '../../workspace/index.js';
 import { waypointSessionIdFor } from './claude-ids.js';
 import { endRunningTurns, recordFinalReply, runningTurn as runningTurnOf } from '../agent-turns.js';
 import { ensureClaudeSession, startPromptTurn, turnForEvent } from './claude-session.js';
@@ -20,6 +21,8 @@ export interface ClaudeHookOptions {
   lockTimeoutMs?: number;
   /** The store already open (the resident helper keeps it open between events); default: opened and closed for this event. */
   waypoint?: Waypoint;
+  /** The workspace scans' filesystem calls (the resident helper's change tracker); default node:fs. */
+  scanIo?: Partial<ScanIo>;
 }
 
 /**
@@ -40,7 +43,7 @@ export async function handleClaudeHook(input: unknown, options: ClaudeHookOption
       const session = await ensureClaudeSession(waypoint, event);
       const statePath = sessionStatePath(options.storePath, session.id);
       const state = loadHookState(statePath, event.session_id);
-      await dispatch(waypoint, session, state, event);
+      await dispatch(waypoint, session, state, event, options.scanIo);
       saveHookState(statePath, state);
     } finally {
       if (options.waypoint === undefined) await waypoint.close();
@@ -48,9 +51,12 @@ export async function handleClaudeHook(input: unknown, options: ClaudeHookOption
   });
 }
 
-async function dispatch(waypoint: Waypoint, session: Session, state: HookState, event: ClaudeHookEvent): Promise<void> {
+async function dispatch(waypoint: Waypoint, session: Session, state: HookState, event: ClaudeHookEvent, scanIo: Partial<ScanIo> | undefined): Promise<void> {
   const name = event.hook_event_name;
-  const open = (turnId: string) => openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
+  const open = async (turnId: string) => {
+    const context = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
+    return scanIo === undefined ? context : { ...context, scanIo };
+  };
   if (name === 'UserPromptSubmit') {
     // A background command's window closes first: what it wrote belongs to the prompt that started it.
     await closeScanWindow(open, state);
@@ -65,7 +71,7 @@ async function dispatch(waypoint: Waypoint, session: Session, state: HookState, 
     const turnId = needsTurn ? await turnForEvent(waypoint, session, state, event) : await runningTurn(waypoint, session);
     await mirrorTranscript(waypoint, session.id, state, event.transcript_path, turnId);
     if (turnId === null) return;
-    const context = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
+    const context = await open(turnId);
     if (name === 'PreToolUse') await beforeTool(context, state, event, claudeCoverage(event));
     else await afterTool(context, state, event);
     return;

@@ -3,7 +3,9 @@ import { createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { openWaypoint } from '../../engine/index.js';
 import { runClaudeHook } from './hook-handler.js';
+import { ChangeTracker } from './change-tracker.js';
 import { helperIdleMs, helperPaths } from './helper-paths.js';
+import { HelperRequestReader, HTTP_BAD_REQUEST } from './helper-protocol.js';
 
 /**
  * The resident helper of one store: keeps the engine loaded and the store open, so a hook event
@@ -11,7 +13,9 @@ import { helperIdleMs, helperPaths } from './helper-paths.js';
  * again. The hook client starts it on demand (`waypoint hooks serve claude`). One per store: it
  * holds a lock directory with its pid for its lifetime (a dead holder's is taken over), so
  * concurrent starts leave one helper and the others exit at once. Events are handled one at a
- * time, each under its session's lock like any hook process, and answered `ok` when recorded.
+ * time, each under its session's lock like any hook process, and answered `ok` when recorded
+ * (over a JSON line from the Node client, or HTTP from the shell client: see `helper-protocol.ts`).
+ * Its workspace scans go through a {@link ChangeTracker} (`WAYPOINT_HOOK_TRACKING=off`: none).
  * It stops after `WAYPOINT_HOOK_HELPER_IDLE_MS` (default 10 minutes) without events, or when its
  * store's directory is gone. Resolves when it has stopped.
  */
@@ -20,29 +24,31 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
   mkdirSync(dirname(lock), { recursive: true });
   if (!takeLock(lock)) return;
   const waypoint = await openWaypoint({ path: storePath });
+  // Scans answer unchanged paths from memory (Linux: inotify delivers changes in order, before the
+  // next event's scan; elsewhere every scan reads the whole tree). This helper starts empty.
+  const tracker = process.platform === 'linux' && env.WAYPOINT_HOOK_TRACKING !== 'off' ? new ChangeTracker() : null;
   let queue: Promise<void> = Promise.resolve();
   let last = Date.now();
   const server = createServer((connection) => serve(connection));
   const serve = (connection: Socket) => {
-    let input = '';
-    connection.setEncoding('utf8');
+    const reader = new HelperRequestReader();
+    let taken = false;
     connection.on('error', () => {});
-    connection.on('data', (chunk: string) => {
-      input += chunk;
-      const end = input.indexOf('\n');
-      if (end < 0) return;
-      const line = input.slice(0, end);
+    connection.on('data', (chunk: Buffer) => {
+      if (taken) return;
+      const request = reader.feed(chunk);
+      if (request === null) return;
+      taken = true;
+      if (request === 'bad') {
+        connection.end(HTTP_BAD_REQUEST);
+        return;
+      }
       queue = queue.then(async () => {
         last = Date.now();
-        let stdin = '';
-        try {
-          stdin = (JSON.parse(line) as { stdin: string }).stdin;
-        } catch {
-          stdin = line;
-        }
-        await runClaudeHook(stdin, { storePath, waypoint });
+        await tracker?.settle();
+        await runClaudeHook(request.stdin, { storePath, waypoint, ...(tracker ? { scanIo: tracker.io } : {}) });
         last = Date.now();
-        connection.end('ok\n');
+        connection.end(request.ok);
       });
     });
   };
@@ -65,6 +71,7 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
     );
   });
   await queue;
+  tracker?.close();
   await waypoint.close();
   rmSync(socketPath, { force: true });
   releaseLock(lock);
