@@ -1,0 +1,148 @@
+import { type ReactNode, useEffect, useState } from 'react';
+import type { Api } from './api.js';
+import type { FamilyNode, SessionRow, SessionTree, TreeNode } from './types.js';
+
+const KIND_WORDS: Record<string, string> = { main: 'session', fork: 'fork', side_chat: 'side chat' };
+
+/** Every session, newest first: title, directory, time and kind. */
+export function SessionList(props: { sessions: SessionRow[]; selected: string | null; onSelect: (id: string) => void }): ReactNode {
+  if (props.sessions.length === 0) return <p className="empty">No sessions in this store yet.</p>;
+  return (
+    <ul className="sessions" aria-label="Sessions">
+      {props.sessions.map((session) => (
+        <li key={session.id}>
+          <button
+            type="button"
+            className="session-row"
+            aria-current={session.id === props.selected ? 'true' : undefined}
+            onClick={() => props.onSelect(session.id)}
+          >
+            <span className="title">{session.title || '(untitled)'}</span>
+            <span className="kind badge">{session.subagent ? 'subagent' : (KIND_WORDS[session.kind] ?? session.kind)}</span>
+            {session.running ? <span className="badge running">running</span> : null}
+            <span className="dir">{session.workdir ?? '(no directory)'}</span>
+            <time dateTime={new Date(session.createdAt).toISOString()}>{new Date(session.createdAt).toLocaleString()}</time>
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * The session's family as a tree (forks, side chats, subagents), and the branches inside the
+ * selected session's conversation that rewinds, edits and retries left, both clickable.
+ */
+export function FamilyPanel(props: {
+  api: Api;
+  sessionId: string;
+  version: number;
+  onSelect: (id: string) => void;
+  onOpenBranch: (messageId: string) => void;
+}): ReactNode {
+  const [family, setFamily] = useState<FamilyNode | null>(null);
+  const [tree, setTree] = useState<SessionTree | null>(null);
+  const { api, sessionId, version } = props;
+  useEffect(() => {
+    let live = true;
+    void version;
+    api
+      .family(sessionId)
+      .then((found) => live && setFamily(found.root))
+      .catch(() => live && setFamily(null));
+    api
+      .tree(sessionId)
+      .then((found) => live && setTree(found))
+      .catch(() => live && setTree(null));
+    return () => {
+      live = false;
+    };
+  }, [api, sessionId, version]);
+  return (
+    <section className="family" aria-label="Family">
+      <h2>Family</h2>
+      {family ? (
+        <ul role="tree" aria-label="Sessions of this family">
+          <FamilyItem node={family} selected={sessionId} onSelect={props.onSelect} level={1} />
+        </ul>
+      ) : (
+        <p className="hint">…</p>
+      )}
+      <h2>Branches</h2>
+      {tree && tree.nodes.length > 0 ? <Branches tree={tree} onOpen={props.onOpenBranch} /> : <p className="hint">No inputs yet.</p>}
+    </section>
+  );
+}
+
+function FamilyItem(props: { node: FamilyNode; selected: string; onSelect: (id: string) => void; level: number }): ReactNode {
+  const { node } = props;
+  const kind = node.subagent ? 'subagent' : (KIND_WORDS[node.session.kind] ?? node.session.kind);
+  return (
+    <li role="treeitem" aria-level={props.level} aria-expanded={node.children.length > 0 ? true : undefined} aria-selected={node.session.id === props.selected}>
+      <button type="button" onClick={() => props.onSelect(node.session.id)} aria-current={node.session.id === props.selected ? 'true' : undefined}>
+        <span className="badge">{kind}</span> {node.session.title || '(untitled)'} <span className="hint">{node.turns} turns</span>
+      </button>
+      {node.children.length > 0 ? (
+        <ul role="group">
+          {node.children.map((child) => (
+            <FamilyItem key={child.session.id} node={child} selected={props.selected} onSelect={props.onSelect} level={props.level + 1} />
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}
+
+/** The inputs of the conversation tree, nested where a rewind, edit or retry branched off. */
+function Branches(props: { tree: SessionTree; onOpen: (messageId: string) => void }): ReactNode {
+  const children = new Map<string | null, TreeNode[]>();
+  for (const node of props.tree.nodes) {
+    const list = children.get(node.parentMessageId) ?? [];
+    list.push(node);
+    children.set(node.parentMessageId, list);
+  }
+  // Flatten single-child chains into siblings so a long linear conversation is not 1000 levels deep.
+  const flat = (parent: string | null, level: number): ReactNode[] => {
+    const out: ReactNode[] = [];
+    let cursor: string | null = parent;
+    for (;;) {
+      const nodes: TreeNode[] = children.get(cursor) ?? [];
+      if (nodes.length === 0) break;
+      if (nodes.length > 1) {
+        out.push(
+          ...nodes.map((node) => (
+            <li
+              key={node.messageId}
+              role="treeitem"
+              aria-level={level}
+              aria-selected={node.onPath}
+              aria-expanded
+              className={node.onPath ? 'on-path' : 'off-path'}
+            >
+              <button type="button" onClick={() => props.onOpen(node.messageId)}>
+                {node.text || '(empty)'}
+              </button>
+              <ul role="group">{flat(node.messageId, level + 1)}</ul>
+            </li>
+          )),
+        );
+        break;
+      }
+      const node: TreeNode = nodes[0]!;
+      out.push(
+        <li key={node.messageId} role="treeitem" aria-level={level} aria-selected={node.onPath} className={node.onPath ? 'on-path' : 'off-path'}>
+          <button type="button" onClick={() => props.onOpen(node.messageId)}>
+            {node.text || '(empty)'}
+          </button>
+        </li>,
+      );
+      cursor = node.messageId;
+    }
+    return out;
+  };
+  return (
+    <ul role="tree" aria-label="Branches of this conversation" className="branches">
+      {flat(null, 1)}
+    </ul>
+  );
+}
