@@ -9,6 +9,10 @@ export class Api {
     return this.rpc.call('sessions.list', { limit: 500 });
   }
 
+  createSession(workdir: string, title: string): Promise<{ session: SessionRow }> {
+    return this.rpc.call('sessions.create', title.trim() === '' ? { workdir } : { workdir, title });
+  }
+
   family(sessionId: string): Promise<{ root: FamilyNode }> {
     return this.rpc.call('session.family', { sessionId });
   }

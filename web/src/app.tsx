@@ -5,7 +5,7 @@ import { Composer } from './composer.js';
 import { MessageList } from './messages.js';
 import { RewindList } from './rewind-list.js';
 import type { ConnectionState } from './rpc.js';
-import { FamilyPanel, SessionList } from './sidebar.js';
+import { FamilyPanel, NewSession, SessionList } from './sidebar.js';
 import { SidePanel } from './side-panel.js';
 import type { MessageView, RewindTarget, ServerEvent, SessionRow } from './types.js';
 import { UndoDialog } from './undo-dialog.js';
@@ -32,6 +32,7 @@ export function App(props: { api: Api }): ReactNode {
   const [notice, setNotice] = useState<string | null>(null);
   const [side, setSide] = useState<{ sessionId: string; initial: { text: string; send: boolean } } | null>(null);
   const [branchAt, setBranchAt] = useState<string | null>(null);
+  const [showCompacted, setShowCompacted] = useState(false);
   const conversation = useConversation(api, selected);
 
   const loadSessions = useCallback(() => {
@@ -56,6 +57,7 @@ export function App(props: { api: Api }): ReactNode {
     setSelected(id);
     setBranchAt(null);
     setOverlay(null);
+    setShowCompacted(false);
     history.replaceState(null, '', `${location.pathname}${location.search}#session=${id}`);
   };
 
@@ -136,6 +138,10 @@ export function App(props: { api: Api }): ReactNode {
   };
 
   const current = sessions.find((session) => session.id === selected) ?? null;
+  // What the model is sent starts at the latest compaction summary; what came before it is folded.
+  const foldAt = conversation.page?.modelStartsAt ? conversation.messages.findIndex((message) => message.id === conversation.page!.modelStartsAt) : -1;
+  const folded = foldAt > 0 && !showCompacted;
+  const shown = folded ? conversation.messages.slice(foldAt) : conversation.messages;
   return (
     <div className={`app ${side ? 'with-side' : ''}`}>
       <header className="top">
@@ -145,6 +151,13 @@ export function App(props: { api: Api }): ReactNode {
         </span>
       </header>
       <nav className="sidebar" aria-label="Sessions and family">
+        <NewSession
+          api={api}
+          onCreated={(id) => {
+            loadSessions();
+            select(id);
+          }}
+        />
         <SessionList sessions={sessions} selected={selected} onSelect={select} />
         {selected ? <FamilyPanel api={api} sessionId={selected} version={version} onSelect={select} onOpenBranch={(id) => setBranchAt(id)} /> : null}
       </nav>
@@ -160,7 +173,12 @@ export function App(props: { api: Api }): ReactNode {
           <BranchView api={api} sessionId={selected} at={branchAt} onClose={() => setBranchAt(null)} />
         ) : selected ? (
           <>
-            {conversation.page?.nextBefore !== null && conversation.page ? (
+            {folded ? (
+              <button type="button" className="earlier" onClick={() => setShowCompacted(true)}>
+                Show {foldAt} messages before the compaction
+              </button>
+            ) : null}
+            {!folded && conversation.page?.nextBefore !== null && conversation.page ? (
               <button type="button" className="earlier" onClick={() => void conversation.loadEarlier()}>
                 Show earlier messages
               </button>
@@ -170,7 +188,7 @@ export function App(props: { api: Api }): ReactNode {
                 {conversation.error}
               </p>
             ) : null}
-            <MessageList api={api} messages={conversation.messages} running={conversation.running} handlers={handlers} />
+            <MessageList api={api} messages={shown} running={conversation.running} handlers={handlers} />
             {conversation.running ? (
               <p className="hint streaming-status" role="status">
                 {conversation.activeTool ? `Running ${conversation.activeTool}…` : 'The assistant is replying…'}

@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useState } from 'react';
-import type { Api } from './api.js';
+import { type Api, describeError } from './api.js';
 import type { FamilyNode, SessionRow, SessionTree, TreeNode } from './types.js';
 
 const KIND_WORDS: Record<string, string> = { main: 'session', fork: 'fork', side_chat: 'side chat' };
@@ -26,6 +26,40 @@ export function SessionList(props: { sessions: SessionRow[]; selected: string | 
         </li>
       ))}
     </ul>
+  );
+}
+
+/** Start a session in a directory (it must exist). */
+export function NewSession(props: { api: Api; onCreated: (id: string) => void }): ReactNode {
+  const [workdir, setWorkdir] = useState('');
+  const [title, setTitle] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <form
+      className="new-session"
+      aria-label="New session"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        try {
+          const { session } = await props.api.createSession(workdir, title);
+          setError(null);
+          setWorkdir('');
+          setTitle('');
+          props.onCreated(session.id);
+        } catch (failure) {
+          setError(describeError(failure));
+        }
+      }}
+    >
+      <input aria-label="Directory" placeholder="/path/to/project" value={workdir} onChange={(event) => setWorkdir(event.target.value)} required />
+      <input aria-label="Title" placeholder="Title (optional)" value={title} onChange={(event) => setTitle(event.target.value)} />
+      <button type="submit">New session</button>
+      {error ? (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      ) : null}
+    </form>
   );
 }
 
