@@ -17,6 +17,7 @@ import { logCommand } from './commands/log.js';
 import { mcpCommand } from './commands/mcp.js';
 import { redoCommand } from './commands/redo.js';
 import { rewindCommand } from './commands/rewind.js';
+import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { showCommand } from './commands/show.js';
 import { usageCommand } from './commands/usage.js';
@@ -40,6 +41,7 @@ export const COMMANDS: ReadonlyArray<Command<any>> = [
   usageCommand,
   hooksCommand,
   mcpCommand,
+  serveCommand,
   demoCommand,
 ];
 
