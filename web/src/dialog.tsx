@@ -9,6 +9,24 @@ const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select
 export function Dialog(props: { title: string; onClose: () => void; children: ReactNode; labelledBy?: string; className?: string }): ReactNode {
   const ref = useRef<HTMLDivElement>(null);
   const { onClose } = props;
+  const closeRef = useRef(onClose);
+  closeRef.current = onClose;
+  // When the focused control goes away (a button replaced by the result), focus comes back inside.
+  useEffect(() => {
+    const root = ref.current;
+    if (root && !root.contains(document.activeElement))
+      (root.querySelector<HTMLElement>('[data-autofocus]') ?? root.querySelector<HTMLElement>(FOCUSABLE) ?? root).focus();
+  });
+  // Esc closes the dialog wherever focus is (the page behind it is inert to the keyboard).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented || ref.current?.contains(event.target as Node)) return;
+      event.preventDefault();
+      closeRef.current();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
     const root = ref.current!;
