@@ -15,6 +15,7 @@ describe('the /rewind list in the browser', () => {
   let page: Page;
   let long: { sessionId: string; turns: SeededTurn[]; summaryId: string | null };
   let multi: { sessionId: string; turns: SeededTurn[]; summaryId: string | null };
+  let huge: { sessionId: string; turns: SeededTurn[]; summaryId: string | null };
   let empty: string;
   let streaming: string;
 
@@ -22,6 +23,7 @@ describe('the /rewind list in the browser', () => {
     fixture = webFixture([{ text: 'A slow reply, streamed word by word so the turn runs for a while.', delayMs: 1500 }]);
     long = await seedConversation(fixture.storePath, { title: 'Long talk', workdir: fixture.project, inputs: 30, noise: true });
     multi = await seedConversation(fixture.storePath, { title: 'Compacted talk', workdir: fixture.project, inputs: 5, compactAfter: 2, noise: true });
+    huge = await seedConversation(fixture.storePath, { title: 'Huge talk', workdir: fixture.project, inputs: 300 });
     empty = await seedEmpty(fixture.storePath, fixture.project, 'Empty talk');
     streaming = await seedEmpty(fixture.storePath, fixture.project, 'Streaming talk');
     server = await startServe(fixture);
@@ -90,6 +92,31 @@ describe('the /rewind list in the browser', () => {
     expect(await page.getByRole('listbox').count()).toBe(0);
     expect(await page.getByRole('dialog').count()).toBe(0);
     expect(await shownMessages()).toEqual(before);
+  });
+
+  it('a long list draws only the rows in view, yet every input is reachable with the keys', async () => {
+    await open(huge.sessionId);
+    await typeCommand('/rewind');
+    await options().first().waitFor();
+    expect(await selectedText()).toBe(huge.turns[299]!.text);
+    const drawn = await options().count();
+    expect(drawn).toBeLessThan(100);
+    expect(await options().first().getAttribute('aria-setsize')).toBe('300');
+    await page.keyboard.press('Home');
+    expect(await selectedText()).toBe(huge.turns[0]!.text);
+    for (let step = 0; step < 150; step++) await page.keyboard.press('ArrowDown');
+    expect(await selectedText()).toBe(huge.turns[150]!.text);
+    const selected = page.locator('[role="option"][aria-selected="true"]');
+    expect(await selected.getAttribute('aria-posinset')).toBe('151');
+    const inView = await selected.evaluate((item) => {
+      const list = item.closest('[role="listbox"]')!.getBoundingClientRect();
+      const box = item.getBoundingClientRect();
+      return box.top >= list.top - 1 && box.bottom <= list.bottom + 1;
+    });
+    expect(inView).toBe(true);
+    await page.keyboard.press('Enter');
+    expect(await page.getByRole('dialog', { name: 'Rewind the conversation?' }).innerText()).toContain(huge.turns[150]!.text);
+    await page.keyboard.press('Escape');
   });
 
   it('Enter and a click open the same confirmation as the message’s own "Rewind to here"', async () => {

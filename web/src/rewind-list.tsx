@@ -1,6 +1,14 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import type { RewindTarget } from './types.js';
 
+/** Each option is one line of this height, so a long list draws only the rows in view. */
+const ROW = 22;
+const VIEW = 240;
+/** Above this many inputs only the rows around the view are in the DOM (with aria-setsize/posinset). */
+const WINDOWED = 200;
+const OVERSCAN = 15;
+const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
 /**
  * The `/rewind` list: every input the person typed on the session's path (those a compaction hid
  * from the model too), newest selected. ↑/↓ move the selection and scroll it into view, Enter or a
@@ -11,6 +19,7 @@ export function RewindList(props: { targets: RewindTarget[] | null; onChoose: (t
   const [selected, setSelected] = useState(() => (targets ? targets.length - 1 : -1));
   const listRef = useRef<HTMLUListElement>(null);
   const rootRef = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
 
   useEffect(() => {
     if (targets) setSelected(targets.length - 1);
@@ -21,9 +30,15 @@ export function RewindList(props: { targets: RewindTarget[] | null; onChoose: (t
     if (targets === null || targets.length >= 0) (listRef.current ?? rootRef.current)?.focus();
   }, [targets]);
 
+  // The selection scrolls into view: rows have a fixed height, so no row needs to exist to find it.
   useEffect(() => {
-    if (selected < 0) return;
-    listRef.current?.querySelector<HTMLElement>(`[data-index="${selected}"]`)?.scrollIntoView({ block: 'nearest' });
+    const list = listRef.current;
+    if (selected < 0 || !list) return;
+    const top = selected * ROW;
+    const height = list.clientHeight || VIEW;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (top + ROW > list.scrollTop + height) list.scrollTop = top + ROW - height;
+    setScrollTop(list.scrollTop);
   }, [selected]);
 
   const onKeyDown = (event: React.KeyboardEvent) => {
@@ -53,6 +68,7 @@ export function RewindList(props: { targets: RewindTarget[] | null; onChoose: (t
     }
   };
 
+  const view = windowOf(targets?.length ?? 0, scrollTop);
   const activeId = selected >= 0 && targets?.[selected] ? `rewind-target-${targets[selected]!.messageId}` : undefined;
   return (
     <div ref={rootRef} className="rewind-list" aria-label="Rewind to an earlier input" tabIndex={-1} onKeyDown={onKeyDown}>
@@ -67,30 +83,52 @@ export function RewindList(props: { targets: RewindTarget[] | null; onChoose: (t
           Nothing to rewind to: no message typed in this conversation yet. Press Esc to close.
         </p>
       ) : (
-        <ul ref={listRef} role="listbox" aria-label="Your messages" aria-activedescendant={activeId} tabIndex={0} className="rewind-options">
-          {targets.map((target, index) => (
-            <li
-              key={target.messageId}
-              id={`rewind-target-${target.messageId}`}
-              role="option"
-              aria-selected={index === selected}
-              data-index={index}
-              data-message-id={target.messageId}
-              className={index === selected ? 'selected' : ''}
-              onClick={() => {
-                setSelected(index);
-                props.onChoose(target);
-              }}
-            >
-              <span className="preview">{preview(target.text)}</span>
-              {target.compacted ? <span className="badge">before compaction</span> : null}
-              <time dateTime={new Date(target.createdAt).toISOString()}>{new Date(target.createdAt).toLocaleTimeString()}</time>
-            </li>
-          ))}
+        <ul
+          ref={listRef}
+          role="listbox"
+          aria-label="Your messages"
+          aria-activedescendant={activeId}
+          tabIndex={0}
+          className="rewind-options"
+          onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
+        >
+          {view.start > 0 ? <li role="presentation" aria-hidden="true" style={{ height: view.start * ROW }} /> : null}
+          {targets.slice(view.start, view.end).map((target, offset) => {
+            const index = view.start + offset;
+            return (
+              <li
+                key={target.messageId}
+                id={`rewind-target-${target.messageId}`}
+                role="option"
+                aria-selected={index === selected}
+                aria-setsize={targets.length}
+                aria-posinset={index + 1}
+                data-index={index}
+                data-message-id={target.messageId}
+                className={index === selected ? 'selected' : ''}
+                onClick={() => {
+                  setSelected(index);
+                  props.onChoose(target);
+                }}
+              >
+                <span className="preview">{preview(target.text)}</span>
+                {target.compacted ? <span className="badge">before compaction</span> : null}
+                <time>{time.format(target.createdAt)}</time>
+              </li>
+            );
+          })}
+          {view.end < targets.length ? <li role="presentation" aria-hidden="true" style={{ height: (targets.length - view.end) * ROW }} /> : null}
         </ul>
       )}
     </div>
   );
+}
+
+/** Which rows are drawn: all of a short list; of a long one, those in view and a margin, the rest as two spacers. */
+function windowOf(count: number, scrollTop: number): { start: number; end: number } {
+  if (count <= WINDOWED) return { start: 0, end: count };
+  const start = Math.max(0, Math.floor(scrollTop / ROW) - OVERSCAN);
+  return { start, end: Math.min(count, Math.ceil((scrollTop + VIEW) / ROW) + OVERSCAN) };
 }
 
 function preview(text: string): string {
