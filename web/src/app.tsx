@@ -1,4 +1,4 @@
-import { type ReactNode, useCallback, useEffect, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { EditDialog, ForkDialog, inputTextOf, RewindConfirm } from './action-dialogs.js';
 import { type Api, describeError } from './api.js';
 import { Composer } from './composer.js';
@@ -53,13 +53,13 @@ export function App(props: { api: Api }): ReactNode {
     });
   }, [api, loadSessions]);
 
-  const select = (id: string) => {
+  const select = useCallback((id: string) => {
     setSelected(id);
     setBranchAt(null);
     setOverlay(null);
     setShowCompacted(false);
     history.replaceState(null, '', `${location.pathname}${location.search}#session=${id}`);
-  };
+  }, []);
 
   const close = () => setOverlay(null);
   const focusInput = () => setFocusRequest((count) => count + 1);
@@ -121,21 +121,25 @@ export function App(props: { api: Api }): ReactNode {
     await conversation.reload();
   };
 
-  const handlers = {
-    onRewind: (message: MessageView) => setOverlay({ kind: 'confirm', messageId: message.id, text: inputTextOf(message) }),
-    onEdit: (message: MessageView) => setOverlay({ kind: 'edit', message }),
-    onFork: (message: MessageView) => setOverlay({ kind: 'fork', message }),
-    onUndo: (turnId: string) => setOverlay({ kind: 'undo', turnId }),
-    onRetry: async (message: MessageView) => {
-      if (!selected) return;
-      try {
-        await api.retry(selected, message.id);
-        setNotice(null);
-      } catch (error) {
-        setNotice(describeError(error));
-      }
-    },
-  };
+  // Stable while the session is, so the message list is not drawn again for every keystroke.
+  const handlers = useMemo(
+    () => ({
+      onRewind: (message: MessageView) => setOverlay({ kind: 'confirm', messageId: message.id, text: inputTextOf(message) }),
+      onEdit: (message: MessageView) => setOverlay({ kind: 'edit', message }),
+      onFork: (message: MessageView) => setOverlay({ kind: 'fork', message }),
+      onUndo: (turnId: string) => setOverlay({ kind: 'undo', turnId }),
+      onRetry: async (message: MessageView) => {
+        if (!selected) return;
+        try {
+          await api.retry(selected, message.id);
+          setNotice(null);
+        } catch (error) {
+          setNotice(describeError(error));
+        }
+      },
+    }),
+    [api, selected],
+  );
 
   const current = sessions.find((session) => session.id === selected) ?? null;
   // What the model is sent starts at the latest compaction summary; what came before it is folded.
@@ -159,7 +163,7 @@ export function App(props: { api: Api }): ReactNode {
           }}
         />
         <SessionList sessions={sessions} selected={selected} onSelect={select} />
-        {selected ? <FamilyPanel api={api} sessionId={selected} version={version} onSelect={select} onOpenBranch={(id) => setBranchAt(id)} /> : null}
+        {selected ? <FamilyPanel api={api} sessionId={selected} version={version} onSelect={select} onOpenBranch={setBranchAt} /> : null}
       </nav>
       <main className="conversation" aria-label="Conversation pane">
         {current ? (

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { memo, type ReactNode, useEffect, useState } from 'react';
 import { type Api, describeError } from './api.js';
 import type { MessageView, PartView, TurnSummary } from './types.js';
 
@@ -15,7 +15,7 @@ export interface MessageHandlers {
  * folded with their output loaded when opened, and under each turn's final reply the files it
  * changed with an Undo. Tool-result messages are shown inside their call, not apart.
  */
-export function MessageList(props: {
+export const MessageList = memo(function MessageList(props: {
   api: Api;
   messages: MessageView[];
   running: boolean;
@@ -56,7 +56,7 @@ export function MessageList(props: {
         ))}
     </ol>
   );
-}
+});
 
 function MessageBody(props: {
   api: Api;

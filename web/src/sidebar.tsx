@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { memo, type ReactNode, useEffect, useState } from 'react';
 import { type Api, describeError } from './api.js';
 import type { FamilyNode, SessionRow, SessionTree, TreeNode } from './types.js';
 
@@ -67,7 +67,7 @@ export function NewSession(props: { api: Api; onCreated: (id: string) => void })
  * The session's family as a tree (forks, side chats, subagents), and the branches inside the
  * selected session's conversation that rewinds, edits and retries left, both clickable.
  */
-export function FamilyPanel(props: {
+export const FamilyPanel = memo(function FamilyPanel(props: {
   api: Api;
   sessionId: string;
   version: number;
@@ -106,7 +106,7 @@ export function FamilyPanel(props: {
       {tree && tree.nodes.length > 0 ? <Branches tree={tree} onOpen={props.onOpenBranch} /> : <p className="hint">No inputs yet.</p>}
     </section>
   );
-}
+});
 
 function FamilyItem(props: { node: FamilyNode; selected: string; onSelect: (id: string) => void; level: number }): ReactNode {
   const { node } = props;
@@ -127,6 +127,9 @@ function FamilyItem(props: { node: FamilyNode; selected: string; onSelect: (id: 
   );
 }
 
+/** Inputs kept at each end of a long straight stretch of the branches tree. */
+const RUN_KEEP = 5;
+
 /** The inputs of the conversation tree, nested where a rewind, edit or retry branched off. */
 function Branches(props: { tree: SessionTree; onOpen: (messageId: string) => void }): ReactNode {
   const children = new Map<string | null, TreeNode[]>();
@@ -139,10 +142,25 @@ function Branches(props: { tree: SessionTree; onOpen: (messageId: string) => voi
   const flat = (parent: string | null, level: number): ReactNode[] => {
     const out: ReactNode[] = [];
     let cursor: string | null = parent;
+    let branched = false;
+    // A long straight stretch shows its first and last inputs and a count between them.
+    const squeeze = () => {
+      if (out.length <= RUN_KEEP * 2 + 1) return;
+      const hidden = out.length - RUN_KEEP * 2;
+      out.splice(
+        RUN_KEEP,
+        hidden,
+        <li key={`more-${level}-${String(parent)}`} role="none" className="hint">
+          … {hidden} more inputs
+        </li>,
+      );
+    };
     for (;;) {
       const nodes: TreeNode[] = children.get(cursor) ?? [];
       if (nodes.length === 0) break;
       if (nodes.length > 1) {
+        squeeze();
+        branched = true;
         out.push(
           ...nodes.map((node) => (
             <li
@@ -172,6 +190,7 @@ function Branches(props: { tree: SessionTree; onOpen: (messageId: string) => voi
       );
       cursor = node.messageId;
     }
+    if (!branched) squeeze();
     return out;
   };
   return (
