@@ -163,7 +163,9 @@ export function App(props: { api: Api }): ReactNode {
           }}
         />
         <SessionList sessions={sessions} selected={selected} onSelect={select} />
-        {selected ? <FamilyPanel api={api} sessionId={selected} version={version} onSelect={select} onOpenBranch={setBranchAt} /> : null}
+        {selected ? (
+          <FamilyPanel api={api} sessionId={selected} version={version} ready={conversation.page !== null} onSelect={select} onOpenBranch={setBranchAt} />
+        ) : null}
       </nav>
       <main className="conversation" aria-label="Conversation pane">
         {current ? (

@@ -71,15 +71,18 @@ export const FamilyPanel = memo(function FamilyPanel(props: {
   api: Api;
   sessionId: string;
   version: number;
+  /** False until the conversation's newest page arrived: its request goes first. */
+  ready: boolean;
   onSelect: (id: string) => void;
   onOpenBranch: (messageId: string) => void;
 }): ReactNode {
   const [family, setFamily] = useState<FamilyNode | null>(null);
   const [tree, setTree] = useState<SessionTree | null>(null);
-  const { api, sessionId, version } = props;
+  const { api, sessionId, version, ready } = props;
   useEffect(() => {
     let live = true;
     void version;
+    if (!ready) return;
     api
       .family(sessionId)
       .then((found) => live && setFamily(found.root))
@@ -91,7 +94,7 @@ export const FamilyPanel = memo(function FamilyPanel(props: {
     return () => {
       live = false;
     };
-  }, [api, sessionId, version]);
+  }, [api, sessionId, version, ready]);
   return (
     <section className="family" aria-label="Family">
       <h2>Family</h2>
