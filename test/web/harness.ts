@@ -7,7 +7,8 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'waypoint.js');
 export const CHROMIUM = '/usr/bin/chromium';
-export const SCREENSHOTS = join(ROOT, 'test', 'web', 'screenshots');
+/** Screenshots of the main screens, written by the tests (artifacts, not compared); `$WAYPOINT_ARTIFACTS` moves them. */
+export const SCREENSHOTS = join(process.env.WAYPOINT_ARTIFACTS ?? join(ROOT, 'artifacts'), 'web-screenshots');
 
 /** A temp directory with a store home, a project and a scripted model file. */
 export interface WebFixture {
