@@ -17,7 +17,8 @@ const ALLOWED: Record<string, string[]> = {
   runtime: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations'],
   integrations: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime'],
   mcp: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime'],
-  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime', 'integrations', 'mcp'],
+  server: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime'],
+  cli: ['model', 'store', 'blobs', 'history', 'workspace', 'checkpoint', 'rewind', 'fork', 'engine', 'operations', 'runtime', 'integrations', 'mcp', 'server'],
 };
 
 const src = resolve(import.meta.dirname, '..', 'src');

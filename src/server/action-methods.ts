@@ -141,6 +141,7 @@ export const actionMethods: Record<string, Method<ServerContext>> = {
     await context.waypoint.store.getSession(sessionId);
     await context.hub.follow(sessionId);
     context.client.sessions.add(sessionId);
+    context.rewindLists.prefetch(context.waypoint.store, sessionId);
     return { sessionId, subscribed: true };
   }),
 

@@ -2,7 +2,6 @@ import { lstatSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { sessionWorkspace, summarizeTurn } from '../checkpoint/index.js';
 import { sessionFamily, type FamilyNode } from '../fork/index.js';
-import { listRewindTargets } from '../history/index.js';
 import { InvalidArgumentError } from '../model/index.js';
 import { method, type Method } from './rpc.js';
 import type { ServerContext } from './server-context.js';
@@ -93,18 +92,9 @@ export const readMethods: Record<string, Method<ServerContext>> = {
     summarizeTurn(context.waypoint.store, context.waypoint.blobs, turnId),
   ),
 
-  'rewind.list': method(z.object({ sessionId: Id }).strict(), async (context, { sessionId }) => {
-    const { store } = context.waypoint;
-    const [targets, checkpoints] = await Promise.all([listRewindTargets(store, sessionId), store.listCheckpoints(sessionId)]);
-    const changes = new Map<string, number>();
-    for (const checkpoint of checkpoints)
-      if (checkpoint.anchorMessageId) changes.set(checkpoint.anchorMessageId, (changes.get(checkpoint.anchorMessageId) ?? 0) + 1);
-    return {
-      sessionId,
-      running: context.runtime.isRunning(sessionId),
-      targets: targets.map((target) => ({ ...target, fileChanges: changes.get(target.messageId) ?? 0 })),
-    };
-  }),
+  'rewind.list': method(z.object({ sessionId: Id }).strict(), async (context, { sessionId }) =>
+    context.rewindLists.get(context.waypoint.store, sessionId, context.runtime.isRunning(sessionId)),
+  ),
 
   'workspace.read': method(z.object({ sessionId: Id, path: z.string().min(1).max(4096) }).strict(), async (context, params) => {
     const session = await context.waypoint.store.getSession(params.sessionId);

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 import { WaypointError } from '../model/index.js';
 
 /** A request the server refuses before anything runs: answered with `status` and `{ error: { code, message } }`. */
@@ -33,10 +34,14 @@ export interface RequestFacts {
   queryToken: string | null;
 }
 
-/** Who may be asked for: the server's own host names with its port (no DNS rebinding). */
+/**
+ * Who may be asked for: the server's own host names with its port (no DNS rebinding): the loopback
+ * names, the `--host` given, and for a wildcard address (`0.0.0.0`, `::`) this machine's addresses.
+ */
 export function allowedHosts(host: string, port: number): Set<string> {
-  const names = new Set([host]);
-  if (host === '127.0.0.1' || host === 'localhost' || host === '::1') for (const name of ['127.0.0.1', 'localhost', '::1']) names.add(name);
+  const names = new Set([host.toLowerCase(), '127.0.0.1', 'localhost', '::1']);
+  if (host === '0.0.0.0' || host === '::')
+    for (const addresses of Object.values(networkInterfaces())) for (const address of addresses ?? []) names.add(address.address.toLowerCase());
   return new Set([...names].map((name) => `${name.includes(':') ? `[${name}]` : name}:${port}`));
 }
 

@@ -11,6 +11,7 @@ import { EventHub, type EventClient } from './event-hub.js';
 import { readMethods } from './read-methods.js';
 import { errorBody, handleRpc, type Method } from './rpc.js';
 import { allowedHosts, checkRequest, newToken, RequestRefusedError, TOKEN_COOKIE, tokenMatches, type RequestFacts } from './security.js';
+import { RewindLists } from './rewind-list.js';
 import { PreviewCache, type ServerContext } from './server-context.js';
 import { staticFile } from './static-files.js';
 
@@ -60,6 +61,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     runtime: options.runtime,
     hub,
     previews: new PreviewCache(),
+    rewindLists: new RewindLists(),
     info: { version: options.version, model: options.runtime.modelLabel, store: options.waypoint.store.location },
   };
   let policy = { token, hosts: new Set<string>() };

@@ -3,6 +3,7 @@ import type { Waypoint } from '../engine/index.js';
 import type { FileRewindPreview } from '../rewind/index.js';
 import type { AgentRuntime } from '../runtime/index.js';
 import type { EventClient, EventHub } from './event-hub.js';
+import type { RewindLists } from './rewind-list.js';
 import { ServerRequestError } from './server-errors.js';
 
 /** What every method runs with: the engine, the runtime, the event hub, and the socket asking (null over HTTP). */
@@ -11,6 +12,7 @@ export interface ServerContext {
   runtime: AgentRuntime;
   hub: EventHub;
   previews: PreviewCache;
+  rewindLists: RewindLists;
   info: { version: string; model: string; store: string };
   client: EventClient | null;
 }

@@ -1,5 +1,5 @@
 import { conversationView, isUserInput, subagentLink, visibilityOf, type Visibility } from '../history/index.js';
-import type { MessageKind, MessageRole, MessageStatus, MessageWithParts, Session, Turn } from '../model/index.js';
+import type { MessageKind, MessageRole, MessageStatus, MessageWithParts, Session } from '../model/index.js';
 import type { Store } from '../store/index.js';
 
 /** A session as the browser lists it. */
@@ -209,5 +209,3 @@ async function actionsFor(store: Store, session: Session, path: MessageWithParts
     fork: finals.has(message.id),
   });
 }
-
-export type { Turn };
