@@ -12,7 +12,7 @@ export default defineConfig({
         test: {
           name: 'engine',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/cli/**', 'test/package/**', 'test/integrations/**'],
+          exclude: [...configDefaults.exclude, 'test/cli/**', 'test/package/**', 'test/integrations/**', 'test/web/**'],
         },
       },
       {
@@ -21,7 +21,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'cli',
-          include: ['test/cli/**/*.test.ts', 'test/package/**/*.test.ts', 'test/integrations/**/*.test.ts'],
+          include: ['test/cli/**/*.test.ts', 'test/package/**/*.test.ts', 'test/integrations/**/*.test.ts', 'test/web/**/*.test.ts'],
           globalSetup: ['test/cli/build-cli.ts'],
         },
       },
