@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { it } from 'vitest';
 
@@ -48,3 +50,13 @@ export async function adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
 }
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+/** `node` arguments that run a TypeScript file of this repository from any working directory. */
+export function tsNode(file: string, ...args: string[]): string[] {
+  return ['--import', pathToFileURL(resolve(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, file, ...args];
+}
+
+/** The `waypoint` CLI, run from source. */
+export const CLI = resolve(import.meta.dirname, 'fixtures', 'cli.ts');
