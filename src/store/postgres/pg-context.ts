@@ -48,10 +48,13 @@ export class PgContext {
   /** One statement outside a transaction (its own snapshot). */
   async query<R extends pg.QueryResultRow>(operation: string, text: string, values: unknown[] = []): Promise<R[]> {
     this.assertOpen();
+    const client = await this.connect(operation);
     try {
-      return (await this.pool.query<R>(text, values)).rows;
+      return (await client.query<R>(text, values)).rows;
     } catch (error) {
       throw mapPgFailure(error, { location: this.location, operation });
+    } finally {
+      client.done();
     }
   }
 
@@ -63,13 +66,7 @@ export class PgContext {
 
   private async transaction<T>(operation: string, begin: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (error) {
-        throw mapPgFailure(error, { location: this.location, operation });
-      }
-      let broken: Error | undefined;
+      const client = await this.connect(operation);
       try {
         await client.query(begin);
         const result = await fn(client);
@@ -80,7 +77,7 @@ export class PgContext {
           await client.query('ROLLBACK');
         } catch (rollbackError) {
           // The connection is gone (server restart, cut): the server rolled back; drop the client.
-          broken = rollbackError as Error;
+          client.broken ??= rollbackError as Error;
         }
         if (RETRYABLE.has(codeOf(error)) && attempt < RETRIES) {
           await new Promise((resolve) => setTimeout(resolve, 5 * 2 ** attempt * (0.5 + Math.random())));
@@ -88,9 +85,33 @@ export class PgContext {
         }
         throw mapPgFailure(error, { location: this.location, operation });
       } finally {
-        client.release(broken);
+        client.done();
       }
     }
+  }
+
+  /**
+   * A pooled connection with an error listener for as long as it is checked out: a connection the
+   * server drops (a restart, a cut) then fails the query in flight instead of crashing the
+   * process, and is discarded rather than returned to the pool.
+   */
+  private async connect(operation: string): Promise<pg.PoolClient & { broken?: Error; done(): void }> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw mapPgFailure(error, { location: this.location, operation });
+    }
+    const held = client as pg.PoolClient & { broken?: Error; done(): void };
+    const onError = (error: Error) => {
+      held.broken ??= error;
+    };
+    client.on('error', onError);
+    held.done = () => {
+      client.off('error', onError);
+      client.release(held.broken);
+    };
+    return held;
   }
 }
 
