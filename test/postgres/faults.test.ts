@@ -81,7 +81,7 @@ describe.skipIf(!available)('a PostgreSQL server restarted and connections cut i
       const store = await PostgresStore.open({ url: server.url });
       try {
         const history = await store.history(session.id, { parts: 'none' });
-        history.forEach((message, depth) => expect(message.parentId).toBe(depth === 0 ? null : history[depth - 1]!.id));
+        for (const [depth, message] of history.entries()) expect(message.parentId).toBe(depth === 0 ? null : history[depth - 1]!.id);
         expect(history.map((message) => message.id)).toEqual(rows.sort((a, b) => a.depth - b.depth).map((row) => row.id));
       } finally {
         await store.close();
