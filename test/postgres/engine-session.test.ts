@@ -62,7 +62,7 @@ if (postgresAvailable()) {
       } finally {
         await waypoint.close();
       }
-    });
+    }, 600_000);
   });
 } else {
   describe.skip(`the engine on PostgreSQL — skipped: ${SKIP_REASON}`, () => {});

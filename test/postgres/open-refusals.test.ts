@@ -139,7 +139,7 @@ if (postgresAvailable()) {
       expect(down.stderr).toContain('cannot be used right now');
       expect(down.stdout + down.stderr).not.toContain('hunter2');
       expect(readdirSync(cwd)).toEqual([]);
-    });
+    }, 600_000);
   });
 } else {
   describe.skip(`opening a PostgreSQL store — skipped: ${SKIP_REASON}`, () => {});
