@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { hostId } from '../model/index.js';
 import type { Checkpoint, JsonObject } from '../model/index.js';
 import { diffSnapshots, type ScanResult, type Snapshot, type SnapshotDiff, type SnapshotEntry } from '../workspace/index.js';
 import type { WriteIntent } from '../store/write-intent.js';
@@ -37,7 +37,7 @@ export const CAPTURE_INTERRUPTED = 'capture_interrupted';
 
 /** Intents of this process's captures that are still running (an intent of this process not in here was abandoned). */
 const running = new Set<string>();
-const HOST = hostname();
+const HOST = hostId();
 
 /**
  * Records the capture in flight right after its before-scan: from now on a kill of this process

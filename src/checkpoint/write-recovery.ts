@@ -1,7 +1,6 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync, unlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { hashContent, WaypointError } from '../model/index.js';
+import { hashContent, WaypointError, hostId } from '../model/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import type { NewCheckpoint, Store } from '../store/store.js';
 import type { WriteIntent, WriteIntentFile } from '../store/write-intent.js';
@@ -200,7 +199,7 @@ function siblings(file: WriteIntentFile, suffix: '.wp-tmp' | '.wp-old'): string[
 
 /** Why an intent's writer may still be running (null: it is gone). Any doubt counts as alive. */
 function liveOwner(intent: WriteIntent): string | null {
-  if (intent.host !== hostname()) return `written on another host (${intent.host}); it may still be writing`;
+  if (intent.host !== hostId()) return `written on another host (${intent.host}); it may still be writing`;
   if (intent.pid === process.pid) return 'written by this process, which may still be writing';
   try {
     process.kill(intent.pid, 0);

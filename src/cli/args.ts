@@ -31,7 +31,12 @@ export interface ParsedArgs<Specs extends FlagSpecs> {
 
 /** Flags every command takes. */
 export const GLOBAL_FLAGS = {
-  store: { type: 'string', value: 'file', description: 'the store file (default: $WAYPOINT_HOME/waypoint.db, else ~/.waypoint/waypoint.db)' },
+  store: {
+    type: 'string',
+    value: 'file | url',
+    description:
+      'the store: a file, or postgres://user:password@host/db for a shared database (default: $WAYPOINT_STORE, else $WAYPOINT_HOME/waypoint.db, else ~/.waypoint/waypoint.db)',
+  },
   json: { type: 'boolean', description: 'print one JSON document on stdout instead of text (errors too: { "error": { code, message, details } })' },
   help: { type: 'boolean', short: 'h', description: "print the command's reference" },
 } as const satisfies FlagSpecs;

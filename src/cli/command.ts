@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { openWaypoint, type Waypoint } from '../engine/index.js';
+import { isStoreFile, openWaypoint, type Waypoint } from '../engine/index.js';
 import type { FlagSpecs, GLOBAL_FLAGS, ParsedArgs } from './args.js';
 import { StoreNotFoundError } from './cli-errors.js';
 import type { Output } from './output.js';
@@ -7,7 +7,7 @@ import type { Confirm } from './terminal-confirm.js';
 
 /** What every command runs with. */
 export interface CommandContext {
-  /** The store file (`--store`, else `$WAYPOINT_HOME`, else `~/.waypoint`). */
+  /** The store: a file or a `postgres://` URL (`--store`, else `$WAYPOINT_STORE`, else `$WAYPOINT_HOME`, else `~/.waypoint`). Show it with `storeLabel`, never as is. */
   storePath: string;
   json: boolean;
   /** Relative paths on the command line resolve against this. */
@@ -55,7 +55,7 @@ export function defineCommand<Specs extends FlagSpecs>(command: Command<Specs>):
  * leaves the store byte-identical. (A store file this user may not write still opens, read-only.)
  */
 export async function withWaypoint<Result>(context: CommandContext, body: (waypoint: Waypoint) => Promise<Result>): Promise<Result> {
-  if (!existsSync(context.storePath)) throw new StoreNotFoundError(context.storePath);
+  if (isStoreFile(context.storePath) && !existsSync(context.storePath)) throw new StoreNotFoundError(context.storePath);
   const waypoint = await openWaypoint({ path: context.storePath });
   try {
     if (waypoint.recovery && waypoint.recovery.recovered.length > 0) {

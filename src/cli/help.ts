@@ -33,7 +33,7 @@ export function commandHelp(command: Command): string {
 
 /** `waypoint --help`: the full reference. */
 export function fullHelp(commands: readonly Command[]): string {
-  const lines = [INTRO, '', 'Usage: waypoint <command> [arguments] [--store <file>] [--json]', ''];
+  const lines = [INTRO, '', 'Usage: waypoint <command> [arguments] [--store <file | postgres://…>] [--json]', ''];
   for (const command of commands) {
     lines.push(...command.synopsis.map((line) => `  waypoint ${line}`));
     lines.push(`      ${command.summary}`);

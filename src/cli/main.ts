@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { defaultStorePath } from '../engine/index.js';
+import { defaultStoreLocation, resolveStoreLocation } from '../engine/index.js';
 import { isClaudeSessionId, waypointSessionIdFor } from '../integrations/index.js';
 import { WaypointError } from '../model/index.js';
 import { GLOBAL_FLAGS, parseArgs, type FlagSpecs } from './args.js';
@@ -100,7 +99,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const store = args.flags.store as string | undefined;
     const confirm = json ? undefined : (options.confirm ?? terminalConfirm());
     const context: CommandContext = {
-      storePath: store === undefined ? defaultStorePath(env) : resolve(cwd, store),
+      storePath: store === undefined ? defaultStoreLocation(env, cwd) : resolveStoreLocation(store, cwd),
       json,
       cwd,
       output,

@@ -1,2 +1,11 @@
 export { openWaypoint, type OpenWaypointOptions, type Waypoint } from './open-waypoint.js';
-export { defaultStorePath, STORE_FILE_NAME } from './store-location.js';
+export {
+  defaultStorePath,
+  defaultStoreLocation,
+  resolveStoreLocation,
+  isStoreFile,
+  storeLabel,
+  openStore,
+  STORE_FILE_NAME,
+  type OpenStoreOptions,
+} from './store-location.js';

@@ -3,12 +3,16 @@ import { recoverWriteIntents, type WriteRecoveryReport } from '../checkpoint/ind
 import { SessionHistory } from '../history/index.js';
 import { FileRewinder, TaskRegistry, recoverJournals, type RecoveryReport } from '../rewind/index.js';
 import { parseInput } from '../model/index.js';
-import { SqliteStore, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import { OpenWaypointOptionsSchema } from './open-waypoint-options.js';
-import { defaultStorePath } from './store-location.js';
+import { defaultStoreLocation, openStore } from './store-location.js';
 
 export interface OpenWaypointOptions {
-  /** The store file; defaults to `defaultStorePath()` (`$WAYPOINT_HOME` or `~/.waypoint`). */
+  /**
+   * The store: a file path, or a `postgres://user:password@host/db[?schema=name]` URL for a store
+   * several machines share. Defaults to `defaultStoreLocation()` (`$WAYPOINT_STORE`, else
+   * `$WAYPOINT_HOME` or `~/.waypoint`).
+   */
   path?: string;
   readOnly?: boolean;
   busyTimeoutMs?: number;
@@ -43,8 +47,7 @@ export interface Waypoint {
  */
 export async function openWaypoint(options: OpenWaypointOptions = {}): Promise<Waypoint> {
   parseInput(OpenWaypointOptionsSchema, options, 'options');
-  const store = await SqliteStore.open({
-    path: options.path ?? defaultStorePath(),
+  const store = await openStore(options.path ?? defaultStoreLocation(), {
     ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
     ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }),
   });

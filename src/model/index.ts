@@ -5,3 +5,4 @@ export { EventBus } from './events.js';
 export { hashContent } from './hash-content.js';
 export { parseInput } from './parse-input.js';
 export { callable, bytes, withMethods, count } from './input-shapes.js';
+export { hostId } from './host-id.js';

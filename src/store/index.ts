@@ -39,3 +39,12 @@ export type {
 export type { NewWriteIntent, WriteIntent, WriteIntentFile, BlobSweepResult } from './write-intent.js';
 export { SqliteStore, SQLITE_SCHEMA_VERSION, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { WAYPOINT_APPLICATION_ID } from './sqlite/open-database.js';
+export {
+  PostgresStore,
+  PG_SCHEMA_VERSION,
+  isPostgresUrl,
+  isStoreUrl,
+  parsePostgresUrl,
+  redactStoreUrl,
+  type PostgresStoreOptions,
+} from './postgres/index.js';

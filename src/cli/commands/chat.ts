@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { openWaypoint, type Waypoint } from '../../engine/index.js';
+import { openWaypoint, storeLabel, type Waypoint } from '../../engine/index.js';
 import { InvalidArgumentError, type Session } from '../../model/index.js';
 import { createRuntime, MODEL_STRING_FORMS, sessionModel, type EffectApprovalRequest, type EffectDecision } from '../../runtime/index.js';
 import { ChatController } from '../chat/chat-controller.js';
@@ -137,7 +137,9 @@ export const chatCommand = defineCommand({
             : `Waypoint chat · a new session${title === undefined ? '' : ` ${JSON.stringify(title)}`} (stored at your first input)`,
         ),
       );
-      io.print(io.style.dim(`workspace ${session ? (session.workdir ?? '(none)') : workdir} · model ${runtime.modelLabel} · store ${context.storePath}`));
+      io.print(
+        io.style.dim(`workspace ${session ? (session.workdir ?? '(none)') : workdir} · model ${runtime.modelLabel} · store ${storeLabel(context.storePath)}`),
+      );
       io.print(io.style.dim('Every file change is checkpointed. /help lists the commands; /rewind goes back; Ctrl-C stops a turn.'));
       const controller = new ChatController({
         io,

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { displayPath } from '../../checkpoint/index.js';
-import { openWaypoint, type Waypoint } from '../../engine/index.js';
+import { openWaypoint, storeLabel, type Waypoint } from '../../engine/index.js';
 import { modelView, uiView } from '../../history/index.js';
 import { ConflictError, WaypointError } from '../../model/index.js';
 import type { FileRewindPreview, FileRewindStatus, PreviewFile, RewoundFile } from '../../rewind/index.js';
@@ -37,6 +37,8 @@ export interface DemoOptions {
   print?: (line: string) => void;
   /** Called after each step, before the next starts (the files on disk are as that step left them). */
   onStep?: (step: DemoStep) => void | Promise<void>;
+  /** The store to record in (a file or a `postgres://` URL); default a new file in `dir`. */
+  store?: string;
 }
 
 export interface DemoResult {
@@ -75,7 +77,12 @@ export interface DemoResult {
 export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'waypoint-demo-'));
-  const paths = { dir, workdir: join(dir, 'project'), isolatedDir: join(dir, 'project-tokenizer'), storePath: join(dir, 'store', 'waypoint.db') };
+  const paths = {
+    dir,
+    workdir: join(dir, 'project'),
+    isolatedDir: join(dir, 'project-tokenizer'),
+    storePath: options.store ?? join(dir, 'store', 'waypoint.db'),
+  };
   const taken = [paths.workdir, paths.isolatedDir, join(dir, 'store')].filter((path) => existsSync(path) && readdirSync(path).length > 0);
   if (taken.length > 0) {
     throw new ConflictError({
@@ -124,7 +131,7 @@ async function story(context: StoryContext): Promise<DemoResult> {
   const session = await runtime.startSession({ workdir, title: 'Demo: fix the parser' });
   print('Waypoint demo: a scripted agent session in a fresh workspace, with its own store.');
   print(`workspace  ${workdir}`);
-  print(`store      ${context.storePath}`);
+  print(`store      ${storeLabel(context.storePath)}`);
   print(`model      ${runtime.modelLabel} (replies and tool calls played from a script; the tools run for real; no network, no API key)`);
   print(`session    ${session.id} "${session.title}"`);
   print(`files      ${listFiles(workdir).join(', ')}`);
@@ -287,7 +294,7 @@ async function story(context: StoryContext): Promise<DemoResult> {
   return {
     dir: context.dir,
     workdir,
-    storePath: context.storePath,
+    storePath: storeLabel(context.storePath),
     sessionId: session.id,
     model: runtime.modelLabel,
     turns,

@@ -1,3 +1,4 @@
+import { isStoreFile, storeLabel } from '../../engine/index.js';
 import { existsSync } from 'node:fs';
 import { integerFlag } from '../args.js';
 import { defineCommand, withWaypoint } from '../command.js';
@@ -41,8 +42,11 @@ export const sessionsCommand = defineCommand({
   async run(context, args) {
     const limit = args.flags.limit === undefined ? undefined : integerFlag('limit', args.flags.limit, 50);
     const report: SessionsReport = {
-      store: context.storePath,
-      sessions: existsSync(context.storePath) ? await withWaypoint(context, (waypoint) => listSessionRows(waypoint, limit === undefined ? {} : { limit })) : [],
+      store: storeLabel(context.storePath),
+      sessions:
+        !isStoreFile(context.storePath) || existsSync(context.storePath)
+          ? await withWaypoint(context, (waypoint) => listSessionRows(waypoint, limit === undefined ? {} : { limit }))
+          : [],
     };
     return { data: report, text: renderSessions(report) };
   },

@@ -8,11 +8,14 @@ export type StoreErrorCode =
   | 'STORE_BUSY'
   | 'STORE_IO'
   | 'STORE_FULL'
-  | 'STORE_PATH_UNUSABLE';
+  | 'STORE_PATH_UNUSABLE'
+  | 'STORE_UNAVAILABLE'
+  | 'STORE_URL_UNSUPPORTED';
 
 /**
  * The store file itself cannot be used as asked (wrong file, newer schema, read-only, busy, its
- * disk full, a path where no store can be created).
+ * disk full, a path where no store can be created, a database server that cannot be reached, a URL
+ * of a kind no backend serves).
  */
 export class StoreError extends WaypointError {
   override readonly name: string = 'StoreError';
@@ -22,7 +25,7 @@ export class StoreError extends WaypointError {
     super({
       ...options,
       exitCode: 5,
-      httpStatus: options.code === 'STORE_BUSY' ? 503 : 500,
+      httpStatus: options.code === 'STORE_BUSY' || options.code === 'STORE_UNAVAILABLE' ? 503 : 500,
     });
   }
 }

@@ -1,8 +1,7 @@
 import { lstatSync, rmdirSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
-import { hashContent, newId, WaypointError, type Journal, type JournalItem } from '../../model/index.js';
+import { hashContent, newId, WaypointError, type Journal, type JournalItem, hostId } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
 import {
   FileWriteFailedError,
@@ -183,7 +182,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         metadata: {
           roots: workspace.roots.map((root) => ({ name: root.name, dir: root.dir, kind: root.kind })),
           pid: process.pid,
-          host: hostname(),
+          host: hostId(),
           action: input.action,
           kind: input.kind,
           checkpointIds: input.checkpointIds,

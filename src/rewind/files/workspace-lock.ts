@@ -1,5 +1,5 @@
+import { hostId } from '../../model/index.js';
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Store, WorkspaceLockHolder } from '../../store/index.js';
 import type { Workspace } from '../../workspace/index.js';
 import { WorkspaceBusyError } from './errors/index.js';
@@ -43,7 +43,7 @@ export async function lockWorkspace(store: Store, workspace: Workspace, options:
   let delay = 2;
   try {
     for (;;) {
-      const holder = await store.acquireWorkspaceLocks({ owner, paths, pid: process.pid, host: hostname(), purpose: options.purpose }, isStale);
+      const holder = await store.acquireWorkspaceLocks({ owner, paths, pid: process.pid, host: hostId(), purpose: options.purpose }, isStale);
       if (holder === null) break;
       if (waitMs === 0) {
         locksHeld.delete(owner);
@@ -86,7 +86,7 @@ function isStale(holder: WorkspaceLockHolder): boolean {
  */
 export function liveWriter(pid: unknown, host: unknown, heldHere: () => boolean): string | null {
   if (typeof pid !== 'number') return null;
-  if (typeof host === 'string' && host !== hostname()) return `written on another host (${host}); it may still be applying`;
+  if (typeof host === 'string' && host !== hostId()) return `written on another host (${host}); it may still be applying`;
   if (pid === process.pid) return heldHere() ? 'being applied by this process' : null;
   try {
     process.kill(pid, 0);

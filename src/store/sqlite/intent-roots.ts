@@ -1,8 +1,8 @@
-import { hostname } from 'node:os';
+import { hostId } from '../../model/index.js';
 import { isProcessAlive } from './blobs/pack-file-name.js';
 import type { SqliteContext } from './sqlite-context.js';
 
-const HOST = hostname();
+const HOST = hostId();
 
 /**
  * Hashes pinned by writes in flight. An intent that changes no files (a plain pin) of a process on

@@ -1,4 +1,4 @@
-import { hostname } from 'node:os';
+import { hostId } from '../../model/index.js';
 import { randomUUID } from 'node:crypto';
 import type { Checkpoint, JsonObject } from '../../model/index.js';
 import type { NewCheckpoint } from '../store.js';
@@ -43,7 +43,7 @@ CREATE TABLE write_intents (
 ) STRICT;
 `;
 
-const HOST = hostname();
+const HOST = hostId();
 
 export function recordWriteIntent(context: SqliteContext, intent: NewWriteIntent): WriteIntent {
   const now = Date.now();
