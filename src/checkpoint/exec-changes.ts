@@ -2,7 +2,6 @@ import type { SkippedPath, ScanResult, SnapshotDiff, SnapshotEntry } from '../wo
 import type { CaptureContext } from './capture-context.js';
 import { SYMLINK_MODE } from './file-capture.js';
 import type { PendingChange } from './record-changes.js';
-import type { ScanBlobSink } from './scan-blob-sink.js';
 
 /** A path whose changes the capture could not (fully) keep, and why. */
 export interface UncoveredPath {
@@ -24,7 +23,6 @@ export async function toPendingChanges(
   diff: SnapshotDiff,
   before: ScannedSide,
   after: ScannedSide,
-  sink: ScanBlobSink,
   uncovered: UncoveredPath[],
 ): Promise<PendingChange[]> {
   const skipReasons = new Map<string, SkippedPath>();

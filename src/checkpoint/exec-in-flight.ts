@@ -208,7 +208,7 @@ async function rowsFor(
     }
   }
   const uncovered: UncoveredPath[] = [];
-  const changes = await toPendingChanges(recordContext, direct, { snapshot: before, skipped: [] }, input.now, input.sink, uncovered);
+  const changes = await toPendingChanges(recordContext, direct, { snapshot: before, skipped: [] }, input.now, uncovered);
   changes.push(...uptoLater);
   if (changes.length === 0) return [];
   return storeChangeContents(recordContext, { source: 'exec', toolName: record.toolName, toolCallId: record.toolCallId }, changes);

@@ -60,7 +60,7 @@ export async function recoverWriteIntents(store: Store, blobs: BlobStore, option
     // A write killed after taking the file aside (to check it) and before linking its own in:
     // the file goes back into its empty name first, so the files tell what happened as usual.
     for (const file of intent.files) putBackTakenFile(file);
-    const rows = await completion(store, blobs, intent);
+    const rows = await completion(store, intent);
     const added = await store.finishWriteIntent(intent.id, rows ?? []);
     for (const file of intent.files) removeTempFiles(file);
     if (rows) report.completed.push({ intentId: intent.id, checkpointIds: added.map((checkpoint) => checkpoint.id) });
@@ -83,7 +83,7 @@ export async function recoverWriteIntents(store: Store, blobs: BlobStore, option
 }
 
 /** The rows to record for a crashed write, or null when it changed nothing. */
-async function completion(store: Store, blobs: BlobStore, intent: WriteIntent): Promise<NewCheckpoint[] | null> {
+async function completion(store: Store, intent: WriteIntent): Promise<NewCheckpoint[] | null> {
   if (intent.files.length === 0 || intent.checkpoints.length === 0) return null;
   if (intent.sessionId !== null && (await store.findSession(intent.sessionId)) === null) return null;
   const named = new Set<string>();
