@@ -24,6 +24,7 @@ import type {
   StoreFootprint,
   UpdateTurnInput,
 } from '../store.js';
+import { compactDatabase } from './database-compaction.js';
 import { BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, PackBlobStorage } from './blobs/index.js';
 import { insertEntry, listEntries } from './entries.js';
 import { deleteSession, forkSession } from './fork.js';
@@ -115,6 +116,10 @@ export class SqliteStore implements Store {
 
   get readOnly(): boolean {
     return this.context.readOnly;
+  }
+
+  async compactDatabase(): Promise<{ freedBytes: number }> {
+    return compactDatabase(this.context);
   }
 
   async close(): Promise<void> {
