@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BlobStore, collectGarbage } from '../../blobs/index.js';
-import { encodeDelta } from '../../blobs/delta-codec.js';
-import { BLOB_SCHEMA_V1_SQL } from './blobs/index.js';
-import { migrations } from './migrations.js';
-import { openDatabase } from './open-database.js';
-import { SqliteStore } from './sqlite-store.js';
+import { BlobStore, collectGarbage } from '../../src/blobs/index.js';
+import { encodeDelta } from '../../src/blobs/delta-codec.js';
+import { BLOB_SCHEMA_V1_SQL } from '../../src/store/sqlite/blobs/index.js';
+import { migrations } from '../../src/store/sqlite/migrations.js';
+import { openDatabase } from '../../src/store/sqlite/open-database.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const digest = (path: string) => sha(readFileSync(path));
