@@ -38,7 +38,7 @@ export {
   type LanguageModelV3,
   type CompactionResult,
 } from './runtime/index.js';
-export { CheckpointedFs, type FsChange } from './checkpoint/index.js';
+export { CheckpointedFs, checkpointPatch, type FsChange } from './checkpoint/index.js';
 
 // Your own AI SDK loop: tools whose file changes are checkpointed in a turn you open and end.
 export {

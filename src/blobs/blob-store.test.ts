@@ -174,14 +174,14 @@ describe('BlobStore', () => {
     expect((await blobs.stat(editedHash)).encoding).toBe('delta');
 
     // Point the raw blob's row at other bytes of the same length: decodes fine, hash mismatches.
-    db.prepare('UPDATE blob_index SET pack_offset = pack_offset + 1 WHERE hash = ?').run(rawHash);
+    db.prepare('UPDATE blob_index SET pack_offset = pack_offset + 1 WHERE hash = unhex(?)').run(rawHash);
     expect(await codeOf(blobs.get(rawHash!))).toBe('BLOB_CORRUPT');
     // Deflated bytes that are not a deflate stream.
-    db.prepare(`UPDATE blob_index SET encoding = 'deflate' WHERE hash = ?`).run(rawHash);
-    db.prepare('UPDATE blob_index SET pack_offset = pack_offset - 1 WHERE hash = ?').run(rawHash);
+    db.prepare(`UPDATE blob_index SET encoding = 'deflate' WHERE hash = unhex(?)`).run(rawHash);
+    db.prepare('UPDATE blob_index SET pack_offset = pack_offset - 1 WHERE hash = unhex(?)').run(rawHash);
     expect(await codeOf(blobs.get(rawHash!))).toBe('BLOB_CORRUPT');
     // A delta whose base is gone.
-    db.prepare('DELETE FROM blob_index WHERE hash = ?').run(textHash);
+    db.prepare('DELETE FROM blob_index WHERE hash = unhex(?)').run(textHash);
     expect(await codeOf(blobs.get(editedHash))).toBe('BLOB_CORRUPT');
   });
 
@@ -197,7 +197,7 @@ describe('BlobStore', () => {
     const baseHash = await blobs.put(base);
     const editedHash = await blobs.put(edited, { baseHash });
     const rawHash = await blobs.put(raw);
-    db.prepare('UPDATE blob_index SET pack_offset = pack_offset + 1 WHERE hash = ?').run(rawHash);
+    db.prepare('UPDATE blob_index SET pack_offset = pack_offset + 1 WHERE hash = unhex(?)').run(rawHash);
     let reads = 0;
     const readStored = backend.storage.readStored.bind(backend.storage);
     backend.storage.readStored = async (hash) => {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSyn
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashContent } from '../model/index.js';
+import { checkpointPatch } from './checkpoint-patch.js';
 import { CheckpointedFs } from './checkpointed-fs.js';
 import { DIRECTORY_MODE, SYMLINK_MODE, modeKind } from './file-capture.js';
 import { createCaptureFixture, errorCode, type CaptureFixture } from './fixtures/capture-fixture.js';
@@ -38,7 +39,7 @@ describe('CheckpointedFs', () => {
     expect((await fx.blobs.get(modify!.beforeHash!)).equals(binary)).toBe(true);
     expect((await fx.blobs.get(remove!.beforeHash!)).toString()).toBe('text now');
     expect(existsSync(join(fx.root, 'a.bin'))).toBe(false);
-    expect(remove!.patch).toContain('-text now');
+    expect(await checkpointPatch(fx.blobs, remove!)).toContain('-text now');
   });
 
   it('the same path changed twice in a turn keeps its original once (content-addressed) and chains before/after', async () => {

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashContent } from '../model/index.js';
+import { checkpointPatch } from './checkpoint-patch.js';
 import { beginExec, captureExec, endExec } from './exec-capture.js';
 import { clearScanStateMemo, EXEC_SCAN_ENTRY } from './exec-scan-state.js';
 import { SYMLINK_MODE } from './file-capture.js';
@@ -55,8 +56,9 @@ describe('exec capture', () => {
       if (row.beforeHash) expect(hashContent(await fx.blobs.get(row.beforeHash))).toBe(row.beforeHash);
       if (row.afterHash) expect(hashContent(await fx.blobs.get(row.afterHash))).toBe(row.afterHash);
     }
-    expect(capture.checkpoints[2]!.patch).toContain('-two\n+2');
-    expect(capture.checkpoints[1]!.patch).toBeNull();
+    expect(capture.checkpoints.every((row) => row.patch === null)).toBe(true);
+    expect(await checkpointPatch(fx.blobs, capture.checkpoints[2]!)).toContain('-two\n+2');
+    expect(await checkpointPatch(fx.blobs, capture.checkpoints[1]!)).toBeNull();
     expect(capture.partiallyProtected).toBe(false);
     expect((await fx.store.getTurn(fx.turnId)).metadata).toMatchObject({ execUsed: true });
     expect((await fx.store.getTurn(fx.turnId)).metadata.partiallyProtected).toBeUndefined();
@@ -183,7 +185,7 @@ describe('exec capture', () => {
       ['create', 'workspace:start', null, SYMLINK_MODE | 0o777],
     ]);
     expect((await fx.blobs.get(capture.checkpoints[1]!.afterHash!)).toString()).toBe('run.sh');
-    expect(capture.checkpoints[1]!.patch).toBeNull();
+    expect(await checkpointPatch(fx.blobs, capture.checkpoints[1]!)).toBeNull();
   });
 
   it('past the memory budget, files are read again after the scan and stored exactly', async () => {

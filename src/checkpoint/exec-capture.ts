@@ -174,7 +174,7 @@ async function recordAfterScan(handle: ExecHandle, sink: ScanBlobSink): Promise<
     diff.deleted = [];
   }
   const uncovered: UncoveredPath[] = [];
-  const changes = await toPendingChanges(context, diff, before, after, sink, uncovered);
+  const changes = await toPendingChanges(context, diff, before, after, uncovered);
   // What the scans saw but cannot keep (names that are not UTF-8, ignored paths deleted): recorded
   // as `skipped` rows, so a rewind reports them as not restored, and listed as uncovered.
   const unseen = unseenChanges(before, after);

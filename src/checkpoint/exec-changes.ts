@@ -2,8 +2,6 @@ import type { SkippedPath, ScanResult, SnapshotDiff, SnapshotEntry } from '../wo
 import type { CaptureContext } from './capture-context.js';
 import { SYMLINK_MODE } from './file-capture.js';
 import type { PendingChange } from './record-changes.js';
-import type { ScanBlobSink } from './scan-blob-sink.js';
-import { unifiedPatch } from './text-patch.js';
 
 /** A path whose changes the capture could not (fully) keep, and why. */
 export interface UncoveredPath {
@@ -25,7 +23,6 @@ export async function toPendingChanges(
   diff: SnapshotDiff,
   before: ScannedSide,
   after: ScannedSide,
-  sink: ScanBlobSink,
   uncovered: UncoveredPath[],
 ): Promise<PendingChange[]> {
   const skipReasons = new Map<string, SkippedPath>();
@@ -54,24 +51,9 @@ export async function toPendingChanges(
       changes.push({ ...base, beforeHash: null, afterHash: null, skipReason: 'before_missing' });
       continue;
     }
-    changes.push({ ...base, patch: await execPatch(context, path, old, next, sink) });
+    changes.push(base);
   }
   return changes;
-}
-
-async function execPatch(
-  context: CaptureContext,
-  path: string,
-  old: SnapshotEntry | null,
-  next: SnapshotEntry | null,
-  sink: ScanBlobSink,
-): Promise<string | null> {
-  if (old?.kind === 'symlink' || next?.kind === 'symlink') return null;
-  const limit = 2 * 1024 * 1024;
-  if ((old?.size ?? 0) > limit || (next?.size ?? 0) > limit) return null;
-  const beforeContent = old?.hash ? await context.blobs.get(old.hash) : null;
-  const afterContent = next?.hash ? (sink.contentOf(path) ?? (await context.blobs.get(next.hash))) : null;
-  return unifiedPatch(path, beforeContent, afterContent);
 }
 
 export function modeOf(entry: SnapshotEntry | null): number | null {

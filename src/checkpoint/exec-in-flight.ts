@@ -7,7 +7,6 @@ import { modeOf, toPendingChanges, type UncoveredPath } from './exec-changes.js'
 import { loadStateSnapshot, type LoadedScanState } from './exec-scan-state.js';
 import { storeChangeContents, type PendingChange } from './record-changes.js';
 import type { ScanBlobSink } from './scan-blob-sink.js';
-import { unifiedPatch } from './text-patch.js';
 
 /**
  * What a shell command's capture in flight keeps in the store (the `exec` of its write intent):
@@ -205,12 +204,11 @@ async function rowsFor(
         afterHash: checkpoint.beforeHash,
         beforeMode: modeOf(old),
         afterMode: checkpoint.beforeMode,
-        patch: await patchOf(context, path, old?.hash ?? null, checkpoint.beforeHash),
       });
     }
   }
   const uncovered: UncoveredPath[] = [];
-  const changes = await toPendingChanges(recordContext, direct, { snapshot: before, skipped: [] }, input.now, input.sink, uncovered);
+  const changes = await toPendingChanges(recordContext, direct, { snapshot: before, skipped: [] }, input.now, uncovered);
   changes.push(...uptoLater);
   if (changes.length === 0) return [];
   return storeChangeContents(recordContext, { source: 'exec', toolName: record.toolName, toolCallId: record.toolCallId }, changes);
@@ -218,18 +216,6 @@ async function rowsFor(
 
 function pathsOf(diff: SnapshotDiff): string[] {
   return [...diff.created.map((item) => item.path), ...diff.modified.map((item) => item.path), ...diff.deleted.map((item) => item.path)];
-}
-
-async function patchOf(context: CaptureContext, path: string, beforeHash: string | null, afterHash: string | null): Promise<string | null> {
-  try {
-    const before = beforeHash ? await context.blobs.get(beforeHash) : null;
-    const after = afterHash ? await context.blobs.get(afterHash) : null;
-    if ((before?.length ?? 0) > 2 * 1024 * 1024 || (after?.length ?? 0) > 2 * 1024 * 1024) return null;
-    return unifiedPatch(path, before, after);
-  } catch {
-    // The patch is a view; the hashes are the record.
-    return null;
-  }
 }
 
 async function markInterrupted(context: CaptureContext, record: ExecInFlightRecord, changes: number): Promise<void> {

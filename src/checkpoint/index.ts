@@ -14,10 +14,10 @@
  *   why — `too_large`, `recursive_delete`, `unreadable`, `ignored`, `before_missing`. Rewinding it
  *   must be reported as an error, never as a success.
  * - Every non-null hash is readable from the BlobStore: contents are stored before the row is
- *   written (the after blob delta-encoded against the before). `patch` is a unified diff
- *   (`createTwoFilesPatch`, `a/<key>` → `b/<key>`, `/dev/null` for a missing side) for text; null
- *   for binary, symlinks, renames, skipped rows and files over 2 MiB. It is a view: the blobs are
- *   the truth.
+ *   written (the after blob delta-encoded against the before). No patch is stored (`patch` is
+ *   null unless a caller recorded one; older stores kept one): `checkpointPatch` derives the
+ *   unified diff from the blobs when asked, null for binary, symlinks, renames, skipped rows and
+ *   files over 2 MiB. The blobs are the truth.
  * - `source`: `tool` (Write/Edit), `fs` (CheckpointedFs), `exec` (scan around a shell command;
  *   a rename there is a delete + a create). `turnId` and `anchorMessageId` (the turn's user message)
  *   are set when the capture runs inside a turn.
@@ -34,6 +34,7 @@ export {
 } from './file-capture.js';
 export { recordChanges, storeChangeContents, type PendingChange, type ChangeOrigin } from './record-changes.js';
 export { isBinaryContent, unifiedPatch, countLineChanges } from './text-patch.js';
+export { checkpointPatch } from './checkpoint-patch.js';
 export {
   recordToolChange,
   applyToolWrite,

@@ -3,7 +3,6 @@ import { DEFERRED_BATCH_BYTES, type PendingBlobPut } from '../blobs/index.js';
 import type { NewCheckpoint } from '../store/store.js';
 import type { WriteIntentFile } from '../store/write-intent.js';
 import type { CaptureContext } from './capture-context.js';
-import { unifiedPatch } from './text-patch.js';
 
 /**
  * One file mutation about to be recorded. Contents are given either as bytes (`before`/`after`,
@@ -181,10 +180,9 @@ export async function beginStoreChangeContents(
       intent = await record();
       options.onPinned?.();
     }
+    // No patch is computed: `checkpointPatch` derives it from the blobs when someone asks.
     changes.forEach((change, index) => {
       if (change.patch !== undefined) rows[index]!.patch = change.patch;
-      else if (!change.skipReason && ['create', 'modify', 'delete'].includes(change.op))
-        rows[index]!.patch = unifiedPatch(change.path, change.before ?? null, change.after ?? null);
     });
   } catch (error) {
     pending?.abort();

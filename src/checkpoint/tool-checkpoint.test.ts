@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyPatch } from 'diff';
 import { hashContent } from '../model/index.js';
+import { checkpointPatch } from './checkpoint-patch.js';
 import { createCaptureFixture, errorCode, type CaptureFixture } from './fixtures/capture-fixture.js';
 import { applyToolEdit, applyToolWrite, recordToolChange } from './tool-checkpoint.js';
 
@@ -34,7 +35,8 @@ describe('tool-level checkpoints', () => {
     });
     expect((await fx.blobs.get(checkpoint!.beforeHash!)).equals(before)).toBe(true);
     expect((await fx.blobs.get(checkpoint!.afterHash!)).equals(after)).toBe(true);
-    expect(applyPatch(before.toString(), checkpoint!.patch!)).toBe(after.toString());
+    expect(checkpoint!.patch).toBeNull();
+    expect(applyPatch(before.toString(), (await checkpointPatch(fx.blobs, checkpoint!))!)).toBe(after.toString());
   });
 
   it('stores the after of an edit as a delta against its before', async () => {
@@ -130,7 +132,7 @@ describe('tool-level checkpoints', () => {
     expect(result).toMatchObject({ replacements: 1, created: false });
     expect(result.checkpoint).toMatchObject({ op: 'modify', toolName: 'Edit', toolCallId: 'e1', beforeMode: 0o600, afterMode: 0o600 });
     expect(readFileSync(join(fx.root, 'a.ts'), 'utf8')).toBe('const a = 1;\nconst b = 3;\n');
-    expect(result.checkpoint!.patch).toContain('-const b = 2;\n+const b = 3;');
+    expect(await checkpointPatch(fx.blobs, result.checkpoint!)).toContain('-const b = 2;\n+const b = 3;');
   });
 
   it('a failed edit changes nothing and records nothing, with a code per cause', async () => {

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashContent, StoreError } from '../model/index.js';
 import type { Store } from '../store/store.js';
+import { checkpointPatch } from './checkpoint-patch.js';
 import { CheckpointedFs } from './checkpointed-fs.js';
 import { createCaptureFixture, type CaptureFixture } from './fixtures/capture-fixture.js';
 import { applyToolWrite } from './tool-checkpoint.js';
@@ -82,7 +83,7 @@ describe('recovering writes a crash left in flight', () => {
       beforeHash: hashContent(Buffer.from('the person’s edit\n')),
       afterMode: 0o644,
     });
-    expect(checkpoint!.patch).toContain('+the agent’s');
+    expect(await checkpointPatch(fx.blobs, checkpoint!)).toContain('+the agent’s');
     expect((await fx.blobs.get(checkpoint!.beforeHash!)).toString()).toBe('the person’s edit\n');
     expect(await fx.store.listWriteIntents()).toEqual([]);
     expect((await fx.blobs.gc()).unreachable).toEqual([]);

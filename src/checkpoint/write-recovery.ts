@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { hashContent, WaypointError, hostId } from '../model/index.js';
+import { hashContent, hostId } from '../model/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import type { NewCheckpoint, Store } from '../store/store.js';
 import type { WriteIntent, WriteIntentFile } from '../store/write-intent.js';
@@ -9,7 +9,6 @@ import { openCaptureContext } from './capture-context.js';
 import { beginExec, endExec } from './exec-capture.js';
 import { ownerGone } from './exec-in-flight.js';
 import { SYMLINK_MODE } from './file-capture.js';
-import { unifiedPatch } from './text-patch.js';
 
 /** What {@link recoverWriteIntents} did with the writes a crash left in flight. */
 export interface WriteRecoveryReport {
@@ -20,9 +19,6 @@ export interface WriteRecoveryReport {
   /** Writes of a process that may still be running, left alone. */
   skipped: Array<{ intentId: string; reason: string }>;
 }
-
-/** Patches are computed for files up to this size (as the capture does). */
-const PATCH_LIMIT = 2 * 1024 * 1024;
 
 /**
  * Completes or drops the writes in flight (`Store.recordWriteIntent`) of processes that are gone.
@@ -63,7 +59,7 @@ export async function recoverWriteIntents(store: Store, blobs: BlobStore, option
     // A write killed after taking the file aside (to check it) and before linking its own in:
     // the file goes back into its empty name first, so the files tell what happened as usual.
     for (const file of intent.files) putBackTakenFile(file);
-    const rows = await completion(store, blobs, intent);
+    const rows = await completion(store, intent);
     const added = await store.finishWriteIntent(intent.id, rows ?? []);
     for (const file of intent.files) removeTempFiles(file);
     if (rows) report.completed.push({ intentId: intent.id, checkpointIds: added.map((checkpoint) => checkpoint.id) });
@@ -86,7 +82,7 @@ export async function recoverWriteIntents(store: Store, blobs: BlobStore, option
 }
 
 /** The rows to record for a crashed write, or null when it changed nothing. */
-async function completion(store: Store, blobs: BlobStore, intent: WriteIntent): Promise<NewCheckpoint[] | null> {
+async function completion(store: Store, intent: WriteIntent): Promise<NewCheckpoint[] | null> {
   if (intent.files.length === 0 || intent.checkpoints.length === 0) return null;
   if (intent.sessionId !== null && (await store.findSession(intent.sessionId)) === null) return null;
   const named = new Set<string>();
@@ -100,7 +96,6 @@ async function completion(store: Store, blobs: BlobStore, intent: WriteIntent): 
     const now = states.find(({ file }) => file.path === (row.toPath ?? row.path));
     const filled: NewCheckpoint = { ...row };
     if (filled.afterMode == null && now?.state.mode != null && now.state.hash === now.file.afterHash) filled.afterMode = now.state.mode;
-    if (filled.patch == null && filled.status !== 'skipped' && ['create', 'modify', 'delete'].includes(filled.op)) filled.patch = await patchOf(blobs, filled);
     rows.push(filled);
   }
   return rows;
@@ -116,19 +111,6 @@ function stateOf(file: WriteIntentFile): { hash: string | null; mode: number | n
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { hash: null, mode: null, readable: code === 'ENOENT' || code === 'ENOTDIR' };
-  }
-}
-
-async function patchOf(blobs: BlobStore, row: NewCheckpoint): Promise<string | null> {
-  try {
-    const before = row.beforeHash ? await blobs.get(row.beforeHash) : null;
-    const after = row.afterHash ? await blobs.get(row.afterHash) : null;
-    if ((before?.length ?? 0) > PATCH_LIMIT || (after?.length ?? 0) > PATCH_LIMIT) return null;
-    return unifiedPatch(row.path, before, after);
-  } catch (error) {
-    // The patch is a view; the blobs are the truth. A row without one is still complete.
-    if (WaypointError.is(error)) return null;
-    throw error;
   }
 }
 

@@ -32,6 +32,8 @@ export interface GarbageReport {
   gc: GcReport;
   /** Stored blob bytes freed (in a dry run: at least this many would be). */
   freedBytes: number;
+  /** Bytes the database file shrank by, its free pages given back after the sweep (0 in a dry run). */
+  databaseFreedBytes: number;
   before: BlobStorageStats;
   after: BlobStorageStats;
 }
@@ -41,7 +43,7 @@ export interface GarbageReport {
  * activity (a family — a main session, its forks and side chats, and every subagent transcript
  * they ran — is kept or deleted whole, so nothing is deleted while what branched from it stays);
  * then blobs no record reaches are swept
- * and staged blobs compressed. The sweep is safe beside writers in any process (a blob a write in
+ * and staged blobs compressed, and the database's free pages given back (`compactDatabase`). The sweep is safe beside writers in any process (a blob a write in
  * flight stored is pinned by its write intent until the row naming it commits); in a runtime it
  * still refuses while any of its sessions runs a turn (`TURN_RUNNING`), since retention may delete
  * the session that turn writes to. Deleting sessions without `confirm` is refused with
@@ -80,6 +82,7 @@ export async function collectGarbage(
   } else {
     gc = await blobs.gc({ dryRun: input.dryRun });
   }
+  const databaseFreedBytes = input.dryRun ? 0 : ((await store.compactDatabase?.())?.freedBytes ?? 0);
   const after = await store.blobs.stats();
   return {
     dryRun: input.dryRun,
@@ -89,6 +92,7 @@ export async function collectGarbage(
     keptFamilies,
     gc,
     freedBytes: gc.freedBytes,
+    databaseFreedBytes,
     before,
     after,
   };

@@ -5,7 +5,6 @@ import {
   modeKind,
   recordChanges,
   SYMLINK_MODE,
-  unifiedPatch,
   unseenChanges,
   type CaptureContext,
   type ExecCaptureOptions,
@@ -30,7 +29,6 @@ export interface TaskCaptureResult {
   uncovered: UncoveredPath[];
 }
 
-const PATCH_LIMIT = 2 * 1024 * 1024;
 const UNCOVERED_IN_METADATA = 100;
 
 /**
@@ -121,7 +119,7 @@ export async function endTaskCapture(
       uncovered.push({ path, reason: 'before_missing', detail: 'the previous content was not in the blob store' });
       changes.push({ ...change, beforeHash: null, afterHash: null, skipReason: 'before_missing' });
     } else {
-      changes.push({ ...change, patch: await patchOf(context, path, old, next) });
+      changes.push(change);
     }
   }
   // Names that are not UTF-8 and ignored paths the task deleted: recorded `skipped`, listed as uncovered.
@@ -207,14 +205,6 @@ function applyWindow(start: Snapshot, current: Snapshot, window: readonly Checkp
     });
   }
   return { base, unknown };
-}
-
-async function patchOf(context: CaptureContext, path: string, old: SnapshotEntry | null, next: SnapshotEntry | null): Promise<string | null> {
-  if (old?.kind === 'symlink' || next?.kind === 'symlink') return null;
-  const before = old?.hash ? await context.blobs.get(old.hash) : null;
-  const after = next?.hash ? await context.blobs.get(next.hash) : null;
-  if ((before?.length ?? 0) > PATCH_LIMIT || (after?.length ?? 0) > PATCH_LIMIT) return null;
-  return unifiedPatch(path, before, after);
 }
 
 function modeOf(entry: SnapshotEntry | null): number | null {

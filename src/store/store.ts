@@ -293,6 +293,11 @@ export interface Store {
   close(): Promise<void>;
   /** The bytes the store occupies, by part (database, blobs …). Reads only. */
   footprint(): Promise<StoreFootprint>;
+  /**
+   * Optional: give the database's free space back to the file system (GC calls it after a sweep).
+   * Best effort and safe beside other processes; returns the bytes the database shrank by.
+   */
+  compactDatabase?(): Promise<{ freedBytes: number }>;
 
   // sessions
   createSession(input?: CreateSessionInput): Promise<Session>;

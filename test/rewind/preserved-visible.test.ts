@@ -34,10 +34,14 @@ const hammer = `
 function pinnedAside(storePath: string): Array<{ owner: string; hash: string }> {
   const db = new Database(storePath, { readonly: true, fileMustExist: true });
   try {
-    return db.prepare("SELECT owner, hash FROM blob_pins WHERE owner LIKE '%rewind-preserved%' OR owner LIKE '%:preserved'").all() as Array<{
+    // A pin set is one row: its hashes' 32-byte values end to end.
+    const sets = db.prepare("SELECT owner, hashes FROM blob_pins WHERE owner LIKE '%rewind-preserved%' OR owner LIKE '%:preserved'").all() as Array<{
       owner: string;
-      hash: string;
+      hashes: Buffer;
     }>;
+    return sets.flatMap(({ owner, hashes }) =>
+      Array.from({ length: hashes.length / 32 }, (_, index) => ({ owner, hash: hashes.toString('hex', index * 32, index * 32 + 32) })),
+    );
   } finally {
     db.close();
   }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { beginExec, EXEC_SCAN_ENTRY, openCaptureContext } from '../../src/checkpoint/index.js';
+import { beginExec, checkpointPatch, EXEC_SCAN_ENTRY, openCaptureContext } from '../../src/checkpoint/index.js';
 import { hashContent, type Checkpoint } from '../../src/model/index.js';
 import { rewindConversation } from '../../src/rewind/index.js';
 import type { RuntimeEvents } from '../../src/runtime/index.js';
@@ -84,7 +84,7 @@ describe('background bash tasks are captured when they end', () => {
     // written.txt peels back layer by layer: the task's change starts where the write tool's ended.
     const appended = byTask.find((checkpoint) => checkpoint.path === 'workspace:written.txt')!;
     expect(appended).toMatchObject({ beforeHash: sha('w1\n'), afterHash: sha('w1\ntail\n') });
-    expect(appended.patch).toContain('+tail');
+    expect(await checkpointPatch(waypoint.blobs, appended)).toContain('+tail');
     expect(byTask.find((checkpoint) => checkpoint.path === 'workspace:gone.txt')).toMatchObject({ beforeHash: sha('bye\n'), afterHash: null });
     // during.txt was written while the foreground command ran: that command's, recorded once.
     expect(all.filter((checkpoint) => checkpoint.path === 'workspace:during.txt').map((checkpoint) => checkpoint.toolCallId)).toEqual(['scripted_4_1']);

@@ -113,7 +113,7 @@ export const gcCommand = defineCommand({
       return { data: { type: 'cancelled' }, text: ['gc cancelled; nothing was deleted.'] };
     }
     progress.done(
-      `${plural(report.gc.unreachable.length, 'blob')} ${dryRun ? 'unreachable' : 'swept'}, ${formatBytes(report.gc.freedBytes)} ${dryRun ? 'to free' : 'freed'}`,
+      `${plural(report.gc.unreachable.length, 'blob')} ${dryRun ? 'unreachable' : 'swept'}, ${formatBytes(report.gc.freedBytes)} ${dryRun ? 'to free' : 'freed'}${report.databaseFreedBytes > 0 ? `; database ${formatBytes(report.databaseFreedBytes)} smaller` : ''}`,
     );
     return { data: report, text: renderGc(report) };
   },

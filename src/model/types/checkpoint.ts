@@ -20,7 +20,7 @@ export interface Checkpoint {
   afterHash: string | null;
   beforeMode: number | null;
   afterMode: number | null;
-  /** Structured patch (unified diff) when known. */
+  /** A unified diff recorded with the row (older stores; none is stored now): `checkpointPatch` derives it from the blobs. */
   patch: string | null;
   source: CheckpointSource;
   toolName: string | null;

@@ -12,7 +12,7 @@ export interface Migration {
  * Ordered schema migrations. Each runs inside the opening transaction; `PRAGMA user_version`
  * records the last one applied. Never edit a shipped migration: add the next one.
  */
-export function migrations(blobSchemaSql: string): Migration[] {
+export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string): Migration[] {
   return [
     {
       version: 1,
@@ -43,8 +43,32 @@ export function migrations(blobSchemaSql: string): Migration[] {
         db.exec(WRITE_INTENTS_EXEC_SQL);
       },
     },
+    {
+      version: 5,
+      description: 'compact blob rows: hashes as 32 bytes, pack ids instead of names, one row per pin set',
+      up(db) {
+        db.exec(blobSchemaV5Sql);
+        db.exec(PIN_SETS_SQL);
+        // Nothing looks a checkpoint up by hash: GC's roots read every row anyway.
+        db.exec('DROP INDEX IF EXISTS checkpoints_before; DROP INDEX IF EXISTS checkpoints_after;');
+      },
+    },
   ];
 }
+
+/**
+ * Pins as one row per owner: its hashes' bytes end to end (`setBlobPins` keeps them distinct). A
+ * hash that is not 64 hex digits fails the copy (NOT NULL), so the migration aborts unchanged.
+ */
+const PIN_SETS_SQL = `
+CREATE TABLE blob_pin_sets (
+  owner TEXT PRIMARY KEY,
+  hashes BLOB NOT NULL
+) STRICT;
+INSERT INTO blob_pin_sets (owner, hashes) SELECT owner, unhex(group_concat(hash, '')) FROM blob_pins GROUP BY owner;
+DROP TABLE blob_pins;
+ALTER TABLE blob_pin_sets RENAME TO blob_pins;
+`;
 
 /**
  * One row per locked directory (a workspace root's real path). `pid` and `host` let a later

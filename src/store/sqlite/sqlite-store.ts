@@ -24,7 +24,8 @@ import type {
   StoreFootprint,
   UpdateTurnInput,
 } from '../store.js';
-import { BLOB_SCHEMA_SQL, PackBlobStorage } from './blobs/index.js';
+import { compactDatabase } from './database-compaction.js';
+import { BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, PackBlobStorage } from './blobs/index.js';
 import { insertEntry, listEntries } from './entries.js';
 import { deleteSession, forkSession } from './fork.js';
 import * as messages from './messages.js';
@@ -67,7 +68,7 @@ export interface SqliteStoreOptions {
 }
 
 /** The schema version this code writes; a store with a newer one is refused. */
-export const SQLITE_SCHEMA_VERSION = migrations('').at(-1)!.version;
+export const SQLITE_SCHEMA_VERSION = migrations('', '').at(-1)!.version;
 
 /**
  * The embedded default backend: one SQLite file (WAL, so several processes can share it) plus a
@@ -95,7 +96,12 @@ export class SqliteStore implements Store {
     const notWritable = options.readOnly ? null : unwritableReason(path);
     const readOnly = options.readOnly === true || notWritable !== null;
     if (!readOnly) prepareStoreDirectory(path);
-    const db = openDatabase({ path, readOnly, busyTimeoutMs: options.busyTimeoutMs ?? 5000, migrations: migrations(BLOB_SCHEMA_SQL) });
+    const db = openDatabase({
+      path,
+      readOnly,
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      migrations: migrations(BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL),
+    });
     const context = new SqliteContext(db, path, readOnly, notWritable ?? (readOnly ? 'it was opened read-only' : null));
     return new SqliteStore(context, join(dirname(path), `${basename(path)}.blobs`));
   }
@@ -110,6 +116,10 @@ export class SqliteStore implements Store {
 
   get readOnly(): boolean {
     return this.context.readOnly;
+  }
+
+  async compactDatabase(): Promise<{ freedBytes: number }> {
+    return compactDatabase(this.context);
   }
 
   async close(): Promise<void> {

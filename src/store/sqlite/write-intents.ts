@@ -6,7 +6,7 @@ import type { BlobSweepResult, NewWriteIntent, WriteIntent, WriteIntentFile } fr
 import type { PackBlobStorage } from './blobs/pack-blob-storage.js';
 import { addCheckpointRows } from './checkpoints.js';
 import { writeIntentRoots } from './intent-roots.js';
-import { blobRootsQuery } from './ledgers.js';
+import { addRecordRoots } from './ledgers.js';
 import type { SqliteContext } from './sqlite-context.js';
 
 /**
@@ -91,8 +91,7 @@ export function listWriteIntents(context: SqliteContext): WriteIntent[] {
 export async function sweepBlobs(context: SqliteContext, storage: PackBlobStorage, candidates: readonly string[]): Promise<BlobSweepResult> {
   if (candidates.length === 0) return { deleted: [], spared: [], freedBytes: 0 };
   const result = context.write('sweep blobs', () => {
-    const roots = writeIntentRoots(context, { expire: true });
-    for (const row of context.statement(blobRootsQuery).all() as Array<{ hash: string }>) roots.add(row.hash);
+    const roots = addRecordRoots(context, writeIntentRoots(context, { expire: true }));
     return storage.deleteUnreferencedInTransaction(candidates, roots);
   });
   if (result.deleted.length > 0) await storage.compact();

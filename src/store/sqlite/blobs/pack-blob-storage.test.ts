@@ -132,7 +132,7 @@ describe('PackBlobStorage', () => {
     const { db, storage } = open();
     const item = rawBlob(blobContent('trunc', 4));
     await storage.putMany([item]);
-    db.prepare('UPDATE blob_index SET stored_size = stored_size + 5 WHERE hash = ?').run(item.record.hash);
+    db.prepare('UPDATE blob_index SET stored_size = stored_size + 5 WHERE hash = unhex(?)').run(item.record.hash);
     expect(await codeOf(storage.readStored(item.record.hash))).toBe('BLOB_CORRUPT');
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, StoreError, type BlobEncoding, type BlobRecord } from '../../../model/index.js';
 import type { BlobStorage, BlobStorageStats, PendingBlobWrite, RecompressOptions, RecompressReport, StagingBlobStorage, StoredBlobInput } from '../../store.js';
+import { INDEX_ROW_SELECT } from './blob-schema.js';
 import { PackCompactor, type CompactOptions, type CompactResult } from './pack-compactor.js';
 import { PackReader } from './pack-reader.js';
 import { PackRecompressor } from './pack-recompressor.js';
@@ -27,14 +28,15 @@ export interface PackBlobStorageOptions {
   minLiveRatio?: number;
 }
 
+/** A `blob_index` row as `INDEX_ROW_SELECT` reads it: hashes as their 32 bytes, the pack by name. */
 interface IndexRow {
-  hash: string;
+  hash: Buffer;
   pack: string;
   pack_offset: number;
   stored_size: number;
   size: number;
   encoding: BlobEncoding;
-  base_hash: string | null;
+  base_hash: Buffer | null;
   chain_depth: number;
   created_at: number;
 }
@@ -87,8 +89,8 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
     this.stagingWriter = new PackWriter(db, packDir, maxPackBytes, 'staging');
     this.compactor = new PackCompactor(db, packDir, this.reader, this.writer, this.stagingWriter);
     this.recompressor = new PackRecompressor(db, this.reader, this.writer, this.stagingWriter, this.compactor);
-    this.selectOne = db.prepare('SELECT * FROM blob_index WHERE hash = ?');
-    this.selectMany = db.prepare('SELECT * FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))');
+    this.selectOne = db.prepare(`${INDEX_ROW_SELECT} WHERE i.hash = unhex(?)`);
+    this.selectMany = db.prepare(`${INDEX_ROW_SELECT} WHERE i.hash IN (SELECT unhex(value) FROM json_each(?))`);
   }
 
   async putMany(items: StoredBlobInput[], options: PackPutOptions = {}): Promise<void> {
@@ -260,7 +262,7 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
 
   async getRecords(hashes: readonly string[]): Promise<Map<string, BlobRecord>> {
     const rows = this.selectMany.all(JSON.stringify(hashes)) as IndexRow[];
-    return new Map(rows.map((row) => [row.hash, toRecord(row)]));
+    return new Map(rows.map((row) => [row.hash.toString('hex'), toRecord(row)]));
   }
 
   async readStored(hash: string): Promise<Buffer> {
@@ -272,7 +274,7 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
   }
 
   async listRecords(): Promise<BlobRecord[]> {
-    return (this.db.prepare('SELECT * FROM blob_index ORDER BY created_at, hash').all() as IndexRow[]).map(toRecord);
+    return (this.db.prepare(`${INDEX_ROW_SELECT} ORDER BY i.created_at, i.hash`).all() as IndexRow[]).map(toRecord);
   }
 
   async deleteMany(hashes: readonly string[]): Promise<{ freedBytes: number }> {
@@ -281,9 +283,9 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
       .transaction(() => {
         const json = JSON.stringify(hashes);
         const freed = this.db
-          .prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))')
+          .prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT unhex(value) FROM json_each(?))')
           .get(json) as { bytes: number };
-        this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').run(json);
+        this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT unhex(value) FROM json_each(?))').run(json);
         return freed.bytes;
       })
       .immediate();
@@ -302,8 +304,8 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
     const doomed = new Set([...present].filter((hash) => !roots.has(hash)));
     const keptBases = this.db
       .prepare(
-        `SELECT DISTINCT base_hash FROM blob_index
-       WHERE base_hash IN (SELECT value FROM json_each(@doomed)) AND hash NOT IN (SELECT value FROM json_each(@doomed))`,
+        `SELECT DISTINCT lower(hex(base_hash)) FROM blob_index
+       WHERE base_hash IN (SELECT unhex(value) FROM json_each(@doomed)) AND hash NOT IN (SELECT unhex(value) FROM json_each(@doomed))`,
       )
       .pluck();
     for (;;) {
@@ -312,10 +314,12 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
       for (const hash of kept) doomed.delete(hash);
     }
     const json = JSON.stringify([...doomed]);
-    const freed = this.db.prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').get(json) as {
+    const freed = this.db
+      .prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT unhex(value) FROM json_each(?))')
+      .get(json) as {
       bytes: number;
     };
-    this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').run(json);
+    this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT unhex(value) FROM json_each(?))').run(json);
     const spared = [...new Set(candidates)].filter((hash) => present.has(hash) && !doomed.has(hash));
     return { deleted: [...doomed], spared, freedBytes: freed.bytes };
   }
@@ -382,7 +386,7 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
   private get insert(): Database.Statement {
     this.insertStatement ??= this.db.prepare(
       `INSERT OR IGNORE INTO blob_index (hash, pack, pack_offset, stored_size, size, encoding, base_hash, chain_depth, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (unhex(?), (SELECT id FROM blob_packs WHERE name = ?), ?, ?, ?, ?, unhex(?), ?, ?)`,
     );
     return this.insertStatement;
   }
@@ -390,16 +394,16 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
   private presentHashes(hashes: readonly string[]): Set<string> {
     if (hashes.length === 0) return new Set();
     if (hashes.length === 1) return this.selectPresentOne.get(hashes[0]) === undefined ? new Set() : new Set(hashes);
-    return new Set(this.selectPresent.all(JSON.stringify(hashes)) as string[]);
+    return new Set((this.selectPresent.all(JSON.stringify(hashes)) as Buffer[]).map((hash) => hash.toString('hex')));
   }
 
   private get selectPresent(): Database.Statement {
-    this.selectPresentStatement ??= this.db.prepare('SELECT hash FROM blob_index WHERE hash IN (SELECT value FROM json_each(?))').pluck();
+    this.selectPresentStatement ??= this.db.prepare('SELECT hash FROM blob_index WHERE hash IN (SELECT unhex(value) FROM json_each(?))').pluck();
     return this.selectPresentStatement;
   }
 
   private get selectPresentOne(): Database.Statement {
-    this.selectPresentOneStatement ??= this.db.prepare('SELECT 1 FROM blob_index WHERE hash = ?').pluck();
+    this.selectPresentOneStatement ??= this.db.prepare('SELECT 1 FROM blob_index WHERE hash = unhex(?)').pluck();
     return this.selectPresentOneStatement;
   }
 
@@ -430,11 +434,11 @@ function validate(item: StoredBlobInput): void {
 
 function toRecord(row: IndexRow): BlobRecord {
   return {
-    hash: row.hash,
+    hash: row.hash.toString('hex'),
     size: row.size,
     storedSize: row.stored_size,
     encoding: row.encoding,
-    baseHash: row.base_hash,
+    baseHash: row.base_hash === null ? null : row.base_hash.toString('hex'),
     chainDepth: row.chain_depth,
     createdAt: row.created_at,
   };

@@ -115,8 +115,10 @@ export class PackCompactor {
   /** Copy a pack's live blobs into this writer's pack (staging into staging), then repoint their rows. Returns bytes moved. */
   private rewrite(pack: string): number | null {
     const rows = this.db
-      .prepare('SELECT hash, pack_offset AS offset, stored_size AS length FROM blob_index WHERE pack = ? ORDER BY pack_offset')
-      .all(pack) as Array<{ hash: string; offset: number; length: number }>;
+      .prepare(
+        'SELECT hash, pack_offset AS offset, stored_size AS length FROM blob_index WHERE pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset',
+      )
+      .all(pack) as Array<{ hash: Buffer; offset: number; length: number }>;
     const buffers: Buffer[] = [];
     try {
       for (const row of rows) {
@@ -130,7 +132,9 @@ export class PackCompactor {
       throw error;
     }
     const target = (isStagingPackName(pack) ? this.stagingWriter : this.writer).append(buffers);
-    const update = this.db.prepare('UPDATE blob_index SET pack = ?, pack_offset = ? WHERE hash = ? AND pack = ? AND pack_offset = ?');
+    const update = this.db.prepare(
+      'UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ? WHERE hash = ? AND pack = (SELECT id FROM blob_packs WHERE name = ?) AND pack_offset = ?',
+    );
     this.db
       .transaction(() => {
         for (const [index, row] of rows.entries()) update.run(target.pack, target.offsets[index]!, row.hash, pack, row.offset);
@@ -143,7 +147,7 @@ export class PackCompactor {
   private unregister(pack: string): boolean {
     return this.db
       .transaction(() => {
-        const referenced = this.db.prepare('SELECT 1 FROM blob_index WHERE pack = ? LIMIT 1').get(pack);
+        const referenced = this.db.prepare('SELECT 1 FROM blob_index WHERE pack = (SELECT id FROM blob_packs WHERE name = ?) LIMIT 1').get(pack);
         if (referenced) return false;
         this.db.prepare('DELETE FROM blob_packs WHERE name = ?').run(pack);
         return true;
@@ -152,7 +156,9 @@ export class PackCompactor {
   }
 
   private liveBytesByPack(): Map<string, number> {
-    const rows = this.db.prepare('SELECT pack, SUM(stored_size) AS bytes FROM blob_index GROUP BY pack').all() as Array<{ pack: string; bytes: number }>;
+    const rows = this.db
+      .prepare('SELECT p.name AS pack, SUM(i.stored_size) AS bytes FROM blob_index i JOIN blob_packs p ON p.id = i.pack GROUP BY i.pack')
+      .all() as Array<{ pack: string; bytes: number }>;
     return new Map(rows.map((row) => [row.pack, row.bytes]));
   }
 

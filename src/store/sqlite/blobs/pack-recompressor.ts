@@ -75,7 +75,9 @@ export class PackRecompressor {
     const staging = (this.db.prepare('SELECT name FROM blob_packs').pluck().all() as string[]).filter(isStagingPackName);
     if (staging.length === 0) return { blobs: 0, bytes: 0 };
     const row = this.db
-      .prepare('SELECT COUNT(*) AS blobs, COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE pack IN (SELECT value FROM json_each(?))')
+      .prepare(
+        'SELECT COUNT(*) AS blobs, COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE pack IN (SELECT id FROM blob_packs WHERE name IN (SELECT value FROM json_each(?)))',
+      )
       .get(JSON.stringify(staging)) as { blobs: number; bytes: number };
     return row;
   }
@@ -83,7 +85,9 @@ export class PackRecompressor {
   /** Move every live blob of `pack`, chunk by chunk. False when stopped early (budget, or the pack is unreadable). */
   private async drain(pack: string, options: RecompressOptions, result: RecompressReport, outOfBudget: () => boolean): Promise<boolean> {
     const rows = this.db
-      .prepare('SELECT hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE pack = ? ORDER BY pack_offset')
+      .prepare(
+        'SELECT lower(hex(hash)) AS hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset',
+      )
       .all(pack) as StagedRow[];
     for (let start = 0; start < rows.length; ) {
       let end = start;
@@ -104,7 +108,7 @@ export class PackRecompressor {
       });
       const target = this.writer.append(encoded.map((item) => item.bytes));
       const update = this.db.prepare(
-        'UPDATE blob_index SET pack = ?, pack_offset = ?, stored_size = ?, encoding = ? WHERE hash = ? AND pack = ? AND pack_offset = ?',
+        'UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ?, encoding = ? WHERE hash = unhex(?) AND pack = (SELECT id FROM blob_packs WHERE name = ?) AND pack_offset = ?',
       );
       this.db
         .transaction(() => {
