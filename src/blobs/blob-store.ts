@@ -344,6 +344,12 @@ export class BlobStore {
     return (await this.store.blobs.has([hash])).has(hash);
   }
 
+  /** Which of `hashes` the store holds (indexed; the content is not read or verified). */
+  async hasMany(hashes: readonly string[]): Promise<Set<string>> {
+    checkHashes(hashes);
+    return hashes.length === 0 ? new Set() : this.store.blobs.has(hashes);
+  }
+
   /** The index record of a blob (sizes, encoding, delta base); throws `BLOB_NOT_FOUND`. */
   async stat(hash: string): Promise<BlobRecord> {
     checkHash(hash);

@@ -152,6 +152,26 @@ describe('CheckpointedFs', () => {
     expect(() => readlinkSync(join(fx.root, 'ln2'))).toThrow();
   });
 
+  it('a link pointing outside the workspace can be renamed and deleted (never followed); writing through it stays refused', async () => {
+    const outside = join(fx.dir, 'outside.txt');
+    writeFileSync(outside, 'not ours');
+    symlinkSync(outside, join(fx.root, 'out'));
+    await expect(fs.writeFile('out', 'through')).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+    mkdirSync(join(fx.root, 'sub'));
+    await fs.rename('out', 'sub/out2');
+    expect(readlinkSync(join(fx.root, 'sub', 'out2'))).toBe(outside);
+    await expect(fs.writeFile('sub/out2', 'through')).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+    // A path below such a link is still outside.
+    await expect(fs.deleteFile('sub/out2/x')).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+    await fs.deleteFile('sub/out2');
+    expect(existsSync(join(fx.root, 'sub', 'out2'))).toBe(false);
+    expect(readFileSync(outside, 'utf8')).toBe('not ours');
+    const [rename, remove] = await all();
+    expect(rename).toMatchObject({ op: 'rename', path: 'workspace:out', toPath: 'workspace:sub/out2' });
+    expect(modeKind(remove!.beforeMode)).toBe('symlink');
+    expect((await fx.blobs.get(remove!.beforeHash!)).toString()).toBe(outside);
+  });
+
   it('an untracked root (data) and the store directory are written but never recorded', async () => {
     await fs.writeFile(join(fx.dir, 'data', 'state.json'), '{}');
     await fs.writeFile('notes.md', 'tracked');

@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { FileReadFailedError, type ResolvedPath, type Workspace } from '../workspace/index.js';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { FileReadFailedError, PathOutsideWorkspaceError, toWorkspacePath, type ResolvedPath, type Workspace } from '../workspace/index.js';
 
 /** Default size above which a file's content is not kept. */
 export const DEFAULT_CHECKPOINT_MAX_FILE_SIZE = 10 * 1024 * 1024;
@@ -70,7 +70,35 @@ export function resolveWriteTarget(workspace: Workspace, path: string, options: 
  * resolved, so a checkpoint never names a path through a link (rewinds never write through one).
  */
 export function resolveEntryTarget(workspace: Workspace, path: string, options: { root?: string } = {}): ResolvedPath {
-  return canonicalEntry(workspace, workspace.resolve(path, options));
+  let resolved: ResolvedPath;
+  try {
+    resolved = workspace.resolve(path, options);
+  } catch (error) {
+    if (!(error instanceof PathOutsideWorkspaceError) || error.reason !== 'symlink_escape') throw error;
+    // A link whose target lies outside is itself an entry inside: deleting or moving it never follows it.
+    const link = linkEntry(workspace, path, options);
+    if (link === null) throw error;
+    return link;
+  }
+  return canonicalEntry(workspace, resolved);
+}
+
+/**
+ * The symbolic link at `path`'s last name, resolved through its (real) directory without following
+ * it, or null when its directory does not resolve inside a root or no link is there.
+ */
+function linkEntry(workspace: Workspace, path: string, options: { root?: string }): ResolvedPath | null {
+  const name = basename(path);
+  if (name === '' || name === '.' || name === '..') return null;
+  let parent: ResolvedPath;
+  try {
+    parent = workspace.resolve(dirname(path), options);
+  } catch {
+    return null;
+  }
+  const relativePath = relative(parent.root.realDir, resolve(parent.realPath, name)).split(sep).join('/');
+  const { resolved, entry } = workspace.resolveKeyEntry(toWorkspacePath(parent.root.name, relativePath), { followLink: false });
+  return entry?.isSymbolicLink() && resolved.linkInPath === null ? resolved : null;
 }
 
 function canonicalEntry(workspace: Workspace, resolved: ResolvedPath): ResolvedPath {

@@ -105,3 +105,37 @@ export class GitCommandFailedError extends WaypointError {
     });
   }
 }
+
+/** `discardFork` of a session that has no directory of its own (a shared-workspace fork, a side chat, a main session). */
+export class NotAnIsolatedForkError extends WaypointError {
+  override readonly name: string = 'NotAnIsolatedForkError';
+
+  constructor(options: { sessionId: string; strategy: string | null }) {
+    super({
+      code: 'NOT_AN_ISOLATED_FORK',
+      message: `Session ${options.sessionId} is not an isolated fork (${options.strategy === null ? 'not a fork' : `a ${options.strategy}-workspace fork`}): it has no directory of its own to discard. Nothing was changed.`,
+      details: { sessionId: options.sessionId, strategy: options.strategy },
+      exitCode: 2,
+      httpStatus: 400,
+    });
+  }
+}
+
+/**
+ * `discardFork` found files in the fork's directory whose content neither the store nor git's HEAD
+ * holds: deleting the directory would lose them. Nothing was changed; `force` deletes anyway.
+ */
+export class ForkHasUnrecordedChangesError extends WaypointError {
+  override readonly name: string = 'ForkHasUnrecordedChangesError';
+
+  constructor(options: { sessionId: string; dir: string; paths: string[]; hint?: string }) {
+    const names = options.paths.slice(0, 3).join(', ');
+    super({
+      code: 'FORK_HAS_UNRECORDED_CHANGES',
+      message: `The directory of fork ${options.sessionId} (${options.dir}) holds ${options.paths.length} file(s) whose content is recorded neither in the store nor in git's HEAD (${names}${options.paths.length > 3 ? ', …' : ''}); deleting it would lose them. ${options.hint ?? 'Copy them elsewhere, or discard with force: true.'} Nothing was changed.`,
+      details: { sessionId: options.sessionId, dir: options.dir, paths: options.paths },
+      exitCode: 4,
+      httpStatus: 409,
+    });
+  }
+}

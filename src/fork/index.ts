@@ -24,4 +24,12 @@ export type { IgnoredMode, IgnoredEntryReport, NotCopiedEntry, NotCopiedReason, 
 export type { NoGitReason } from './git-checkout.js';
 export { effectPolicyFor, type EffectPolicyOptions } from './effect-policy.js';
 export { listChildren, listAncestors, sessionFamily, renderFamilyTree, type FamilyNode } from './lineage.js';
-export { NoWorkspaceCheckpointError, ForkConfirmationRequiredError, ForkStateUnavailableError, GitCommandFailedError } from './fork-errors.js';
+export {
+  NoWorkspaceCheckpointError,
+  ForkConfirmationRequiredError,
+  ForkStateUnavailableError,
+  GitCommandFailedError,
+  NotAnIsolatedForkError,
+  ForkHasUnrecordedChangesError,
+} from './fork-errors.js';
+export { discardFork, type DiscardForkResult } from './discard-fork.js';

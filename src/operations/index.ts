@@ -22,6 +22,7 @@ export type { ForkSessionResult } from './fork-result.js';
 export { previewFork } from './preview-fork.js';
 export { forkSession, ForkSessionRequest } from './fork-session.js';
 export { forkFromSavePoint, ForkFromRequest } from './fork-from-save-point.js';
+export { discardFork, DiscardForkRequest } from './discard-fork.js';
 export { rewindStatus, RewindStatusRequest, type RewindStatus } from './rewind-status.js';
 export { storeUsage, StoreUsageRequest, type UsageReport, type SessionUsage } from './store-usage.js';
 export { collectGarbage, CollectGarbageRequest, sessionsToDelete, type GarbageReport } from './collect-garbage.js';

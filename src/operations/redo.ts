@@ -8,8 +8,8 @@ import { Id, requireWorkspace, resolutionKeys, Resolutions } from './session-che
  * Undo a rewind. With `rewindId`: that file rewind (the files return to what they held before it;
  * a file changed since is a conflict unless listed in `force`). Without: the latest conversation
  * rewind. `conversation: true` with a `rewindId` does both (a `both` rewind), files first. A file
- * changed since the rewind is a conflict unless resolved (`force`, or `resolutions` with `merge`);
- * `previewRedo` shows each file first.
+ * changed since the rewind is a conflict unless resolved (`force`, or `resolutions` with `merge`)
+ * or left out (`skip`: it stays as it is, the rest is redone); `previewRedo` shows each file first.
  */
 export const RedoRequest = z
   .object({
@@ -20,12 +20,17 @@ export const RedoRequest = z
     force: z.array(z.string().min(1)).default([]),
     /** Per-file ways past a conflict, as for undo: `merge` (undo the rewind's change on the current text, when it applies cleanly) or `force`. */
     resolutions: Resolutions.default({}),
+    /** Paths to leave as they are: the rest of the rewind is redone. */
+    skip: z.array(z.string().min(1)).default([]),
   })
   .strict()
-  .refine((request) => request.rewindId !== undefined || (request.force.length === 0 && Object.keys(request.resolutions).length === 0), {
-    message: 'force and resolutions work with a file rewind id (rewindId)',
-    path: ['force'],
-  })
+  .refine(
+    (request) => request.rewindId !== undefined || (request.force.length === 0 && Object.keys(request.resolutions).length === 0 && request.skip.length === 0),
+    {
+      message: 'force, resolutions and skip work with a file rewind id (rewindId)',
+      path: ['force'],
+    },
+  )
   .refine((request) => request.rewindId !== undefined || request.conversation !== false, {
     message: 'nothing to redo: give a rewindId or conversation: true',
     path: ['conversation'],
@@ -75,7 +80,8 @@ export async function redo(context: OperationContext, request: RedoRequest): Pro
     result = { type: 'conversation', sessionId: session.id, headMessageId: moved.headMessageId, branchGeneration: moved.branchGeneration };
   } else {
     requireWorkspace(session);
-    const restored = await files.redo(session.id, input.rewindId, { resolutions: redoResolutions(session, input) });
+    const skip = Object.keys(resolutionKeys(session, Object.fromEntries(input.skip.map((path) => [path, 'force' as const]))));
+    const restored = await files.redo(session.id, input.rewindId, { resolutions: redoResolutions(session, input), ...(skip.length > 0 ? { skip } : {}) });
     const moved = input.conversation === true ? await redoConversation(store, session.id) : null;
     result = {
       type: 'files',

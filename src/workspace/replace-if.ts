@@ -21,7 +21,8 @@ export interface DisplacedFile {
 }
 
 export type ReplaceOutcome =
-  | { replaced: true; previous: HeldFile; displaced: null; directory: string }
+  /** `taken`: with `keepTaken`, the hidden name the previous file still has (the caller removes it); else null. */
+  | { replaced: true; previous: HeldFile; displaced: null; directory: string; taken: string | null }
   /** `accept` refused what was there; the path holds it again (or a newer file, see `displaced`). */
   | { replaced: false; reason: 'refused'; current: HeldFile; displaced: DisplacedFile | null; directory: string }
   /** Accepted, but a file appeared at the path before the new one was in place: that file stays. */
@@ -41,12 +42,15 @@ export type ReplaceOutcome =
  * accepted. A crash in between leaves the taken file under its hidden name, for recovery to put back.
  *
  * The directory is fsynced only when `durable` (default false: the caller fsyncs `directory`).
+ * With `keepTaken`, an accepted file is left under its hidden name (`taken` in the outcome) for the
+ * caller to remove, e.g. many at once in the thread pool; until then a crash leaves it for recovery
+ * as above.
  */
 export function replaceIf(
   target: ResolvedPath,
   accept: (held: HeldFile) => boolean,
   next: PreparedFileWrite | null,
-  options: { durable?: boolean } = {},
+  options: { durable?: boolean; keepTaken?: boolean } = {},
 ): ReplaceOutcome {
   const directory = prepareDirectory(target, dirname(target.entryPath), false, next ? 'write' : 'delete');
   const path = join(directory, basename(target.entryPath));
@@ -85,8 +89,9 @@ export function replaceIf(
       if (taken) unlinkSync(parked);
       outcome = { replaced: false, reason: 'raced', current: held, displaced: null, directory };
     } else {
-      if (taken) unlinkSync(parked);
-      outcome = { replaced: true, previous: held, displaced: null, directory };
+      const keep = taken && options.keepTaken === true;
+      if (taken && !keep) unlinkSync(parked);
+      outcome = { replaced: true, previous: held, displaced: null, directory, taken: keep ? parked : null };
     }
   } catch (error) {
     // Whatever went wrong, what was taken goes back (unless someone wrote the path since).

@@ -91,9 +91,14 @@ describe('waypoint demo', () => {
     expect(preview).toMatch(/CHANGELOG\.md\s+safe\s+would be restored; changed by a shell command/);
     expect(preview).toMatch(/test\/parser\.test\.js\s+safe\s+would be deleted/);
     expect(preview).toContain('can apply as is: no (1 file needs a choice: merge or force)');
-    expect(preview).toContain(
-      `merge would leave README.md as:\n    | # kv-parser\n    | \n    | Parses key=value lines.\n    | \n    | Maintained by the parser team.`,
-    );
+    // The merge as a diff of the file as it is now: the agent's line back, the person's line untouched, nothing else printed.
+    const mergeShown = preview.slice(preview.indexOf('merge would change README.md'));
+    expect(mergeShown).toMatch(/^merge would change README\.md as it is now[^\n]*\n {4}@@ [^\n]+@@/);
+    expect(mergeShown).toContain('\n    -Parses key=value lines; empty lines are skipped.\n    +Parses key=value lines.\n');
+    expect(mergeShown).not.toMatch(/\n {4}[-+]Maintained by the parser team\./);
+    expect(mergeShown).not.toContain('    | ');
+    expect(printedBy('undo')).toContain('README.md: merged as the preview showed');
+    expect(printedBy('undo')).not.toContain('# kv-parser');
 
     // Applied with the merge: the turn's files are undone, the person's line kept.
     const undone = after.get('undo')!.project;

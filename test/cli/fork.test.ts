@@ -117,6 +117,53 @@ describe('waypoint fork (built CLI)', () => {
     expect(existsSync(join(fixture.dir, 'omitted', 'node_modules'))).toBe(false);
   });
 
+  it('fork discard deletes an isolated fork and its work tree registration; content recorded nowhere refuses it unless --force', () => {
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8' });
+    git(fixture.project, 'init', '--quiet');
+    git(fixture.project, 'add', '-A');
+    git(fixture.project, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '--quiet', '-m', 'after both turns');
+    const fork = (name: string) => {
+      const run = fixture.cli('fork', fixture.sessionId, '--message', fixture.first.replyId, '--isolated', join(fixture.dir, name), '--json');
+      expect(run.code).toBe(0);
+      return run.json().session.id as string;
+    };
+    const registered = () => git(fixture.project, 'worktree', 'list', '--porcelain');
+
+    // Only what the store or HEAD holds: README.md restored from the store, deletions, HEAD's files.
+    const clean = fork('clean');
+    expect(registered()).toContain(join(fixture.dir, 'clean'));
+    const done = fixture.cli('fork', 'discard', clean, '--json');
+    expect(done.code).toBe(0);
+    expect(done.json()).toEqual({ sessionId: clean, removed: [join(fixture.dir, 'clean')], missing: [], unrecorded: [] });
+    expect(existsSync(join(fixture.dir, 'clean'))).toBe(false);
+    expect(registered()).not.toContain(join(fixture.dir, 'clean'));
+    expect(fixture.cli('show', clean).code).toBe(0);
+
+    const busy = fork('busy');
+    writeFileSync(join(fixture.dir, 'busy', 'scratch.txt'), 'typed in the fork, never recorded\n');
+    writeFileSync(join(fixture.dir, 'busy', 'src', 'parser.js'), 'edited by hand\n');
+    const refused = fixture.cli('fork', 'discard', busy, '--json');
+    expect(refused.code).toBe(4);
+    expect(refused.json().error).toMatchObject({
+      code: 'FORK_HAS_UNRECORDED_CHANGES',
+      details: { sessionId: busy, paths: ['workspace:scratch.txt', 'workspace:src/parser.js'] },
+    });
+    expect(readFileSync(join(fixture.dir, 'busy', 'scratch.txt'), 'utf8')).toContain('never recorded');
+    expect(registered()).toContain(join(fixture.dir, 'busy'));
+    const text = fixture.cli('fork', 'discard', busy);
+    expect(text.stderr).toContain('run it again with --force');
+    const forced = fixture.cli('fork', 'discard', busy, '--force');
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('deleted with --force, recorded nowhere: scratch.txt, src/parser.js');
+    expect(existsSync(join(fixture.dir, 'busy'))).toBe(false);
+    expect(registered()).not.toContain(join(fixture.dir, 'busy'));
+
+    const main = fixture.cli('fork', 'discard', fixture.sessionId, '--json');
+    expect(main.code).toBe(2);
+    expect(main.json().error.code).toBe('NOT_AN_ISOLATED_FORK');
+    expect(fixture.cli('fork', fixture.sessionId, '--force').code).toBe(2);
+  }, 600_000);
+
   it('--stable and --side never touch files and need no confirmation', () => {
     const before = snapshotTree(fixture.project);
     const stable = fixture.cli('fork', fixture.sessionId, '--stable', fixture.first.replyId, '--json');

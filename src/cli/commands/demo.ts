@@ -11,6 +11,7 @@ import { compareTrees, listFiles, sameSnapshot, showFile, snapshot, writeProject
 import { Narrator } from './demo/narrator.js';
 import { DEMO_PROJECT, DEMO_TURNS, FIX_TURN, SIDE_TURN, TEST_TURN, TOKENIZER_TURN, type DemoTurn } from './demo/script.js';
 import { renderLog, sessionLog } from './log.js';
+import { mergeDiffLines } from '../render/rewind-render.js';
 
 /** The demo's steps, in order; `onStep` is called after each. */
 export const DEMO_STEPS = [
@@ -196,10 +197,7 @@ async function story(context: StoryContext): Promise<DemoResult> {
   print(`rewind ${undone.rewindId}: ${undone.files.length} ${undone.files.length === 1 ? 'file' : 'files'} changed`);
   for (const file of undone.files) print(`  ${displayPath(file.path).padEnd(22)} ${rewoundAs(file)}`);
   print(`workspace now: ${listFiles(workdir).join(', ')}`);
-  for (const path of merged) {
-    print(`${path} now (merged):`);
-    for (const line of showFile(workdir, path)) print(line);
-  }
+  for (const path of merged) print(`${path}: merged as the preview showed (the hand-written line kept)`);
   await context.onStep('undo');
 
   section('Redo the undo: the files come back');
@@ -344,10 +342,8 @@ function previewLines(preview: FileRewindPreview): string[] {
   const why = [...(blocked > 0 ? [`${blocked} ${blocked === 1 ? 'file needs' : 'files need'} a choice: merge or force`] : []), ...other];
   lines.push(`can apply as is: ${yes(preview.canApply)}${why.length > 0 ? ` (${why.join('; ')})` : ''}`);
   for (const file of preview.files.filter((candidate) => candidate.mergedText !== null)) {
-    lines.push(`merge would leave ${displayPath(file.path)} as:`);
-    const text = file.mergedText!.split('\n');
-    if (text.at(-1) === '') text.pop();
-    for (const line of text) lines.push(`    | ${line}`);
+    lines.push(`merge would change ${displayPath(file.path)} as it is now (the agent's change undone, the later edit kept):`);
+    lines.push(...mergeDiffLines(file, '    '));
   }
   return lines;
 }

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
-import { ForkConfirmationRequiredError, type ForkPreview, type ForkRequest, type IgnoredMode } from '../../fork/index.js';
+import { ForkConfirmationRequiredError, ForkHasUnrecordedChangesError, type ForkPreview, type ForkRequest, type IgnoredMode } from '../../fork/index.js';
 
 const IGNORED_MODES: readonly IgnoredMode[] = ['copy', 'link', 'omit'];
 import { WaypointError } from '../../model/index.js';
-import { forkSession, previewFork, type ForkSessionResult } from '../../operations/index.js';
+import { discardFork, forkSession, previewFork, type ForkSessionResult } from '../../operations/index.js';
+import type { DiscardForkResult } from '../../fork/index.js';
 import type { ConflictResolution } from '../../rewind/index.js';
 import { keyValueFlags } from '../args.js';
 import { UsageError } from '../cli-errors.js';
@@ -30,6 +31,7 @@ export const forkFlags = {
   title: { type: 'string', value: 'title', description: 'the new session\'s title (default "Fork of <parent title>")' },
   yes: { type: 'boolean', short: 'y', description: "confirm a shared-workspace fork that changes the parent's files" },
   preview: { type: 'boolean', description: 'show what the fork would do (fork point, files it would change); change nothing' },
+  force: { type: 'boolean', description: 'with discard: delete even files whose content is recorded nowhere (they are listed)' },
   resolve: {
     type: 'string',
     value: 'path=merge|force',
@@ -148,6 +150,7 @@ export const forkCommand = defineCommand({
     'fork <session> --stable <messageId> [--isolated [dir]]',
     'fork <session> --side <question>',
     'fork <session> … --preview',
+    'fork discard <fork-session> [--force]',
   ],
   summary: 'branch a session into a new one: from a checkpoint (default: the latest), a message, a stable reply, or a side chat',
   description: [
@@ -156,11 +159,28 @@ export const forkCommand = defineCommand({
     "Shared workspace (default): a fork that changes the parent's files prints the preview and needs --yes (what it overwrites is kept:",
     '`waypoint redo <parent> <rewindId>` brings it back). --isolated materializes the files at the fork point into a new directory instead:',
     "in a git work tree, a linked work tree (`git worktree add --detach` at the parent's HEAD) with the fork-point changes on top;",
-    "it registers in the parent's .git/worktrees, and `git worktree remove <dir>` deletes both. Outside git, a plain copy.",
+    "it registers in the parent's .git/worktrees. Outside git, a plain copy.",
+    "`fork discard <fork-session>` deletes an isolated fork's directory and its work tree registration (the session stays); it refuses while a",
+    "tracked file there holds content recorded neither in the store nor in git's HEAD (FORK_HAS_UNRECORDED_CHANGES) unless --force.",
   ],
   flags: forkFlags,
   positionals: { min: 1, max: 2 },
   async run(context, args) {
+    if (args.positionals[0] === 'discard') {
+      const forkId = args.positionals[1];
+      if (forkId === undefined) throw new UsageError('name the fork to discard: waypoint fork discard <fork-session>', { command: 'fork' });
+      return withWaypoint(context, async (waypoint) => {
+        try {
+          const report = await discardFork({ waypoint }, { sessionId: forkId, ...(args.flags.force ? { force: true } : {}) });
+          return { data: report, text: renderDiscard(report) };
+        } catch (error) {
+          if (!(error instanceof ForkHasUnrecordedChangesError)) throw error;
+          const { sessionId, dir, paths } = error.details as { sessionId: string; dir: string; paths: string[] };
+          throw new ForkHasUnrecordedChangesError({ sessionId, dir, paths, hint: 'Copy them elsewhere, or run it again with --force.' });
+        }
+      });
+    }
+    if (args.flags.force) throw new UsageError('--force applies to fork discard only', { command: 'fork' });
     const [sessionId, point] = args.positionals as [string, string | undefined];
     const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
     const request = forkRequest(sessionId, {
@@ -195,3 +215,13 @@ export const forkCommand = defineCommand({
     });
   },
 });
+
+/** What `fork discard` deleted, in words. */
+export function renderDiscard(report: DiscardForkResult): string[] {
+  const lines = [`Discarded the directory of fork ${report.sessionId}; the session and its history stay.`];
+  for (const dir of report.removed) lines.push(`  deleted ${dir}`);
+  for (const dir of report.missing) lines.push(`  already gone: ${dir}`);
+  if (report.unrecorded.length > 0)
+    lines.push(`  deleted with --force, recorded nowhere: ${report.unrecorded.map((path) => path.replace(/^workspace:/, '')).join(', ')}`);
+  return lines;
+}

@@ -38,3 +38,33 @@ export function padEndWidth(text: string, width: number): string {
   const missing = width - displayWidth(text);
   return missing > 0 ? text + ' '.repeat(missing) : text;
 }
+
+/**
+ * `text` broken into lines of at most `max` columns: at spaces where it can, inside a word only
+ * when the word alone is wider (between graphemes); its own line breaks are kept.
+ */
+export function wrapWidth(text: string, max: number): string[] {
+  const width = Math.max(1, max);
+  const lines: string[] = [];
+  for (const paragraph of text.split(/\r?\n/)) {
+    let line = '';
+    for (const word of paragraph.split(/[ \t]+/).filter((part) => part !== '')) {
+      const joined = line === '' ? word : `${line} ${word}`;
+      if (displayWidth(joined) <= width) {
+        line = joined;
+        continue;
+      }
+      if (line !== '') lines.push(line);
+      line = '';
+      for (const grapheme of graphemes(word)) {
+        if (displayWidth(line + grapheme) > width && line !== '') {
+          lines.push(line);
+          line = '';
+        }
+        line += grapheme;
+      }
+    }
+    lines.push(line);
+  }
+  return lines;
+}

@@ -39,6 +39,8 @@ export const PreviewInput = z
   })
   .loose();
 
-export const RedoOptionsInput = z.object({ resolutions: z.record(workspaceKey, ConflictResolutionSchema).optional() }).strict();
+export const RedoOptionsInput = z
+  .object({ resolutions: z.record(workspaceKey, ConflictResolutionSchema).optional(), skip: z.array(workspaceKey).optional() })
+  .strict();
 
 export { parseInput } from '../../model/index.js';

@@ -264,17 +264,23 @@ export class FileRewinder {
   /**
    * Undoes an applied rewind (or a redo): every file it changed returns to its content before it.
    * Checked like an apply: a file changed since raises `REWIND_CONFLICT` unless resolved with
-   * `force` or `merge` (see `previewRedo`). Recorded itself, so it can be redone in turn.
+   * `force` or `merge` (see `previewRedo`), or left out: the paths in `skip` stay as they are and
+   * the rest is redone. Recorded itself, so it can be redone in turn.
    */
   async redo(
     sessionId: string,
     rewindId: string,
-    redoOptions: { resolutions?: Record<string, ConflictResolution> } & ApplyOptions = {},
+    redoOptions: { resolutions?: Record<string, ConflictResolution>; skip?: string[] } & ApplyOptions = {},
   ): Promise<FileRewindResult> {
-    parseInput(ApplyOptionsSchema, redoOptions, 'options');
+    const { skip: skipped, ...applyOptions } = redoOptions;
+    parseInput(ApplyOptionsSchema, applyOptions, 'options');
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const id = parseInput(RewindIdInput, rewindId, 'rewindId');
-    const { resolutions = {} } = parseInput(RedoOptionsInput, { ...(redoOptions.resolutions ? { resolutions: redoOptions.resolutions } : {}) }, 'options');
+    const { resolutions = {}, skip = [] } = parseInput(
+      RedoOptionsInput,
+      { ...(redoOptions.resolutions ? { resolutions: redoOptions.resolutions } : {}), ...(skipped ? { skip: skipped } : {}) },
+      'options',
+    );
     return this.locked(session, async (pass) => {
       const rewind = (await RewindLedger.load(this.store, session.id)).find(id);
       if (!rewind) throw new RewindNotFoundError({ sessionId: session.id, rewindId: id });
@@ -287,8 +293,8 @@ export class FileRewinder {
       }
       return this.reported(session.id, 'redo', 'redo', async () => {
         const workspace = this.workspaceOf(session);
-        const steps = await planRedo(rewind, workspace, new SnapshotReader(this.blobs), resolutions);
-        return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions, pass);
+        const steps = await planRedo(rewind, workspace, new SnapshotReader(this.blobs), resolutions, new Set(skip));
+        return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, applyOptions, pass);
       });
     });
   }

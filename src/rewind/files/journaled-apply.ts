@@ -1,4 +1,5 @@
-import { lstatSync, rmdirSync } from 'node:fs';
+import { lstatSync, rmdirSync, unlinkSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
 import { hashContent, newId, WaypointError, type Journal, type JournalItem, hostId } from '../../model/index.js';
@@ -204,6 +205,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   const displaced: Array<DisplacedFile & { path: string }> = [];
   /** Contents taken off a path that someone wrote again before the new content went in. */
   const raced: PreservedContent[] = [];
+  /** Replaced files still under their hidden names (see `replaceIf`'s `keepTaken`), to remove before the commit. */
+  const taken: string[] = [];
   try {
     let failedPath: string | null = null;
     try {
@@ -252,10 +255,14 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
           displaced,
           raced,
           step.moveFrom === null ? undefined : steps.find((other) => other.path === step.moveFrom),
+          taken,
         );
         input.hooks?.afterStep?.(step.path, index);
       }
       failedPath = null;
+      // The replaced files (their contents kept in the store) are removed together in the thread
+      // pool rather than one by one between the steps; a kill before that leaves them to recovery.
+      await removeTaken(taken);
       // Every replacement durable before the commit that says the files are at their targets.
       if (durable) await fsyncDirectories(directories);
       // A move back that found a save it could not put back, and then wrote the path anyway: that save is kept.
@@ -286,6 +293,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
     } catch (error) {
       kept?.abort();
       for (const write of prepared.values()) write.abort();
+      await removeTaken(taken).catch(() => undefined);
       input.hooks?.beforeCompensation?.();
       const unrestored = await compensate(steps, touched, blobs, durable, input.hooks, createdDirectories);
       for (const file of displaced) await preserveParked(blobs, file.path, file.parkedAt, file.content, unrestored);
@@ -330,6 +338,7 @@ function executeStep(
   displaced: Array<DisplacedFile & { path: string }>,
   raced: PreservedContent[],
   source: PlannedStep | undefined,
+  taken: string[],
 ): void {
   const wasTouched = touched.has(step.path);
   if (source !== undefined && prepared === null) {
@@ -350,6 +359,8 @@ function executeStep(
   }
   if (step.replacesDirectories) {
     touched.add(step.path);
+    // The files the steps before took out of these directories go first, or they would not be empty.
+    for (const path of taken.splice(0)) unlinkQuietly(path);
     removeEmptyDirectories(step, directories);
   }
   const write = step.target.exists
@@ -357,8 +368,9 @@ function executeStep(
       prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true }))
     : null;
   touched.add(step.path);
-  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash, step.expected.mode), write);
+  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash, step.expected.mode), write, { keepTaken: true });
   directories.add(outcome.directory);
+  if (outcome.replaced && outcome.taken !== null) taken.push(outcome.taken);
   if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
   // Taken off the path, and someone wrote the path before the new content went in: theirs stays,
   // and the content taken (kept in the store before any file changed) is kept aside on record.
@@ -389,6 +401,20 @@ function executeStep(
       },
     ],
   });
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+/** Removes the files `replaceIf` left under hidden names, all at once in the thread pool. */
+async function removeTaken(taken: string[]): Promise<void> {
+  const paths = taken.splice(0);
+  await Promise.all(paths.map((path) => unlink(path).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)))));
 }
 
 /** Whether the entry taken holds `hash` as the same kind (a link's text is not a file's bytes). */

@@ -33,17 +33,20 @@ export interface RedoInspection {
   missing: MissingSnapshot[];
 }
 
+const NOT_CHANGED = { status: 'safe', action: 'none', targetHash: null, mergeAvailable: false, mergedText: null, resolution: null } as const;
+
 /**
  * Plans undoing an applied rewind (or redo) without writing: every file it changed back to its
  * content before it. A file changed since is `external_modified` unless resolved: `force`
  * overwrites it, `merge` undoes the rewind's own change on the current text (keeping later edits;
- * only when that applies cleanly). Moves run first in `steps`.
+ * only when that applies cleanly). Paths in `skip` are left as they are. Moves run first in `steps`.
  */
 export async function inspectRedo(
   rewind: AppliedFileRewind,
   workspace: Workspace,
   snapshots: SnapshotReader,
   resolutions: Readonly<Record<string, ConflictResolution>>,
+  skip: ReadonlySet<string> = new Set(),
 ): Promise<RedoInspection> {
   await snapshots.prefetch(rewind.files.flatMap((file) => [file.fromHash, file.toHash]).filter((hash): hash is string => hash !== null));
   const steps: PlannedStep[] = [];
@@ -65,6 +68,11 @@ export async function inspectRedo(
     });
   };
   for (const file of rewind.files) {
+    if (skip.has(file.path)) {
+      // Left as it is, whatever it holds: the rest is redone.
+      files.push({ ...NOT_CHANGED, path: file.path, reason: 'skipped: left as it is', currentHash: null });
+      continue;
+    }
     const disk = readDisk(workspace, file.path);
     if (!disk.ok && !(disk.directory && disk.resolved)) {
       conflicts.push({ path: file.path, status: 'file_read_failed', reason: disk.reason });
@@ -140,8 +148,9 @@ export async function planRedo(
   workspace: Workspace,
   snapshots: SnapshotReader,
   resolutions: Readonly<Record<string, ConflictResolution>>,
+  skip: ReadonlySet<string> = new Set(),
 ): Promise<PlannedStep[]> {
-  const { steps, conflicts, missing } = await inspectRedo(rewind, workspace, snapshots, resolutions);
+  const { steps, conflicts, missing } = await inspectRedo(rewind, workspace, snapshots, resolutions, skip);
   if (missing.length > 0) throw new SnapshotMissingError({ snapshots: missing });
   if (conflicts.length > 0)
     throw new RewindConflictError({

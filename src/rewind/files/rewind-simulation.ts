@@ -121,19 +121,24 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     problems.push({ checkpointId: checkpoint.id, path, status, code, reason, hash });
   };
 
-  // Every snapshot the loop below may need, read in one batch up front: a file's versions are
-  // stored as deltas of the one before, so reading its newest decodes the older ones once for all.
-  await input.snapshots.prefetch(
-    input.checkpoints
-      .filter(
-        (checkpoint) =>
-          (checkpoint.source !== 'exec' || input.includeShellChanges) &&
-          checkpoint.status !== 'skipped' &&
-          checkpoint.op !== 'mkdir' &&
-          checkpoint.op !== 'rmdir',
-      )
-      .map((checkpoint) => checkpoint.beforeHash)
-      .filter((hash): hash is string => hash !== null),
+  // Only the oldest change of each path in range gives the path its final content: those snapshots
+  // are read (and verified) in one batch up front; a file's versions share one delta chain, decoded
+  // once. A newer layer is only compared by hash, so its snapshot is only looked up, not read (a
+  // large file changed in every turn is then decoded and hashed once, not once per turn).
+  const undoable = input.checkpoints.filter(
+    (checkpoint) =>
+      (checkpoint.source !== 'exec' || input.includeShellChanges) && checkpoint.status !== 'skipped' && checkpoint.op !== 'mkdir' && checkpoint.op !== 'rmdir',
+  );
+  const oldest = new Map<string, Checkpoint>();
+  for (const checkpoint of input.checkpoints) {
+    if (checkpoint.source === 'exec' && !input.includeShellChanges) continue;
+    oldest.set(checkpoint.path, checkpoint);
+    if (checkpoint.toPath !== null) oldest.set(checkpoint.toPath, checkpoint);
+  }
+  const gives = (checkpoint: Checkpoint) => oldest.get(checkpoint.path) === checkpoint;
+  await input.snapshots.prefetch(undoable.filter(gives).flatMap((checkpoint) => (checkpoint.beforeHash === null ? [] : [checkpoint.beforeHash])));
+  const lookedUp = await input.snapshots.present(
+    undoable.filter((checkpoint) => !gives(checkpoint)).flatMap((checkpoint) => (checkpoint.beforeHash === null ? [] : [checkpoint.beforeHash])),
   );
 
   for (const checkpoint of input.checkpoints) {
@@ -196,7 +201,8 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     }
 
     let before: Buffer | null = null;
-    if (checkpoint.beforeHash !== null) {
+    // A newer layer whose snapshot the store holds is not read: an older layer of the path replaces it.
+    if (checkpoint.beforeHash !== null && !(lookedUp.has(checkpoint.beforeHash) && !gives(checkpoint))) {
       const read = await input.snapshots.read(checkpoint.beforeHash);
       if (!read.ok) {
         for (const path of touched) block(path, read.status, read.reason);
@@ -214,7 +220,7 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     }
     // A record without a mode is a file's: it never takes a link's mode from what is there now.
     const restored = (mode: number | null): ContentState =>
-      before === null
+      checkpoint.beforeHash === null
         ? ABSENT
         : { exists: true, hash: checkpoint.beforeHash, content: before, mode: checkpoint.beforeMode ?? (isLinkMode(mode) ? null : mode) };
 
@@ -265,8 +271,22 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     }
     undone.push(checkpoint.id);
   }
+  await readFinalContents();
   settleDirectoriesInWay();
   return { paths, shellChanges, problems, undone };
+
+  /**
+   * A final state whose snapshot was only looked up (a later layer's, left final by a rule that
+   * keeps it): read now; a path whose content cannot be read is blocked as in the loop.
+   */
+  async function readFinalContents(): Promise<void> {
+    for (const path of paths.values()) {
+      if (path.blocked || !path.final.exists || path.final.content !== null || path.final.hash === null) continue;
+      const read = await input.snapshots.read(path.final.hash);
+      if (read.ok) path.final = { ...path.final, content: read.content };
+      else block(path, read.status, read.reason);
+    }
+  }
 
   /**
    * A directory where the rewind puts a file back can give way only if the rewind deletes every
@@ -315,13 +335,24 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     return ok;
   }
 
-  async function mergeLayer(path: PathOutcome, checkpoint: Checkpoint, before: Buffer | null): Promise<Buffer | null> {
-    if (checkpoint.op !== 'modify' || before === null || checkpoint.afterHash === null || path.final.content === null) return null;
+  async function mergeLayer(path: PathOutcome, checkpoint: Checkpoint, known: Buffer | null): Promise<Buffer | null> {
+    if (checkpoint.op !== 'modify' || checkpoint.beforeHash === null || checkpoint.afterHash === null || !path.final.exists) return null;
+    const before = known ?? (await contentOf(checkpoint.beforeHash));
+    if (path.final.content === null && path.final.hash !== null) {
+      const current = await contentOf(path.final.hash);
+      if (current !== null) path.final = { ...path.final, content: current };
+    }
+    if (before === null || path.final.content === null) return null;
     // A link's target text is not merged: it is forced back or left.
     if (isLinkMode(checkpoint.beforeMode) || isLinkMode(checkpoint.afterMode) || isLinkMode(path.final.mode)) return null;
     const after = await input.snapshots.read(checkpoint.afterHash);
     if (!after.ok) return null;
     return reverseMerge(path.final.content, before, after.content);
+  }
+
+  async function contentOf(hash: string): Promise<Buffer | null> {
+    const read = await input.snapshots.read(hash);
+    return read.ok ? read.content : null;
   }
 }
 

@@ -26,6 +26,17 @@ export class SnapshotReader {
   }
 
   /**
+   * Which of `hashes` can be read without reading them: those already read, and those the blob
+   * store indexes (their bytes are verified only when read).
+   */
+  async present(hashes: Iterable<string>): Promise<Set<string>> {
+    const unique = [...new Set(hashes)];
+    const present = new Set(unique.filter((hash) => this.cache.get(hash)?.ok === true));
+    for (const hash of await this.blobs.hasMany(unique.filter((hash) => !this.cache.has(hash)))) present.add(hash);
+    return present;
+  }
+
+  /**
    * Reads the snapshots a caller is about to ask for in one batch (the versions of a file share
    * one delta chain: decoded once, not once per version); `read` then answers from memory. A failure that
    * `read` does not classify is not kept: `read` meets it again, and raises it, only if it asks

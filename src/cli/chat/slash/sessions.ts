@@ -3,11 +3,13 @@ import type { DanglingRepair } from '../../../rewind/index.js';
 import { listSessionRows, sessionKindLabel } from '../../render/session-rows.js';
 import { compactedMarker, conversationView } from '../../render/conversation-view.js';
 import { formatTime, oneLine, plural } from '../../render/format.js';
+import { wrapWidth } from '../../render/text-width.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
 
 /**
  * The last few messages of a session, as a person reads them (after /resume): a compaction summary
- * is marked as one (the messages it replaced for the model are still there, before it).
+ * is marked as one and shown in full, wrapped (the messages it replaced for the model are still
+ * there, before it); other messages take one line each.
  */
 export async function recentMessages(context: ChatContext, session: Session, count = 6): Promise<string[]> {
   const history = await context.waypoint.store.history(session.id);
@@ -22,7 +24,8 @@ export async function recentMessages(context: ChatContext, session: Session, cou
       .join(' ');
     if (text.trim() === '') continue;
     if (summaryOf !== null) {
-      lines.push(style.dim(compactedMarker(summaryOf)), style.dim(`  ${oneLine(text, context.io.columns - 4)}`));
+      // The summary in full: it is what the model now knows of everything before it.
+      lines.push(style.dim(compactedMarker(summaryOf)), ...wrapWidth(text.trim(), context.io.columns - 4).map((line) => style.dim(`  ${line}`)));
       continue;
     }
     lines.push(`${message.role === 'user' ? '›' : ' '} ${oneLine(text, context.io.columns - 4)}`);
