@@ -25,3 +25,4 @@ export { forkFromSavePoint, ForkFromRequest } from './fork-from-save-point.js';
 export { rewindStatus, RewindStatusRequest, type RewindStatus } from './rewind-status.js';
 export { storeUsage, StoreUsageRequest, type UsageReport, type SessionUsage } from './store-usage.js';
 export { collectGarbage, CollectGarbageRequest, sessionsToDelete, type GarbageReport } from './collect-garbage.js';
+export { restorePreserved, RestorePreservedRequest, type RestorePreservedResult } from './restore-preserved.js';
