@@ -42,6 +42,7 @@ describe('scan pins of two captures of one session, in two processes, beside gc'
       run(['capture', db, session.id, workdir, String(seed), String(DURATION_MS), 'a']),
       run(['capture', db, session.id, workdir, String(seed + 1), String(DURATION_MS), 'b']),
       run(['gc', db, String(seed + 2), String(DURATION_MS)]),
+      run(['person', workdir, String(seed + 3), String(DURATION_MS)]),
     ]);
     const context = `seed ${seed} (rerun with WAYPOINT_TEST_SEED=${seed})`;
     for (const result of results) expect(result.code, `${context}: ${result.stderr}`).toBe(0);
