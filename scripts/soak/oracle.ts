@@ -225,7 +225,9 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
     const holder = journalsAt(content.path).find((journal) => journal.createdAt <= next.doneAt + MARGIN_MS && journal.updatedAt >= content.doneAt - MARGIN_MS);
     if (holder && account.roots.has(content.hash))
       return `taken aside by ${holder.id} (${String(holder.metadata.kind)}, ${holder.createdAt}–${holder.updatedAt}, ${holder.state}) to compare it; the person's next save ${next.id} (${next.intentAt}) found the path empty and replaced it; the rollback kept a copy under a pin`;
-    // A Write/Edit refused because the save landed while it held the file aside (it read this very content).
+    // A Write/Edit refused because it found this save when it took the file aside to compare it
+    // (it read this save, or an older content and this save landed before its compare), and the
+    // next save landed in that instant: the write ran on past both saves.
     const write = history.ops.find(
       (op) =>
         (op.op === 'tool-write' || op.op === 'tool-edit') &&
@@ -234,7 +236,7 @@ export function runOracle(history: SoakHistory, account: StoreAccount, disk: Dis
         op.code === 'FILE_CHANGED_DURING_WRITE' &&
         op.start <= next.doneAt + MARGIN_MS &&
         op.end >= next.intentAt - MARGIN_MS &&
-        op.start >= content.doneAt - MARGIN_MS,
+        op.end >= content.doneAt - MARGIN_MS,
     );
     return write
       ? `taken aside by ${write.id} (${write.op}, ${write.start}–${write.end}) to compare it; the person's next save ${next.id} (${next.intentAt}) found the path empty and replaced it; the write was refused (FILE_CHANGED_DURING_WRITE)`

@@ -3,7 +3,7 @@
 // the disk and the logs, and run the oracle.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openWaypoint, recoverJournals } from './engine.js';
+import { openWaypoint, recoverJournals, recoverWriteIntents } from './engine.js';
 import { readStoreAccount } from './oracle-account.js';
 import { readDisk } from './oracle-disk.js';
 import { runOracle } from './oracle.js';
@@ -34,6 +34,9 @@ export async function checkSoak(layout: SoakLayout): Promise<SoakReport> {
   const first = waypoint.recovery!;
   // Every soak process is gone by now: a journal skipped as "live" names a reused pid.
   const again = first.skipped.length > 0 ? await recoverJournals(waypoint.store, undefined, { blobs: waypoint.blobs, includeLive: true }) : null;
+  // Likewise a write or shell capture in flight skipped as "its process may still run": recorded now.
+  const writesAgain =
+    (waypoint.recoveredWrites?.skipped.length ?? 0) > 0 ? await recoverWriteIntents(waypoint.store, waypoint.blobs, { includeLive: true }) : null;
   const recovered = [...first.recovered, ...(again?.recovered ?? [])];
   const failed = [...first.failed, ...(again?.failed ?? [])];
   log.write({
@@ -42,6 +45,7 @@ export async function checkSoak(layout: SoakLayout): Promise<SoakReport> {
     outcome: 'ok',
     recovered: [...recovered, ...failed].map((journal) => journal.journalId),
     preserved: recovered.flatMap((journal) => journal.preserved),
+    ...(writesAgain ? { writesRecordedAgain: writesAgain.completed.length } : {}),
   });
   log.close();
   const account = await readStoreAccount(waypoint, layout.work);

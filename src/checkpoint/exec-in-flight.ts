@@ -112,8 +112,23 @@ async function killedCaptures(context: CaptureContext, rootsKey: string): Promis
   return killed;
 }
 
+/**
+ * Captures whose process the caller knows is gone although its pid answers (a pid reused by another
+ * process): see {@link declareOwnerGone}.
+ */
+const declaredGone = new Set<string>();
+
+/**
+ * Declares the processes of these captures gone, whatever their pids answer now — for a caller that
+ * knows no process of the store still runs (`recoverWriteIntents` with `includeLive`).
+ */
+export function declareOwnerGone(intentIds: Iterable<string>): void {
+  for (const id of intentIds) declaredGone.add(id);
+}
+
 /** True when the process that recorded `intent` is gone (or, in this process, no longer runs that capture). */
 export function ownerGone(intent: Pick<WriteIntent, 'id' | 'pid' | 'host'>): boolean {
+  if (declaredGone.has(intent.id)) return true;
   if (intent.host !== HOST) return false;
   if (intent.pid === process.pid) return !running.has(intent.id);
   try {

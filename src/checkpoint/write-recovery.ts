@@ -7,7 +7,7 @@ import type { WriteIntent, WriteIntentFile } from '../store/write-intent.js';
 import { installIfAbsent } from '../workspace/index.js';
 import { openCaptureContext } from './capture-context.js';
 import { beginExec, endExec } from './exec-capture.js';
-import { ownerGone } from './exec-in-flight.js';
+import { declareOwnerGone, ownerGone } from './exec-in-flight.js';
 import { SYMLINK_MODE } from './file-capture.js';
 
 /** What {@link recoverWriteIntents} did with the writes a crash left in flight. */
@@ -31,7 +31,9 @@ export interface WriteRecoveryReport {
  * indexed, which means no file was touched. Intents that only pin blobs are dropped. Temp files
  * the killed write left beside its target (holding its new content) are removed. A shell command
  * killed during its capture gets its checkpoints from a capture of its session run here (see
- * `beginExec`). Run by `openWaypoint`, after journal recovery; idempotent.
+ * `beginExec`). `includeLive` is for a caller that knows no process of the store still runs (a pid
+ * that answers was reused): every write and capture in flight is then treated as killed. Run by
+ * `openWaypoint`, after journal recovery; idempotent.
  *
  * @example
  * const report = await recoverWriteIntents(store, new BlobStore(store));
@@ -46,9 +48,11 @@ export async function recoverWriteIntents(store: Store, blobs: BlobStore, option
       if (intent.sessionId !== null && (await store.findSession(intent.sessionId)) === null) {
         await store.finishWriteIntent(intent.id);
         report.dropped.push(intent.id);
-      } else if (intent.sessionId !== null && ownerGone(intent))
+      } else if (intent.sessionId !== null && (ownerGone(intent) || options.includeLive)) {
+        // With includeLive the caller knows no process of the store runs: a pid that answers was reused.
+        if (options.includeLive) declareOwnerGone([intent.id]);
         killedCaptures.set(intent.sessionId, [...(killedCaptures.get(intent.sessionId) ?? []), intent.id]);
-      else report.skipped.push({ intentId: intent.id, reason: "a shell command's capture in flight: its process may still run" });
+      } else report.skipped.push({ intentId: intent.id, reason: "a shell command's capture in flight: its process may still run" });
       continue;
     }
     const live = liveOwner(intent);

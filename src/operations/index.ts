@@ -26,3 +26,4 @@ export { discardFork, DiscardForkRequest } from './discard-fork.js';
 export { rewindStatus, RewindStatusRequest, type RewindStatus } from './rewind-status.js';
 export { storeUsage, StoreUsageRequest, type UsageReport, type SessionUsage } from './store-usage.js';
 export { collectGarbage, CollectGarbageRequest, sessionsToDelete, type GarbageReport } from './collect-garbage.js';
+export { restorePreserved, RestorePreservedRequest, type RestorePreservedResult } from './restore-preserved.js';

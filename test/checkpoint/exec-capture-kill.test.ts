@@ -1,87 +1,42 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, watch } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { beginExec, endExec, openCaptureContext } from '../../src/checkpoint/index.js';
 import { openWaypoint } from '../../src/engine/index.js';
 import { hashContent } from '../../src/model/index.js';
+import { killTrial, runTrials, seededRandom, TrialDirs, testSeed } from '../fixtures/kill-trial.js';
 import { personContent } from '../fixtures/tool-write-contents.js';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
 const child = join(import.meta.dirname, '..', 'fixtures', 'exec-kill-child.ts');
-const seed = Number(process.env.WAYPOINT_TEST_SEED ?? 31031);
+const seed = testSeed(31031);
 const TRIALS = 16;
 const PARALLEL = 4;
-const dirs: string[] = [];
+const dirs = new TrialDirs();
 
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function random(state: number): () => number {
-  state = state >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x1_0000_0000;
-  };
-}
+afterAll(() => dirs.cleanup());
 
 /**
  * Starts the capturing child and SIGKILLs it `delayMs` after the command's content is seen landing
  * in the file (the instants between the command's write and the capture's record, where a capture
- * is fragile), or `delayMs` after it is ready (`timed`). Resolves once it is dead.
+ * is fragile), or `delayMs` after it is ready (`timed`). Its own process group: the kill takes the
+ * shell command with it, leaving the file as it was at that instant. Resolves once it is dead.
  */
-function killWhileCapturing(db: string, workdir: string, trial: number, when: 'timed' | 'landed', delayMs: number) {
-  // Its own process group: the kill takes the shell command with it, leaving the file as it was at that instant.
-  const process_ = spawn(process.execPath, ['--import', 'tsx', child, db, workdir, String(trial)], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
+async function killWhileCapturing(db: string, workdir: string, trial: number, when: 'timed' | 'landed', delayMs: number) {
+  const killed = await killTrial({
+    script: child,
+    args: [db, workdir, String(trial)],
+    when,
+    delayMs,
+    group: true,
+    landed: { dir: workdir, test: () => readFileSync(join(workdir, 'doc.txt')).subarray(0, 6).toString() === 'agent ' },
   });
-  let stdout = '';
-  let stderr = '';
-  let sessionId = '';
-  let killing = false;
-  const kill = () => {
-    if (killing) return;
-    killing = true;
-    setTimeout(() => process.kill(-process_.pid!, 'SIGKILL'), delayMs);
-  };
-  process_.stderr.on('data', (chunk) => (stderr += chunk));
-  const watcher =
-    when === 'landed'
-      ? watch(workdir, () => {
-          if (!sessionId) return;
-          try {
-            if (readFileSync(join(workdir, 'doc.txt')).subarray(0, 6).toString() === 'agent ') kill();
-          } catch {
-            // between writes: look again at the next event
-          }
-        })
-      : null;
-  process_.stdout.on('data', (chunk) => {
-    stdout += chunk;
-    const ready = /^ready (\S+)$/m.exec(stdout);
-    if (ready && !sessionId) {
-      sessionId = ready[1]!;
-      if (when === 'timed') kill();
-    }
-  });
-  return new Promise<{ sessionId: string; round: number; signal: string | null; stderr: string }>((done) =>
-    process_.on('exit', (_code, signal) => {
-      watcher?.close();
-      const rounds = [...stdout.matchAll(/^round (\d+)$/gm)];
-      done({ sessionId, round: rounds.length ? Number(rounds.at(-1)![1]) : -1, signal, stderr });
-    }),
-  );
+  const rounds = [...killed.stdout.matchAll(/^round (\d+)$/gm)];
+  return { sessionId: killed.ready ?? '', round: rounds.length ? Number(rounds.at(-1)![1]) : -1, signal: killed.signal, stderr: killed.stderr };
 }
 
 describe('a shell command whose capture is killed at any instant', () => {
   it('has the content it overwrote recorded as its change by the next capture, readable after gc', async () => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const trials = Array.from({ length: TRIALS }, (_, trial) => {
       const when = trial % 4 === 3 ? ('timed' as const) : ('landed' as const);
       return { trial, when, delayMs: when === 'timed' ? Math.floor(next() * 300) : Math.floor(next() * 6) };
@@ -89,11 +44,7 @@ describe('a shell command whose capture is killed at any instant', () => {
     const outcomes = { person: 0, agent: 0, recorded: 0 };
     const failures: string[] = [];
     const runTrial = async ({ trial, when, delayMs }: (typeof trials)[number]) => {
-      const dir = mkdtempSync(join(tmpdir(), 'waypoint-exec-kill-'));
-      dirs.push(dir);
-      const workdir = join(dir, 'ws');
-      mkdirSync(workdir);
-      const db = join(dir, 'store', 'waypoint.db');
+      const { workdir, db } = dirs.make('waypoint-exec-kill-');
       const killed = await killWhileCapturing(db, workdir, trial, when, delayMs);
       const where = `seed ${seed}, trial ${trial}, killed ${delayMs} ms after ${when === 'timed' ? 'it was ready' : "the command's content landed"}`;
       if (killed.signal !== 'SIGKILL' || !killed.sessionId) {
@@ -135,12 +86,7 @@ describe('a shell command whose capture is killed at any instant', () => {
         await waypoint.close();
       }
     };
-    const queue = [...trials];
-    await Promise.all(
-      Array.from({ length: PARALLEL }, async () => {
-        for (let item = queue.shift(); item; item = queue.shift()) await runTrial(item);
-      }),
-    );
+    await runTrials(trials, PARALLEL, runTrial);
     expect(failures, `seed ${seed}: outcomes ${JSON.stringify(outcomes)}`).toEqual([]);
     expect(outcomes.person + outcomes.agent).toBe(TRIALS);
     // Most kills land between the command's write and its record: the case under test.

@@ -1,86 +1,38 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, watch } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openWaypoint } from '../../src/engine/index.js';
 import { hashContent } from '../../src/model/index.js';
+import { killTrial, runTrials, seededRandom, TrialDirs, testSeed } from '../fixtures/kill-trial.js';
 import { agentContent, personContent } from '../fixtures/tool-write-contents.js';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
 const child = join(import.meta.dirname, '..', 'fixtures', 'tool-write-kill-child.ts');
-const seed = Number(process.env.WAYPOINT_TEST_SEED ?? 424242);
+const seed = testSeed(424242);
 const TRIALS = 44;
 const PARALLEL = 4;
-const dirs: string[] = [];
+const dirs = new TrialDirs();
 
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function random(state: number): () => number {
-  state = state >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x1_0000_0000;
-  };
-}
+afterAll(() => dirs.cleanup());
 
 /**
  * Starts the writer and SIGKILLs it: `timed` trials `delayMs` after it is ready (anywhere in its
  * loop), `landed` trials `delayMs` after the agent's content is seen landing in the file (the
  * instants right after the rename, where a write is most fragile). Resolves once it is dead.
  */
-function killWhileWriting(
-  db: string,
-  workdir: string,
-  trial: number,
-  when: 'timed' | 'landed',
-  delayMs: number,
-): Promise<{ sessionId: string; signal: string | null; stderr: string }> {
-  const process_ = spawn(process.execPath, ['--import', 'tsx', child, db, workdir, String(trial)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  let sessionId = '';
-  let killing = false;
-  const kill = () => {
-    if (killing) return;
-    killing = true;
-    setTimeout(() => process_.kill('SIGKILL'), delayMs);
-  };
-  process_.stderr.on('data', (chunk) => (stderr += chunk));
-  const watcher =
-    when === 'landed'
-      ? watch(workdir, () => {
-          if (!sessionId) return;
-          try {
-            if (readFileSync(join(workdir, 'doc.txt')).subarray(0, 6).toString() === 'agent ') kill();
-          } catch {
-            // Between renames: look again at the next event.
-          }
-        })
-      : null;
-  process_.stdout.on('data', (chunk) => {
-    stdout += chunk;
-    const ready = /^ready (\S+)$/m.exec(stdout);
-    if (ready && !sessionId) {
-      sessionId = ready[1]!;
-      if (when === 'timed') kill();
-    }
+async function killWhileWriting(db: string, workdir: string, trial: number, when: 'timed' | 'landed', delayMs: number) {
+  const killed = await killTrial({
+    script: child,
+    args: [db, workdir, String(trial)],
+    when,
+    delayMs,
+    landed: { dir: workdir, test: () => readFileSync(join(workdir, 'doc.txt')).subarray(0, 6).toString() === 'agent ' },
   });
-  return new Promise((done) =>
-    process_.on('exit', (_code, signal) => {
-      watcher?.close();
-      done({ sessionId, signal, stderr });
-    }),
-  );
+  return { sessionId: killed.ready ?? '', signal: killed.signal, stderr: killed.stderr };
 }
 
 describe('a tool write killed at any instant', () => {
   it('leaves the file wholly before or after, and the content it overwrote recorded as a change that survives gc', async () => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const trials = Array.from({ length: TRIALS }, (_, trial) => {
       const when = trial % 2 === 0 ? ('timed' as const) : ('landed' as const);
       return { trial, when, delayMs: when === 'timed' ? Math.floor(next() * 200) : Math.floor(next() * 4) };
@@ -88,11 +40,7 @@ describe('a tool write killed at any instant', () => {
     const outcomes = { before: 0, after: 0, recovered: 0 };
     const failures: string[] = [];
     const runTrial = async ({ trial, when, delayMs }: (typeof trials)[number]) => {
-      const dir = mkdtempSync(join(tmpdir(), 'waypoint-tool-kill-'));
-      dirs.push(dir);
-      const workdir = join(dir, 'ws');
-      mkdirSync(workdir);
-      const db = join(dir, 'store', 'waypoint.db');
+      const { workdir, db } = dirs.make('waypoint-tool-kill-');
       const killed = await killWhileWriting(db, workdir, trial, when, delayMs);
       const where = `seed ${seed}, trial ${trial}, killed ${delayMs} ms after ${when === 'timed' ? 'it was ready' : "the agent's content landed"}`;
       if (killed.signal !== 'SIGKILL' || !killed.sessionId) {
@@ -133,15 +81,10 @@ describe('a tool write killed at any instant', () => {
         await waypoint.close();
       }
     };
-    const queue = [...trials];
-    await Promise.all(
-      Array.from({ length: PARALLEL }, async () => {
-        for (let item = queue.shift(); item; item = queue.shift()) await runTrial(item);
-      }),
-    );
+    await runTrials(trials, PARALLEL, runTrial);
     expect(failures, `seed ${seed}: outcomes ${JSON.stringify(outcomes)}`).toEqual([]);
     expect(outcomes.before + outcomes.after).toBe(TRIALS);
     console.log(`tool-write kills (seed ${seed}): ${JSON.stringify(outcomes)}`);
     // Each trial spawns a process; on a loaded 2-core box that can take seconds.
-  }, 240_000);
+  }, 600_000);
 });

@@ -37,7 +37,10 @@ export function renderRewindStatus(report: RewindStatusReport): string[] {
   const kept = (report.preserved ?? []).filter((save) => !save.restored);
   if (kept.length) {
     lines.push('', 'Kept aside by refused rewinds (a save found while a path was compared; a later write replaced it):');
-    for (const save of kept) lines.push(`  ${displayPath(save.path)}  ${save.hash.slice(0, 12)}  in rewind ${save.rewindId}  (restorePreserved puts it back)`);
+    for (const save of kept)
+      lines.push(
+        `  ${displayPath(save.path)}  ${save.hash.slice(0, 12)}  in rewind ${save.rewindId}  put it back: waypoint rewind ${id} restore ${save.hash.slice(0, 12)}`,
+      );
   }
   lines.push(
     '',

@@ -16,6 +16,7 @@ import { UsageError } from '../cli-errors.js';
 import { defineCommand, withWaypoint, type CommandContext } from '../command.js';
 import { renderChangedFiles, renderDirectPreview } from '../render/direct-preview-render.js';
 import { renderFileResult, renderPreview } from '../render/rewind-render.js';
+import { restoreKeptAside } from './rewind-restore.js';
 import { renderRewindStatus } from './rewind-status.js';
 
 export const rewindFlags = {
@@ -195,6 +196,7 @@ export const rewindCommand = defineCommand({
     'rewind <session> both <messageId> [--preview] [--force]',
     'rewind <session> code|workspace|both <messageId> --apply [--preview] [--resolve <path>=merge|force]… [--include-shell]',
     'rewind <session> cascade conversation|code|both <messageId> [--preview] [--force | --apply …]',
+    'rewind <session> restore <rewindId|hash> [path]',
   ],
   summary: 'undo the conversation, the files, or both',
   description: [
@@ -209,12 +211,18 @@ export const rewindCommand = defineCommand({
     '--apply works on every change from the message on, checking each file against what the agent left: a file changed since is',
     "external_modified and blocks, unless resolved with --resolve <path>=merge (reverse-apply the agent's own change, keeping your edits; shown",
     'in the preview when it applies cleanly) or =force (overwrite; the current content is kept for redo).',
+    'restore <rewindId|hash> [path]: put back a save a refused rewind kept aside (listed by status); what the path holds is kept for redo.',
   ],
   flags: rewindFlags,
   positionals: { min: 1, max: 4 },
   literal: ['-h'],
   async run(context, args) {
     const [sessionId, ...tokens] = args.positionals as [string, ...string[]];
+    if (tokens[0] === 'restore') {
+      if (args.flags.preview || args.flags.force || args.flags.apply || args.flags.resolve.length > 0 || args.flags['include-shell'])
+        throw new UsageError('restore takes no flags but --json', { command: 'rewind' });
+      return withWaypoint(context, (waypoint) => restoreKeptAside(waypoint, sessionId, tokens.slice(1)));
+    }
     const form = parseRewindForm(tokens);
     const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
     const checked = args.flags.apply || Object.keys(resolutions).length > 0 || args.flags['include-shell'];

@@ -5,6 +5,7 @@ import { hashContent, WaypointError } from '../../model/index.js';
 import type { FileRewindApplyEvent } from './file-rewind-types.js';
 import { FileRewinder } from './file-rewinder.js';
 import { recoverJournals } from './journal-recovery.js';
+import { listPreserved } from './preserved-contents.js';
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<WaypointError> {
   const error = await promise.then(
@@ -195,7 +196,9 @@ describe('journaled apply: compensation and crash recovery', () => {
     const store = await h.reopen();
     const report = await recoverJournals(store);
     const edited = hashContent(Buffer.from('edited after the rewind\n'));
-    expect(report.recovered).toEqual([{ journalId: journal.id, restored: [], left: ['workspace:a.txt'], preserved: [] }]);
+    // What the file held before the rewind is no file's content now: kept aside, on record.
+    expect(report.recovered).toEqual([{ journalId: journal.id, restored: [], left: ['workspace:a.txt'], preserved: [{ path: 'workspace:a.txt', hash: a0 }] }]);
+    expect((await listPreserved(store, h.session.id)).map((save) => [save.path, save.hash])).toEqual([['workspace:a.txt', a0]]);
     expect(h.read('a.txt')).toBe('edited after the rewind\n');
     expect(hashContent(Buffer.from(h.read('a.txt')!))).toBe(edited);
     expect((await store.getJournal(journal.id)).state).toBe('rolled_back');

@@ -75,12 +75,12 @@ export async function restorePath(target: RestoreTarget, blobs: BlobStore, durab
   if (current === 'other') {
     // A directory where the apply expected no file: a directory it never replaced, or one a
     // rollback already created again. Anything else (a link, a directory over a file) is not its own.
-    if (!(target.expectedHash === null && isDirectory(target.resolved))) outcome.left!.push(target.path);
+    if (!(target.expectedHash === null && isDirectory(target.resolved))) await leave(target, blobs, outcome);
     return;
   }
   if (holds(current, target.expectedHash, target.expectedMode)) return;
   if (!holds(current, target.targetHash, target.targetMode)) {
-    outcome.left!.push(target.path);
+    await leave(target, blobs, outcome);
     return;
   }
   let write = null;
@@ -95,16 +95,30 @@ export async function restorePath(target: RestoreTarget, blobs: BlobStore, durab
   try {
     const result = replaceIf(target.resolved, (held) => holds(held, target.targetHash, target.targetMode), write, { durable });
     if (result.replaced) outcome.restored!.push(target.path);
-    else if (!(result.reason === 'refused' && holds(result.current, target.expectedHash, target.expectedMode))) outcome.left!.push(target.path);
     // Someone wrote the path in the instant between taking the apply's file off it and putting the
-    // content before back: theirs stays, and the content before (in the store, named by the
-    // journal) is kept aside on record, not left to the journal alone.
-    if (!result.replaced && result.reason === 'raced' && target.expectedHash !== null)
-      outcome.preserved!.push({ path: target.path, hash: target.expectedHash });
+    // content before back (or just before): theirs stays, and the content before is kept aside.
+    else if (!(result.reason === 'refused' && holds(result.current, target.expectedHash, target.expectedMode))) await leave(target, blobs, outcome);
     if (result.displaced) await preserveParked(blobs, target.path, result.displaced.parkedAt, result.displaced.content, outcome);
   } finally {
     write?.abort();
   }
+}
+
+/**
+ * Leaves a path that holds neither its content before the apply nor what the apply wrote: someone
+ * wrote it since, and theirs stays. What it held before the apply is then no file's content, and
+ * the journal — rolled back, so no rewind record names it — would be all that knows it: it is kept
+ * aside on record (`preserved`, listed by the session's rewind status and restorable), as the
+ * content a serial order would have had the later writer replace. Not kept when it was never
+ * stored: the journal's contents are stored before any file is touched, so the apply never got
+ * this far.
+ */
+async function leave(target: RestoreTarget, blobs: BlobStore, outcome: RestoreOutcome): Promise<void> {
+  outcome.left!.push(target.path);
+  const hash = target.expectedHash;
+  if (hash === null || outcome.preserved!.some((kept) => kept.path === target.path && kept.hash === hash)) return;
+  if (target.expectedContent == null && !(await blobs.has(hash))) return;
+  outcome.preserved!.push({ path: target.path, hash });
 }
 
 /** Removes the empty directories the apply created at and below `target`'s path; true if its own went. */

@@ -6,6 +6,7 @@ import { readDisk } from './disk-state.js';
 import { RewindConflictError } from './errors/index.js';
 import type { FileRewindEntryData, RewoundFile } from './file-rewind-types.js';
 import type { PreservedContent } from './journal-restore.js';
+import type { WorkspaceLock } from './workspace-lock.js';
 
 /**
  * The entry type that names contents a rewind kept aside: a save found on a path in the instant a
@@ -66,8 +67,9 @@ export async function listPreserved(store: Store, sessionId: string): Promise<Pr
 /**
  * Puts a content a rewind kept aside back at its path, as a rewind of kind `preserved`: journaled,
  * what the path holds now is kept (the rewind can be redone), and the path is compared and
- * replaced in one step (a save landing meanwhile is a conflict, nothing changed). Throws
- * `PRESERVED_NOT_FOUND` when the session kept no such content.
+ * replaced in one step (a save landing meanwhile is a conflict, nothing changed). Like every
+ * rewind of the workspace it applies under the workspace lock, one at a time across processes.
+ * Throws `PRESERVED_NOT_FOUND` when the session kept no such content.
  */
 export async function restorePreserved(input: {
   store: Store;
@@ -78,43 +80,59 @@ export async function restorePreserved(input: {
   path: string;
   durable?: boolean;
 }): Promise<{ rewindId: string; files: RewoundFile[] }> {
-  const saves = await listPreserved(input.store, input.sessionId);
-  const save = saves.find((item) => item.rewindId === input.rewindId && item.path === input.path);
-  if (!save)
-    throw new WaypointError({
-      code: 'PRESERVED_NOT_FOUND',
-      message: `Session ${input.sessionId} kept no content of ${input.path} aside in rewind ${input.rewindId}. List what it kept with listPreserved (or the session's rewind status).`,
-      details: { sessionId: input.sessionId, rewindId: input.rewindId, path: input.path },
-      exitCode: 3,
-      httpStatus: 404,
-    });
-  const disk = readDisk(input.workspace, save.path);
-  if (!disk.ok || disk.resolved === null)
-    throw new RewindConflictError({ files: [{ path: save.path, status: 'file_read_failed', reason: disk.ok ? 'it does not resolve' : disk.reason }] });
-  const content = await input.blobs.get(save.hash);
   // Imported here: journaled-apply imports this module for the entries it records.
-  const { journaledApply } = await import('./journaled-apply.js');
-  const { journal, files } = await journaledApply({
-    store: input.store,
-    blobs: input.blobs,
-    workspace: input.workspace,
-    sessionId: input.sessionId,
-    kind: 'preserved',
-    action: 'rewind',
-    undoes: null,
-    checkpointIds: [],
-    restores: { rewindId: save.rewindId, path: save.path },
-    steps: [
+  const [{ journaledApply }, { applyInPass, inPasses }] = await Promise.all([import('./journaled-apply.js'), import('./locked-apply.js')]);
+  return inPasses(input.store, input.sessionId, async (pass) => {
+    const saves = await listPreserved(input.store, input.sessionId);
+    const save = saves.find((item) => item.rewindId === input.rewindId && item.path === input.path);
+    if (!save)
+      throw new WaypointError({
+        code: 'PRESERVED_NOT_FOUND',
+        message: `Session ${input.sessionId} kept no content of ${input.path} aside in rewind ${input.rewindId}. List what it kept with listPreserved (or the session's rewind status).`,
+        details: { sessionId: input.sessionId, rewindId: input.rewindId, path: input.path },
+        exitCode: 3,
+        httpStatus: 404,
+      });
+    const disk = readDisk(input.workspace, save.path);
+    if (!disk.ok || disk.resolved === null)
+      throw new RewindConflictError({ files: [{ path: save.path, status: 'file_read_failed', reason: disk.ok ? 'it does not resolve' : disk.reason }] });
+    const content = await input.blobs.get(save.hash);
+    const apply = async (lock: WorkspaceLock) => {
+      const { journal, files } = await journaledApply({
+        store: input.store,
+        blobs: input.blobs,
+        workspace: input.workspace,
+        sessionId: input.sessionId,
+        kind: 'preserved',
+        action: 'rewind',
+        undoes: null,
+        checkpointIds: [],
+        restores: { rewindId: save.rewindId, path: save.path },
+        steps: [
+          {
+            path: save.path,
+            resolved: disk.resolved!,
+            expected: disk.state,
+            target: { exists: true, hash: save.hash, content, mode: disk.state.mode ?? 0o644 },
+            moveFrom: null,
+            resolution: 'force',
+          },
+        ],
+        ...(input.durable === undefined ? {} : { durable: input.durable }),
+        lock,
+      });
+      return { rewindId: journal.id, files };
+    };
+    return applyInPass(
       {
-        path: save.path,
-        resolved: disk.resolved,
-        expected: disk.state,
-        target: { exists: true, hash: save.hash, content, mode: disk.state.mode ?? 0o644 },
-        moveFrom: null,
-        resolution: 'force',
+        store: input.store,
+        blobs: input.blobs,
+        workspace: input.workspace,
+        sessionId: input.sessionId,
+        purpose: `restore of a kept-aside save in session ${input.sessionId}`,
+        pass,
       },
-    ],
-    ...(input.durable === undefined ? {} : { durable: input.durable }),
+      apply,
+    );
   });
-  return { rewindId: journal.id, files };
 }
