@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, launchBrowser, runCli, type Server, screenshot, startServe, type WebFixture, webFixture } from './harness.js';
+import { browserAvailable, type Browser, launchBrowser, runCli, type Server, screenshot, startServe, type WebFixture, webFixture } from './harness.js';
 import { seedEmpty } from './seed.js';
 
 const NOTES = `${Array.from({ length: 12 }, (_, index) => `line ${index + 1}`).join('\n')}\n`;
@@ -14,7 +14,7 @@ const PERSON = AGENT.replace('line 11\n', 'line 11 by the person\n');
  * Each button of the conversation in Debian's Chromium against a real `waypoint serve` with the
  * scripted model (its steps are played in the order the tests below start turns).
  */
-describe('the conversation in the browser', () => {
+describe.skipIf(!browserAvailable())('the conversation in the browser', () => {
   let fixture: WebFixture;
   let server: Server;
   let browser: Browser;

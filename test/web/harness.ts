@@ -3,10 +3,27 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'waypoint.js');
 export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Whether the browser tests can run here: they drive Debian's Chromium, never a downloaded browser.
+ * Without it they are skipped, saying why — except in CI (`$CI` set, `.ci/run` installs it), where
+ * its absence fails a test instead of letting the suite pass unseen.
+ */
+export function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const reason = `no browser at ${CHROMIUM}: install Debian's chromium package (.ci/run does)`;
+  if (process.env.CI) {
+    it('needs Chromium in CI', () => {
+      throw new Error(`CI is set but ${reason}`);
+    });
+  } else console.warn(`browser tests skipped: ${reason}`);
+  return false;
+}
 /** Screenshots of the main screens, written by the tests (artifacts, not compared); `$WAYPOINT_ARTIFACTS` moves them. */
 export const SCREENSHOTS = join(process.env.WAYPOINT_ARTIFACTS ?? join(ROOT, 'artifacts'), 'web-screenshots');
 

@@ -1,14 +1,14 @@
 /// <reference lib="dom" />
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, launchBrowser, runCli, type Server, screenshot, startServe, type WebFixture, webFixture } from './harness.js';
+import { browserAvailable, type Browser, launchBrowser, runCli, type Server, screenshot, startServe, type WebFixture, webFixture } from './harness.js';
 import { type SeededTurn, seedConversation, seedEmpty } from './seed.js';
 
 /**
  * The `/rewind` list in Debian's Chromium against a real `waypoint serve`: every acceptance
  * scenario of the list, one by one.
  */
-describe('the /rewind list in the browser', () => {
+describe.skipIf(!browserAvailable())('the /rewind list in the browser', () => {
   let fixture: WebFixture;
   let server: Server;
   let browser: Browser;

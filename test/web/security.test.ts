@@ -1,11 +1,11 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Browser, launchBrowser, type Server, screenshot, startServe, type WebFixture, webFixture } from './harness.js';
+import { browserAvailable, type Browser, launchBrowser, type Server, screenshot, startServe, type WebFixture, webFixture } from './harness.js';
 import { seedConversation } from './seed.js';
 
 /** What a page sees when it lacks the token or comes from another site. */
-describe('auth and origin refusals seen from a page', () => {
+describe.skipIf(!browserAvailable())('auth and origin refusals seen from a page', () => {
   let fixture: WebFixture;
   let server: Server;
   let browser: Browser;
