@@ -272,8 +272,8 @@ export class FileRewinder {
     rewindId: string,
     redoOptions: { resolutions?: Record<string, ConflictResolution>; skip?: string[] } & ApplyOptions = {},
   ): Promise<FileRewindResult> {
-    const { skip: skipped, ...applyOptions } = redoOptions;
-    parseInput(ApplyOptionsSchema, applyOptions, 'options');
+    parseInput(ApplyOptionsSchema, redoOptions, 'options');
+    const { skip: skipped } = redoOptions;
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const id = parseInput(RewindIdInput, rewindId, 'rewindId');
     const { resolutions = {}, skip = [] } = parseInput(
@@ -294,7 +294,7 @@ export class FileRewinder {
       return this.reported(session.id, 'redo', 'redo', async () => {
         const workspace = this.workspaceOf(session);
         const steps = await planRedo(rewind, workspace, new SnapshotReader(this.blobs), resolutions, new Set(skip));
-        return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, applyOptions, pass);
+        return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions, pass);
       });
     });
   }
