@@ -1,11 +1,9 @@
-import { InvalidArgumentError, newId } from '../../model/index.js';
-import { toSession, type SessionRow } from '../sqlite/rows.js';
+import { checkForkPoint, commandIdReusedError, FORK_COMMAND_KIND, forkedSessionRow } from '../fork-rows.js';
+import { toSession } from '../sqlite/rows.js';
 import type { ForkSessionInput, ForkSessionResult } from '../store.js';
 import { shareRootsLock, type PgContext } from './pg-context.js';
 import { insertMessage } from './pg-messages.js';
 import { findSessionRow, insertEntry, insertSession, requireMessageRow, requireSession } from './pg-sessions.js';
-
-const FORK_COMMAND_KIND = 'session-fork';
 
 /**
  * A new session whose head points at an existing message of the parent's tree (ancestors shared,
@@ -24,45 +22,15 @@ export async function forkSession(context: PgContext, input: ForkSessionInput): 
         const { sessionId } = JSON.parse(fact.result) as { sessionId: string };
         const existing = fact.kind === FORK_COMMAND_KIND ? await findSessionRow(sql, sessionId) : undefined;
         if (!existing) {
-          throw new InvalidArgumentError({
-            parameter: 'commandId',
-            value: input.commandId,
-            code: 'COMMAND_ID_REUSED',
-            reason: `command id ${input.commandId} was already used for a different command (${fact.kind}); use a new id.`,
-          });
+          throw commandIdReusedError(input.commandId, fact.kind);
         }
         return { session: toSession(existing), created: false };
       }
     }
     const parent = await requireSession(sql, input.parentSessionId);
-    if (input.at !== null) {
-      const target = await requireMessageRow(sql, input.at);
-      if (target.tree_id !== parent.tree_id) {
-        throw new InvalidArgumentError({
-          parameter: 'at',
-          value: input.at,
-          code: 'MESSAGE_NOT_IN_TREE',
-          reason: `message ${input.at} is not part of session ${parent.id}'s conversation; a fork must start at one of its messages.`,
-        });
-      }
-    }
-    const id = input.id ?? newId('session', now);
-    const row: SessionRow = {
-      id,
-      kind: input.kind,
-      tree_id: parent.tree_id,
-      parent_session_id: parent.id,
-      root_session_id: parent.root_session_id,
-      forked_from_message_id: input.at,
-      head_message_id: input.at,
-      branch_generation: 0,
-      title: input.title ?? (input.kind === 'side_chat' ? 'Selection side chat' : `Fork of ${parent.title}`),
-      workdir: input.workdir === undefined ? parent.workdir : input.workdir,
-      git_branch: parent.git_branch,
-      metadata: JSON.stringify(input.metadata ?? {}),
-      created_at: now,
-      updated_at: now,
-    };
+    if (input.at !== null) checkForkPoint(parent, input.at, (await requireMessageRow(sql, input.at)).tree_id);
+    const row = forkedSessionRow(parent, input, now);
+    const id = row.id;
     await insertSession(sql, row);
     await insertEntry(sql, id, { type: 'title', data: { title: row.title } }, now);
     await insertEntry(sql, id, { type: 'head-move', data: { from: null, to: input.at, reason: 'fork', branchGeneration: 0, parentSessionId: parent.id } }, now);
