@@ -1,6 +1,5 @@
-import { lstatSync, rmdirSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
 import { hashContent, newId, WaypointError, type Journal, type JournalItem, hostId } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
@@ -17,6 +16,7 @@ import {
   type PreparedFileWrite,
   type Workspace,
 } from '../../workspace/index.js';
+import { missingDirectories, removeEmptyDirectories } from './apply-directories.js';
 import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError } from './errors/index.js';
 import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-rewind-types.js';
 import { recoverJournalsUnder } from './journal-recovery.js';
@@ -460,58 +460,4 @@ async function compensate(
     }
   }
   return outcome;
-}
-/**
- * The directories above the steps' targets that do not exist yet (deepest first), as workspace
- * keys of their real paths: the apply creates them, a rollback removes them.
- */
-function missingDirectories(steps: readonly PlannedStep[]): string[] {
-  const missing = new Map<string, string>();
-  for (const step of steps) {
-    // A file that exists now has its directory: its write creates none (and if the file is gone
-    // by then, its re-check refuses the step before anything is written).
-    if (!step.target.exists || step.expected.exists) continue;
-    const root = step.resolved.root;
-    for (let directory = dirname(step.resolved.realPath); directory !== root.realDir && directory !== dirname(directory); directory = dirname(directory)) {
-      // A link there is no directory: the rewind removes it first and creates a real one.
-      if (missing.has(directory) || isRealDirectory(directory)) break;
-      missing.set(directory, `${root.name}:${relative(root.realDir, directory).split(sep).join('/')}`);
-    }
-  }
-  return [...missing.entries()].sort(([a], [b]) => b.length - a.length).map(([, key]) => key);
-}
-
-function isRealDirectory(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Removes the directory a file is about to take the place of, and the directories inside it,
- * deepest first: each must be empty by now (the steps before deleted their files, contents kept).
- * A file that appeared inside meanwhile is a conflict, and stays.
- */
-function removeEmptyDirectories(step: PlannedStep, directories: Set<string>): void {
-  const root = step.resolved.root;
-  for (const key of step.replacesDirectories ?? []) {
-    const path = join(root.realDir, key.slice(key.indexOf(':') + 1));
-    try {
-      rmdirSync(path);
-      // Its own entries need no fsync any more (it is gone); its removal needs its parent's.
-      directories.delete(path);
-      directories.add(dirname(path));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') continue;
-      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') {
-        throw new RewindConflictError({
-          files: [{ path: step.path, status: 'external_modified', reason: `something was put in ${key} while the rewind was being applied; it stays` }],
-        });
-      }
-      throw error;
-    }
-  }
 }
