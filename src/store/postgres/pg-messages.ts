@@ -1,47 +1,9 @@
-import {
-  ConflictError,
-  InvalidArgumentError,
-  NotFoundError,
-  newId,
-  type Message,
-  type MessageStatus,
-  type MessageWithParts,
-  type PartContent,
-} from '../../model/index.js';
+import { ConflictError, NotFoundError, newId, type Message, type MessageStatus, type MessageWithParts, type PartContent } from '../../model/index.js';
 import { toMessage, toMessageWithParts, toSession, type MessageRow, type SessionRow } from '../sqlite/rows.js';
+import { defaultKind, encodeParts } from '../new-rows.js';
 import type { AppendMessageInput, AppendResult, HistoryOptions, NewMessage, PartsLoad } from '../store.js';
 import { shareRootsLock, type PgContext, type Sql } from './pg-context.js';
 import { MESSAGE_COLUMNS, headMoved, requireMessageRow, requireSession } from './pg-sessions.js';
-
-interface EncodedParts {
-  meta: string;
-  parts: string;
-  blobHashes: string[];
-}
-
-/** Parts as stored: `[[type, size], …]` for light reads, the JSON array of contents, and the blobs they name. */
-export function encodeParts(contents: PartContent[]): EncodedParts {
-  const meta: Array<[string, number]> = [];
-  const serialized: string[] = [];
-  const blobHashes: string[] = [];
-  contents.forEach((content, index) => {
-    if (typeof content?.type !== 'string') {
-      throw new InvalidArgumentError({ parameter: `parts[${index}].type`, value: content?.type, reason: 'every part needs a string type.' });
-    }
-    const json = JSON.stringify(content);
-    serialized.push(json);
-    meta.push([content.type, Buffer.byteLength(json)]);
-    if (typeof content.blobHash === 'string') blobHashes.push(content.blobHash);
-  });
-  return { meta: JSON.stringify(meta), parts: `[${serialized.join(',')}]`, blobHashes };
-}
-
-function defaultKind(role: Message['role']): Message['kind'] {
-  if (role === 'user') return 'input';
-  if (role === 'assistant') return 'reply';
-  if (role === 'tool') return 'tool_result';
-  return 'system';
-}
 
 /** Insert a message as a child of `parentId` in the session's tree, inside the caller's transaction. */
 export async function insertMessage(

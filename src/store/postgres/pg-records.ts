@@ -1,3 +1,4 @@
+import { checkpointRow } from '../new-rows.js';
 import {
   ConflictError,
   InvalidArgumentError,
@@ -118,27 +119,7 @@ export async function addCheckpointRows(sql: Sql, schema: string, checkpoints: N
         .rows[0]!.next;
     }
     nextSeq.set(checkpoint.sessionId, seq + 1);
-    const row: CheckpointRow = {
-      id: checkpoint.id ?? newId('checkpoint', now),
-      session_id: checkpoint.sessionId,
-      seq,
-      turn_id: checkpoint.turnId ?? null,
-      anchor_message_id: checkpoint.anchorMessageId ?? null,
-      op: checkpoint.op,
-      path: checkpoint.path,
-      to_path: checkpoint.toPath ?? null,
-      before_hash: checkpoint.beforeHash,
-      after_hash: checkpoint.afterHash,
-      before_mode: checkpoint.beforeMode ?? null,
-      after_mode: checkpoint.afterMode ?? null,
-      source: checkpoint.source,
-      tool_name: checkpoint.toolName ?? null,
-      tool_call_id: checkpoint.toolCallId ?? null,
-      status: checkpoint.status ?? 'recorded',
-      skip_reason: checkpoint.skipReason ?? null,
-      created_at: now,
-      patch: checkpoint.patch ?? null,
-    };
+    const row = checkpointRow(checkpoint, seq, now);
     await sql.query(
       `INSERT INTO checkpoints (id, session_id, seq, turn_id, anchor_message_id, op, path, to_path, before_hash, after_hash,
         before_mode, after_mode, source, tool_name, tool_call_id, status, skip_reason, created_at, patch)

@@ -1,4 +1,5 @@
-import { NotFoundError, newId, type Checkpoint } from '../../model/index.js';
+import { checkpointRow } from '../new-rows.js';
+import { NotFoundError, type Checkpoint } from '../../model/index.js';
 import type { ListCheckpointsOptions, NewCheckpoint } from '../store.js';
 import { toCheckpoint, type CheckpointRow } from './rows.js';
 import { requireSession } from './sessions.js';
@@ -26,27 +27,7 @@ export function addCheckpointRows(context: SqliteContext, checkpoints: NewCheckp
         .next;
     }
     nextSeq.set(checkpoint.sessionId, seq + 1);
-    const row: CheckpointRow = {
-      id: checkpoint.id ?? newId('checkpoint', now),
-      session_id: checkpoint.sessionId,
-      seq,
-      turn_id: checkpoint.turnId ?? null,
-      anchor_message_id: checkpoint.anchorMessageId ?? null,
-      op: checkpoint.op,
-      path: checkpoint.path,
-      to_path: checkpoint.toPath ?? null,
-      before_hash: checkpoint.beforeHash,
-      after_hash: checkpoint.afterHash,
-      before_mode: checkpoint.beforeMode ?? null,
-      after_mode: checkpoint.afterMode ?? null,
-      source: checkpoint.source,
-      tool_name: checkpoint.toolName ?? null,
-      tool_call_id: checkpoint.toolCallId ?? null,
-      status: checkpoint.status ?? 'recorded',
-      skip_reason: checkpoint.skipReason ?? null,
-      created_at: now,
-      patch: checkpoint.patch ?? null,
-    };
+    const row = checkpointRow(checkpoint, seq, now);
     insert.run(row);
     return toCheckpoint(row);
   });

@@ -1,6 +1,5 @@
 import {
   ConflictError,
-  InvalidArgumentError,
   NotFoundError,
   newId,
   type Message,
@@ -9,6 +8,7 @@ import {
   type PartContent,
   type Session,
 } from '../../model/index.js';
+import { defaultKind, encodeParts } from '../new-rows.js';
 import type { AppendMessageInput, AppendResult, NewMessage, PartsLoad } from '../store.js';
 import { jsonOf } from './entries.js';
 import { MESSAGE_COLUMNS, toMessage, toMessageWithParts, toSession, type MessageRow, type SessionRow } from './rows.js';
@@ -52,44 +52,9 @@ export function insertMessage(context: SqliteContext, session: SessionRow, paren
   return toMessageWithParts({ ...row, seq, parts: encoded.parts });
 }
 
-interface EncodedParts {
-  meta: string;
-  parts: string;
-  blobHashes: string[];
-}
-
-function encodeParts(contents: PartContent[]): EncodedParts {
-  const meta: Array<[string, number]> = [];
-  const serialized: string[] = [];
-  const blobHashes: string[] = [];
-  contents.forEach((content, index) => {
-    if (typeof content?.type !== 'string') {
-      throw new InvalidArgumentError({ parameter: `parts[${index}].type`, value: content?.type, reason: 'every part needs a string type.' });
-    }
-    const json = JSON.stringify(content);
-    serialized.push(json);
-    meta.push([content.type, Buffer.byteLength(json)]);
-    if (typeof content.blobHash === 'string') blobHashes.push(content.blobHash);
-  });
-  return { meta: JSON.stringify(meta), parts: `[${serialized.join(',')}]`, blobHashes };
-}
-
 function insertBlobRefs(context: SqliteContext, messageSeq: number, hashes: string[]): void {
   const insert = context.statement('INSERT OR IGNORE INTO message_blobs (message_seq, hash) VALUES (?, ?)');
   for (const hash of hashes) insert.run(messageSeq, hash);
-}
-
-function defaultKind(role: Message['role']): Message['kind'] {
-  switch (role) {
-    case 'user':
-      return 'input';
-    case 'assistant':
-      return 'reply';
-    case 'tool':
-      return 'tool_result';
-    default:
-      return 'system';
-  }
 }
 
 export function appendMessage(context: SqliteContext, input: AppendMessageInput): AppendResult {
