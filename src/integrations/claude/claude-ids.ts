@@ -1,13 +1,13 @@
 import { derivedId } from '../agent-ids.js';
 const CLAUDE_SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** True when `value` has the shape of a Claude Code session id (a UUID). */
+/** True when `value` has the shape of a Claude Code or Codex CLI session id (a UUID). */
 export function isClaudeSessionId(value: string): boolean {
   return CLAUDE_SESSION_ID.test(value);
 }
 
 /**
- * The Waypoint session that records a Claude Code session: derived from the Claude id, so every
+ * The Waypoint session that records a Claude Code (or Codex CLI) session: derived from the agent's id, so every
  * hook process of that session finds it without a lookup and two processes starting it at once
  * create one session, and any command given the Claude id can name it.
  *
