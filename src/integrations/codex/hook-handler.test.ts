@@ -100,7 +100,7 @@ describe('the Codex CLI hook handler (events as Codex sends them)', () => {
       const history = await waypoint.store.history(waypointSessionIdFor(S));
       const turns = await waypoint.store.listTurns(waypointSessionIdFor(S));
       const lines = history.map((message) => {
-        const part = message.parts[0]!.content;
+        const part = message.parts[0]!.content!;
         const body = part.type === 'text' ? part.text : part.type === 'tool-call' || part.type === 'tool-result' ? `${part.type} ${part.toolName}` : part.type;
         return `${turns.findIndex((turn) => turn.id === message.turnId) + 1} ${message.role}: ${body}`;
       });

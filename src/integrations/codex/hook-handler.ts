@@ -16,8 +16,10 @@ import { mirrorRollout } from './rollout-mirror.js';
 const DEFAULT_TITLE = 'Codex session';
 
 export interface CodexHookOptions {
-  /** The store file the session is recorded in. */
+  /** The store file the session is recorded in; for a database store, the file its URL is kept in (the handler's own files live beside it). */
   storePath: string;
+  /** The store to record into when it is not the file `storePath`: a database URL. */
+  location?: string;
   /** How long to wait for another hook process of the same session (default 30 s). */
   lockTimeoutMs?: number;
 }
@@ -35,7 +37,7 @@ export async function handleCodexHook(input: unknown, options: CodexHookOptions)
   const event = parseInput(CodexHookEvent, input, 'Codex hook event');
   const sessionId = waypointSessionIdFor(event.session_id);
   await withPathLock(sessionLockPath(options.storePath, sessionId, 'codex'), options.lockTimeoutMs ?? 30_000, async () => {
-    const waypoint = await openWaypoint({ path: options.storePath });
+    const waypoint = await openWaypoint({ path: options.location ?? options.storePath });
     try {
       const session = await ensureCodexSession(waypoint, event);
       const statePath = sessionStatePath(options.storePath, session.id, 'codex');
