@@ -33,6 +33,8 @@ if (postgresAvailable()) {
     });
 
     afterAll(async () => {
+      // The schema is the new role's: the test role joins it to drop what it owns.
+      await adminQuery(`GRANT ${role} TO CURRENT_USER`);
       await dropSchema(schema);
       const db = (await adminQuery<{ db: string }>('SELECT current_database() AS db'))[0]!.db;
       await adminQuery(`REVOKE CREATE ON DATABASE "${db}" FROM ${role}`);
@@ -63,7 +65,7 @@ if (postgresAvailable()) {
           expect(shown).not.toContain(password);
           expect(shown).not.toContain('postgres://');
         }
-        const urlFile = /--store-file (\S+)/.exec(settings)![1]!;
+        const urlFile = /--store-file ([^\s"]+)/.exec(settings)![1]!;
         expectPrivateUrlFile(urlFile);
         expect(install.stdout).toContain(urlFile);
 
@@ -121,7 +123,7 @@ if (postgresAvailable()) {
           expect(shown).not.toContain(password);
           expect(shown).not.toContain('postgres://');
         }
-        expectPrivateUrlFile(/--store-file (\S+?)"/.exec(hooksFile)![1]!);
+        expectPrivateUrlFile(/--store-file ([^\s"]+)/.exec(hooksFile)![1]!);
 
         const first = await runCodex('Patch it', { cwd: fixture.project, home: fixture.home, codexHome });
         expect(first.code, first.stderr).toBe(0);
