@@ -1,6 +1,6 @@
 #!/bin/sh
 # Claude Code's hook command (installed by `waypoint hooks install claude`):
-#   sh claude-hook.sh NODE WAYPOINT_JS hooks run claude [--store FILE]
+#   sh claude-hook.sh NODE WAYPOINT_JS hooks run claude [--store FILE | --store-file URL_FILE]
 # Hands the event on stdin to the store's resident helper with `curl --unix-socket`, so no Node
 # process starts for it. Without curl, without a helper (none yet, or a dead one's socket), with
 # WAYPOINT_HOOK_HELPER=off, or when the hand-over fails, it runs the Node client (the arguments
@@ -9,7 +9,8 @@
 store=
 previous=
 for argument in "$@"; do
-  [ "$previous" = --store ] && store=$argument
+  # A database store is named by the file its URL is kept in: the helper's socket is beside it.
+  [ "$previous" = --store ] || [ "$previous" = --store-file ] && store=$argument
   previous=$argument
 done
 if [ -z "$store" ]; then

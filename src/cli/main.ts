@@ -84,7 +84,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       output.print(commandHelp(command));
       return 0;
     }
-    // A Claude Code session id names the Waypoint session its hooks record.
+    // A Claude Code or Codex CLI session id names the Waypoint session its hooks record.
     args.positionals = args.positionals.map((value) => (isClaudeSessionId(value) ? waypointSessionIdFor(value) : value));
     const { min, max } = command.positionals;
     if (args.positionals.length < min)

@@ -49,6 +49,8 @@ export interface HookState {
   transcriptOffset: number;
   /** Tool names by tool_use id, to name the tool of a mirrored result. */
   toolNames: Record<string, string>;
+  /** A turn's final reply recorded from the agent's Stop event before its transcript had it (so the transcript's copy is not mirrored again), by Waypoint turn. */
+  stopReplies?: Record<string, string>;
 }
 
 export function emptyHookState(agentSessionId: string): HookState {

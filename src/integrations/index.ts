@@ -4,4 +4,5 @@ export * from './claude/index.js';
 export * from './codex/index.js';
 export { recentHookFailures, type HookFailure } from './hook-log.js';
 export type { HookAgent } from './hook-paths.js';
+export { hookFilesPath, hookStoreFlags, storeUrlFile, writeStoreUrlFile } from './hook-store.js';
 export { applySettingsChange, type SettingsChange, type SettingsScope } from './hook-settings.js';

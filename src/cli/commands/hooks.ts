@@ -3,6 +3,8 @@ import {
   codexHookCommand,
   codexHooksPath,
   hookCommand,
+  hookFilesPath,
+  hookStoreFlags,
   installedCodexHooks,
   planCodexInstall,
   planCodexUninstall,
@@ -16,7 +18,9 @@ import {
   settingsPath,
   type HookAgent,
   type SettingsChange,
+  writeStoreUrlFile,
 } from '../../integrations/index.js';
+import { isStoreFile } from '../../engine/index.js';
 import { UsageError } from '../cli-errors.js';
 import { defineCommand, type CommandContext } from '../command.js';
 
@@ -48,6 +52,7 @@ export const hooksCommand = defineCommand({
     'run: what Claude Code runs for each event (the event JSON on stdin); it always exits 0, so a failure never stops the agent (see status).',
     'It hands the event to a resident helper of the store (`hooks serve claude`, started on demand, stopping after 10 idle minutes); WAYPOINT_HOOK_HELPER=off handles each event in its own process.',
     'A Claude or Codex session can then be named by its own session id wherever a session id is taken: `waypoint rewind <session-id> …`.',
+    "With a database store (--store postgres://… or $WAYPOINT_STORE), install keeps the URL in a file only you can read ($WAYPOINT_HOME/stores/<id>/store.url, 0600) and the hook command names that file: the password is never written into the agent's settings.",
     'Codex runs a new hook only once it is trusted: review it with /hooks in Codex (or pass --dangerously-bypass-hook-trust to `codex exec`); project hooks load once the project is trusted.',
   ],
   flags: hooksFlags,
@@ -63,20 +68,31 @@ export const hooksCommand = defineCommand({
       throw new UsageError(`\`waypoint hooks ${action}\` needs the agent: claude or codex`, { command: 'hooks' });
     if (agent === 'codex') return codex(context, action, scope, args.flags['dry-run']);
     if (action === 'serve') {
-      await serveHookHelper(context.storePath);
+      await serveHookHelper(hookFilesPath(context.storePath), process.env, context.storePath);
       return { data: null, text: [] };
     }
     if (action === 'run') {
-      await runClaudeHook(await readStdin(), { storePath: context.storePath });
+      await runClaudeHook(await readStdin(), { storePath: hookFilesPath(context.storePath), location: context.storePath });
       return { data: null, text: [] };
     }
     const path = settingsPath(scope, context.cwd, process.env.HOME);
-    const change = action === 'install' ? planInstall(path, hookCommand({ storePath: context.storePath })) : planUninstall(path);
+    const change = action === 'install' ? planInstall(path, hookCommand({ storeFlags: hookStoreFlags(context.storePath) })) : planUninstall(path);
     const dryRun = args.flags['dry-run'];
-    if (!dryRun) applySettingsChange(change);
-    return { data: { action, scope, dryRun, path, changed: change.changed, diff: change.diff }, text: renderChange(action, change, dryRun) };
+    return applyChange(context, action, change, dryRun, scope);
   },
 });
+
+/** Writes the change (and, for a database store, the file its URL is kept in) unless it is a dry run. */
+function applyChange(context: CommandContext, action: 'install' | 'uninstall', change: SettingsChange, dryRun: boolean, scope: string) {
+  const text = renderChange(action, change, dryRun);
+  let urlFile: string | null = null;
+  if (action === 'install' && !isStoreFile(context.storePath)) {
+    urlFile = dryRun ? hookStoreFlags(context.storePath)[1]! : writeStoreUrlFile(context.storePath);
+    text.push(`The store's URL ${dryRun ? 'would be' : 'is'} kept in ${urlFile} (readable by you only); the hooks read it from there.`);
+  }
+  if (!dryRun) applySettingsChange(change);
+  return { data: { action, scope, dryRun, path: change.path, changed: change.changed, diff: change.diff, storeUrlFile: urlFile }, text };
+}
 
 function renderChange(action: 'install' | 'uninstall', change: SettingsChange, dryRun: boolean): string[] {
   if (!change.changed) return [action === 'install' ? `Waypoint's hooks are already in ${change.path}.` : `No Waypoint hooks in ${change.path}.`];
@@ -88,23 +104,22 @@ async function codex(context: CommandContext, action: 'install' | 'uninstall' | 
   if (action === 'serve')
     throw new UsageError('`waypoint hooks serve` is for claude only: Codex events are handled in their own process', { command: 'hooks' });
   if (action === 'run') {
-    await runCodexHook(await readStdin(), { storePath: context.storePath });
+    await runCodexHook(await readStdin(), { storePath: hookFilesPath(context.storePath), location: context.storePath });
     return { data: null, text: [] };
   }
   const path = codexHooksPath(scope, context.cwd);
-  const change = action === 'install' ? planCodexInstall(path, codexHookCommand({ storePath: context.storePath })) : planCodexUninstall(path);
-  if (!dryRun) applySettingsChange(change);
-  const text = renderChange(action, change, dryRun);
+  const change = action === 'install' ? planCodexInstall(path, codexHookCommand({ storeFlags: hookStoreFlags(context.storePath) })) : planCodexUninstall(path);
+  const result = applyChange(context, action, change, dryRun, scope);
   if (action === 'install' && change.changed)
-    text.push('Codex runs new hooks once trusted: review them with /hooks in Codex (project hooks also need the project trusted).');
-  return { data: { action, scope, dryRun, path, changed: change.changed, diff: change.diff }, text };
+    result.text.push('Codex runs new hooks once trusted: review them with /hooks in Codex (project hooks also need the project trusted).');
+  return result;
 }
 
 function status(context: CommandContext, scope: 'project' | 'user') {
   const agents = AGENTS.map((agent) => {
     const path = agent === 'claude' ? settingsPath(scope, context.cwd, process.env.HOME) : codexHooksPath(scope, context.cwd);
     const installed = agent === 'claude' ? installedHooks(path) : installedCodexHooks(path);
-    return { agent, path, ...installed, failures: recentHookFailures(context.storePath, 5, agent) };
+    return { agent, path, ...installed, failures: recentHookFailures(hookFilesPath(context.storePath), 5, agent) };
   });
   const text = agents.flatMap(({ agent, path, events, command, failures }) => [
     events.length > 0

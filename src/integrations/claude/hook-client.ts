@@ -2,9 +2,9 @@
 // imported only when the event must be handled in this process.
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultStorePath } from '../../engine/store-location.js';
+import { hookStoreFromFlags, type HookStore } from '../hook-store.js';
 import { MAX_SOCKET_PATH, helperPaths, helperRunning } from './helper-paths.js';
 import { changesNothing } from './tool-coverage.js';
 
@@ -12,19 +12,25 @@ import { changesNothing } from './tool-coverage.js';
 const REPLY_TIMEOUT_MS = 55_000;
 
 /**
- * `waypoint hooks run claude [--store f]` and `waypoint hooks serve claude [--store f]`, without
+ * `waypoint hooks run claude [--store f | --store-file f]` and `waypoint hooks serve claude […]`, without
  * loading the rest of the CLI. `run` hands the event on stdin to the store's resident helper over
  * its unix socket, starting the helper when there is none (that event is then handled in this
  * process); `WAYPOINT_HOOK_HELPER=off` handles every event in-process. Always resolves to 0:
  * Claude Code must go on whatever happens here (failures are logged, see `runClaudeHook`).
  */
 export async function runHookCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const storeAt = argv.indexOf('--store');
-  const storePath = storeAt >= 0 && argv[storeAt + 1] ? resolve(argv[storeAt + 1]!) : defaultStorePath(env);
+  let store: HookStore;
+  try {
+    store = hookStoreFromFlags(argv, defaultStorePath(env), env);
+  } catch (error) {
+    await unreadableStore(argv, env, error);
+    return 0;
+  }
+  const { storePath, location } = store;
   if (argv[0] === 'serve') {
     if (helperRunning(helperPaths(storePath).lock)) return 0;
     const { serveHookHelper } = await import('./hook-helper.js');
-    await serveHookHelper(storePath, env);
+    await serveHookHelper(storePath, env, location);
     return 0;
   }
   const stdin = await readStdin();
@@ -33,11 +39,25 @@ export async function runHookCommand(argv: readonly string[], env: NodeJS.Proces
   if (argv[1] === 'claude' && env.WAYPOINT_HOOK_HELPER !== 'off' && socket.length <= MAX_SOCKET_PATH) {
     const reply = await sendToHelper(socket, stdin);
     if (reply !== 'unavailable') return 0;
-    startHelper(storePath);
+    startHelper(store.flags);
   }
   const { runClaudeHook } = await import('./hook-handler.js');
-  await runClaudeHook(argv[1] === 'claude' ? stdin : '', { storePath });
+  await runClaudeHook(argv[1] === 'claude' ? stdin : '', { storePath, location });
   return 0;
+}
+
+/** The file keeping a database store's URL cannot be read: the failure is logged beside it (`hooks status` shows it). */
+async function unreadableStore(argv: readonly string[], env: NodeJS.ProcessEnv, error: unknown): Promise<void> {
+  if (argv[0] !== 'serve') await readStdin();
+  const { resolve } = await import('node:path');
+  const { logHookFailure } = await import('../hook-log.js');
+  const file = argv[argv.indexOf('--store-file') + 1] ?? defaultStorePath(env);
+  logHookFailure(resolve(file), {
+    event: null,
+    agentSessionId: null,
+    code: 'HOOK_STORE_UNREADABLE',
+    message: `Cannot read the store to record into: ${error instanceof Error ? error.message : String(error)}`,
+  });
 }
 
 function skippable(stdin: string): boolean {
@@ -75,10 +95,10 @@ function sendToHelper(socket: string, stdin: string): Promise<'ok' | 'timeout' |
   });
 }
 
-function startHelper(storePath: string): void {
+function startHelper(storeFlags: readonly string[]): void {
   try {
     const bin = fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url));
-    spawn(process.execPath, [bin, 'hooks', 'serve', 'claude', '--store', storePath], { detached: true, stdio: 'ignore' }).unref();
+    spawn(process.execPath, [bin, 'hooks', 'serve', 'claude', ...storeFlags], { detached: true, stdio: 'ignore' }).unref();
   } catch {
     // Without a helper every event is handled in its own process: slower, never wrong.
   }

@@ -12,12 +12,12 @@ function quote(word: string): string {
  * (which hands the event to the store's resident helper with curl when one is up, so no Node
  * starts), followed by the Node client it falls back to — this Node and `bin/waypoint.js` by
  * absolute path (so it works from any directory and whatever `PATH` Claude has), `hooks run
- * claude`, and the store when one was named at install. `shell: false` gives the Node client alone.
+ * claude`, and the store when one was named at install (`storeFlags`: a database store by the file its URL is kept in). `shell: false` gives the Node client alone.
  */
-export function hookCommand(options: { storePath?: string; node?: string; bin?: string; shell?: boolean } = {}): string {
+export function hookCommand(options: { storePath?: string; storeFlags?: readonly string[]; node?: string; bin?: string; shell?: boolean } = {}): string {
   const node = options.node ?? process.execPath;
   const bin = options.bin ?? realpathSync(fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url)));
-  const client = [node, bin, 'hooks', 'run', 'claude', ...(options.storePath ? ['--store', options.storePath] : [])];
+  const client = [node, bin, 'hooks', 'run', 'claude', ...(options.storeFlags ?? (options.storePath ? ['--store', options.storePath] : []))];
   const shellClient = join(dirname(bin), 'claude-hook.sh');
   const words = options.shell === false || !existsSync(shellClient) ? client : ['/bin/sh', shellClient, ...client];
   return words.map(quote).join(' ');

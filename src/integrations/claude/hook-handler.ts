@@ -15,8 +15,10 @@ import { changesNothing, coverageOf, fileToolPath } from './tool-coverage.js';
 import { mirrorTranscript } from './transcript-mirror.js';
 
 export interface ClaudeHookOptions {
-  /** The store file the session is recorded in. */
+  /** The store file the session is recorded in; for a database store, the file its URL is kept in (the handler's own files live beside it). */
   storePath: string;
+  /** The store to record into when it is not the file `storePath`: a database URL. */
+  location?: string;
   /** How long to wait for another hook process of the same session (default 30 s). */
   lockTimeoutMs?: number;
   /** The store already open (the resident helper keeps it open between events); default: opened and closed for this event. */
@@ -38,7 +40,7 @@ export async function handleClaudeHook(input: unknown, options: ClaudeHookOption
   const event = parseInput(ClaudeHookEvent, input, 'hook event');
   const sessionId = waypointSessionIdFor(event.session_id);
   await withPathLock(sessionLockPath(options.storePath, sessionId), options.lockTimeoutMs ?? 30_000, async () => {
-    const waypoint = options.waypoint ?? (await openWaypoint({ path: options.storePath }));
+    const waypoint = options.waypoint ?? (await openWaypoint({ path: options.location ?? options.storePath }));
     try {
       const session = await ensureClaudeSession(waypoint, event);
       const statePath = sessionStatePath(options.storePath, session.id);

@@ -17,13 +17,14 @@ import { HelperRequestReader, HTTP_BAD_REQUEST } from './helper-protocol.js';
  * (over a JSON line from the Node client, or HTTP from the shell client: see `helper-protocol.ts`).
  * Its workspace scans go through a {@link ChangeTracker} (`WAYPOINT_HOOK_TRACKING=off`: none).
  * It stops after `WAYPOINT_HOOK_HELPER_IDLE_MS` (default 10 minutes) without events, or when its
- * store's directory is gone. Resolves when it has stopped.
+ * store's directory is gone. Resolves when it has stopped. `storePath` is the store file, or for a
+ * database store (`location`, a URL) the file its URL is kept in: the helper's files live beside it.
  */
-export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv = process.env, location: string = storePath): Promise<void> {
   const { socket: socketPath, lock } = helperPaths(storePath);
   mkdirSync(dirname(lock), { recursive: true });
   if (!takeLock(lock)) return;
-  const waypoint = await openWaypoint({ path: storePath });
+  const waypoint = await openWaypoint({ path: location });
   // Scans answer unchanged paths from memory (Linux: inotify delivers changes in order, before the
   // next event's scan; elsewhere every scan reads the whole tree). This helper starts empty.
   const tracker = process.platform === 'linux' && env.WAYPOINT_HOOK_TRACKING !== 'off' ? new ChangeTracker() : null;

@@ -41,10 +41,11 @@ function quote(word: string): string {
 
 /**
  * The command Codex runs for each hooked event: this Node and this package's `bin/waypoint.js` by
- * absolute path, `hooks run codex`, and the store when one was named at install.
+ * absolute path, `hooks run codex`, and the store when one was named at install (`storeFlags`: a
+ * database store by the file its URL is kept in).
  */
-export function codexHookCommand(options: { storePath?: string; node?: string; bin?: string } = {}): string {
+export function codexHookCommand(options: { storePath?: string; storeFlags?: readonly string[]; node?: string; bin?: string } = {}): string {
   const node = options.node ?? process.execPath;
   const bin = options.bin ?? realpathSync(fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url)));
-  return [node, bin, 'hooks', 'run', 'codex', ...(options.storePath ? ['--store', options.storePath] : [])].map(quote).join(' ');
+  return [node, bin, 'hooks', 'run', 'codex', ...(options.storeFlags ?? (options.storePath ? ['--store', options.storePath] : []))].map(quote).join(' ');
 }

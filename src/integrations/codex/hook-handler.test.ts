@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -68,6 +68,55 @@ describe('the Codex CLI hook handler (events as Codex sends them)', () => {
     await send('PostToolUse', patchCall('p2', 'not a patch'));
     await send('Stop', { last_assistant_message: 'ran' });
     expect((await recorded()).rows.sort()).toEqual(['exec create odd.txt', 'exec modify a.txt']);
+  });
+
+  it("mirrors the rollout's items into the turn of the Codex turn they name, skips turns it never recorded, and never mirrors a final reply twice", async () => {
+    const rollout = join(dir, 'rollout.jsonl');
+    const item = (turn: string, payload: Record<string, unknown>) =>
+      appendFileSync(
+        rollout,
+        `${JSON.stringify({ type: 'response_item', payload: { ...payload, internal_chat_message_metadata_passthrough: { turn_id: turn } } })}\n`,
+      );
+    const say = (turn: string, id: string, text: string) => item(turn, { type: 'message', id, role: 'assistant', content: [{ type: 'output_text', text }] });
+    // A turn from before the hooks were installed, and Codex's context message: neither is mirrored.
+    say('t0', 'r0', 'from before Waypoint');
+    item('t0', { type: 'message', id: 'u0', role: 'user', content: [{ type: 'input_text', text: '<environment_context>' }] });
+    const at = (hook_event_name: string, extra: Record<string, unknown> = {}) => send(hook_event_name, { transcript_path: rollout, ...extra });
+    await at('SessionStart', { turn_id: undefined });
+    await at('UserPromptSubmit', { prompt: 'first' });
+    say('t1', 'r1', 'Working.');
+    item('t1', { type: 'function_call', id: 'f1', call_id: 'c1', name: 'exec_command', arguments: '{"cmd":"true"}' });
+    await at('PreToolUse', { tool_name: 'Bash', tool_use_id: 'c1', tool_input: { command: 'true' } });
+    item('t1', { type: 'function_call_output', id: 'o1', call_id: 'c1', output: 'Process exited with code 0' });
+    await at('PostToolUse', { tool_name: 'Bash', tool_use_id: 'c1', tool_input: { command: 'true' } });
+    // Stop comes before the rollout holds the final reply: it is recorded from Stop, and its copy is not mirrored when it comes.
+    await at('Stop', { last_assistant_message: 'All done.' });
+    say('t1', 'r2', 'All done.');
+    await at('UserPromptSubmit', { prompt: 'second', turn_id: 't2' });
+    say('t2', 'r3', 'Second done.');
+    await at('Stop', { turn_id: 't2', last_assistant_message: 'Second done.' });
+    const waypoint = await openWaypoint({ path: storePath });
+    try {
+      const history = await waypoint.store.history(waypointSessionIdFor(S));
+      const turns = await waypoint.store.listTurns(waypointSessionIdFor(S));
+      const lines = history.map((message) => {
+        const part = message.parts[0]!.content!;
+        const body = part.type === 'text' ? part.text : part.type === 'tool-call' || part.type === 'tool-result' ? `${part.type} ${part.toolName}` : part.type;
+        return `${turns.findIndex((turn) => turn.id === message.turnId) + 1} ${message.role}: ${body}`;
+      });
+      expect(lines).toEqual([
+        '1 user: first',
+        '1 assistant: Working.',
+        '1 assistant: tool-call exec_command',
+        '1 tool: tool-result exec_command',
+        '1 assistant: All done.',
+        '2 user: second',
+        '2 assistant: Second done.',
+      ]);
+      expect(turns.map((turn) => turn.status)).toEqual(['complete', 'complete']);
+    } finally {
+      await waypoint.close();
+    }
   });
 
   it('a failure never reaches Codex: the hook resolves, the failure is logged in its own log', async () => {

@@ -11,12 +11,15 @@ import { withPathLock } from '../session-lock.js';
 import { afterTool, beforeTool, closeOpenCalls, closeScanWindow, type ToolCoverage } from '../tool-capture.js';
 import { patchedFiles, patchedPaths } from './apply-patch.js';
 import { CodexHookEvent } from './hook-event.js';
+import { mirrorRollout } from './rollout-mirror.js';
 
 const DEFAULT_TITLE = 'Codex session';
 
 export interface CodexHookOptions {
-  /** The store file the session is recorded in. */
+  /** The store file the session is recorded in; for a database store, the file its URL is kept in (the handler's own files live beside it). */
   storePath: string;
+  /** The store to record into when it is not the file `storePath`: a database URL. */
+  location?: string;
   /** How long to wait for another hook process of the same session (default 30 s). */
   lockTimeoutMs?: number;
 }
@@ -25,7 +28,8 @@ export interface CodexHookOptions {
  * Records one Codex CLI hook event in the session it belongs to (see the README's "Use it with
  * Codex CLI"): a prompt starts a turn (Codex's `turn_id`), an `apply_patch` call becomes a `tool`
  * checkpoint for each file its patch adds, updates, moves or deletes, with before and after; a shell
- * command (and an MCP tool) is scanned before and after; Stop ends the turn on Codex's reply. Events
+ * command (and an MCP tool) is scanned before and after; Stop ends the turn on Codex's reply; the
+ * conversation in Codex's rollout (replies, tool calls and their outputs) is mirrored at each event. Events
  * of one Codex session are handled one at a time (a lock beside the store). Throws on bad input or
  * a failure: see {@link runCodexHook} for the form that never does.
  */
@@ -33,7 +37,7 @@ export async function handleCodexHook(input: unknown, options: CodexHookOptions)
   const event = parseInput(CodexHookEvent, input, 'Codex hook event');
   const sessionId = waypointSessionIdFor(event.session_id);
   await withPathLock(sessionLockPath(options.storePath, sessionId, 'codex'), options.lockTimeoutMs ?? 30_000, async () => {
-    const waypoint = await openWaypoint({ path: options.storePath });
+    const waypoint = await openWaypoint({ path: options.location ?? options.storePath });
     try {
       const session = await ensureCodexSession(waypoint, event);
       const statePath = sessionStatePath(options.storePath, session.id, 'codex');
@@ -49,25 +53,40 @@ export async function handleCodexHook(input: unknown, options: CodexHookOptions)
 async function dispatch(waypoint: Waypoint, session: Session, state: HookState, event: CodexHookEvent): Promise<void> {
   const name = event.hook_event_name;
   const open = (turnId: string) => openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
+  const mirror = (turnId: string | null) => mirrorRollout(waypoint, session.id, state, event.transcript_path, turnId);
   if (name === 'UserPromptSubmit') {
     await closeScanWindow(open, state);
+    // What the rollout holds of earlier turns lands before this prompt.
+    await mirror(await runningTurn(waypoint, session.id));
     await startCodexTurn(waypoint, session, state, event.turn_id ?? `prompt-${Date.now()}`, event.prompt ?? '');
     return;
   }
   if (name === 'PreToolUse' || name === 'PostToolUse') {
-    const context: CaptureContext = await open(await turnForEvent(waypoint, session, state, event));
+    const turnId = await turnForEvent(waypoint, session, state, event);
+    await mirror(turnId);
+    const context: CaptureContext = await open(turnId);
     if (name === 'PreToolUse') await beforeTool(context, state, event, codexCoverage(event));
     else await afterTool(context, state, event);
     return;
   }
-  if (name !== 'Stop' && name !== 'SessionEnd') return;
   const turnId = await runningTurn(waypoint, session.id);
+  await mirror(turnId);
+  if (name !== 'Stop' && name !== 'SessionEnd') return;
   if (turnId !== null) {
     await closeOpenCalls(await open(turnId), state, { final: true });
     const reply = name === 'Stop' ? event.last_assistant_message : null;
+    await noteStopReply(waypoint, session.id, state, turnId, reply);
     await endRunningTurns(waypoint, session.id, await recordFinalReply(waypoint, session.id, turnId, reply, 'codex-stop-event'));
   }
   await closeScanWindow(open, state);
+}
+
+/** Codex's final reply that the rollout does not hold yet is recorded from Stop: the rollout's copy, when it comes, is then not mirrored again. */
+async function noteStopReply(waypoint: Waypoint, sessionId: string, state: HookState, turnId: string, reply: string | null | undefined): Promise<void> {
+  if (typeof reply !== 'string' || reply.trim() === '') return;
+  const [head] = await waypoint.store.history(sessionId, { last: 1, parts: 'none' });
+  if (head?.role === 'assistant' && head.turnId === turnId) return;
+  state.stopReplies = { ...state.stopReplies, [turnId]: reply };
 }
 
 /**

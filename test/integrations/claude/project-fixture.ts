@@ -18,11 +18,12 @@ export function createProject(files: Record<string, string>) {
     home,
     project,
     storePath: join(home, '.waypoint', 'waypoint.db'),
-    /** Runs the built CLI in the project with this home, as the person would from another terminal. */
-    waypoint(...args: string[]) {
-      const run = spawnSync(process.execPath, [BIN, ...args], {
+    /** Runs the built CLI in the project with this home, as the person would from another terminal (an object last: more environment). */
+    waypoint(...args: Array<string | Record<string, string>>) {
+      const extraEnv = typeof args.at(-1) === 'object' ? (args.pop() as Record<string, string>) : {};
+      const run = spawnSync(process.execPath, [BIN, ...(args as string[])], {
         cwd: project,
-        env: { PATH: process.env.PATH ?? '', HOME: home },
+        env: { PATH: process.env.PATH ?? '', HOME: home, ...extraEnv },
         encoding: 'utf8',
         timeout: 60_000,
       });

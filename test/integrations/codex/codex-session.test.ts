@@ -144,6 +144,41 @@ describe('Codex CLI through its hooks (real binary)', () => {
     expect(shown).toContain('Done with the shell.');
   });
 
+  it("mirrors Codex's conversation from its rollout: each prompt, then its replies, tool calls and their outputs, in order, each once", () => {
+    const shown = fixture.waypoint('show', codexId, '--json').json();
+    const lines = shown.messages.map((message: { role: string; parts: Array<Record<string, unknown>> }) =>
+      message.parts
+        .map((part) =>
+          part.type === 'text'
+            ? `${message.role}: ${part.text}`
+            : part.type === 'tool-call'
+              ? `call ${part.toolName}`
+              : part.type === 'tool-result'
+                ? `result ${part.toolName}: ${String((part.output as { value?: string }).value)
+                    .split('\n')
+                    .find((line) => /Success|exited/.test(line))}`
+                : part.type,
+        )
+        .join(' | '),
+    );
+    expect(lines).toEqual([
+      'user: Patch the files',
+      'assistant: Patching.',
+      'call apply_patch',
+      'result apply_patch: Success. Updated the following files:',
+      'assistant: Done with the patch.',
+      'user: Tidy up with the shell',
+      'call exec_command',
+      'result exec_command: Process exited with code 0',
+      'assistant: Done with the shell.',
+    ]);
+    const text = fixture.waypoint('show', codexId).stdout;
+    expect(text).toContain('Patching.');
+    expect(text).toContain('[tool-call apply_patch');
+    // The rewind targets (what `waypoint rewind` and the chat's /rewind picker offer) are the person's prompts.
+    expect(prompts.map((prompt) => prompt.text)).toEqual(['Patch the files', 'Tidy up with the shell']);
+  });
+
   it("undoes the last prompt (shell changes included), keeps the person's edits, and redoes it", () => {
     const undo = fixture.waypoint('rewind', codexId, 'cascade', 'code', prompts[1]!.id, '--apply', '--include-shell', '--json');
     expect(undo.code, undo.stdout + undo.stderr).toBe(0);
