@@ -81,8 +81,8 @@ describe('waypoint export / import through a portable file (SQLite → file → 
     try {
       const undone = await rewind({ waypoint }, { kind: 'checkpoint', sessionId: fixture.sessionId, checkpointId: fixture.checkpointIds[1]! });
       expect(existsSync(join(fixture.project, 'assets', 'logo.bin'))).toBe(false);
-      expect(undone).toBeTruthy();
-      await redo({ waypoint }, { sessionId: fixture.sessionId });
+      expect(undone.files?.rewindId).toBeTruthy();
+      await redo({ waypoint }, { sessionId: fixture.sessionId, rewindId: undone.files!.rewindId! });
       expect(readFileSync(join(fixture.project, 'assets', 'logo.bin'))).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0xff]));
     } finally {
       await waypoint.close();
