@@ -21,7 +21,17 @@ async function recordSession(waypoint: Waypoint, turns: number): Promise<string>
     const record = await store.createTurn({ sessionId: session.id, userMessageId: message.id });
     const content = Buffer.from(`${`line ${turn % 7}\n`.repeat(400)}turn ${turn}\n`);
     const hash = await blobs.put(content, previous ? { baseHash: previous } : {});
-    await store.addCheckpoints([{ sessionId: session.id, turnId: record.id, op: previous ? 'modify' : 'create', path: 'notes.txt', beforeHash: previous, afterHash: hash, source: 'tool' }]);
+    await store.addCheckpoints([
+      {
+        sessionId: session.id,
+        turnId: record.id,
+        op: previous ? 'modify' : 'create',
+        path: 'notes.txt',
+        beforeHash: previous,
+        afterHash: hash,
+        source: 'tool',
+      },
+    ]);
     previous = hash;
     await store.appendMessage({ sessionId: session.id, role: 'assistant', turnId: record.id, parts: [{ type: 'text', text: `done ${turn}` }] });
     await store.updateTurn(record.id, { status: 'complete', endedAt: Date.now() });

@@ -19,7 +19,15 @@ async function bigSession(storePath: string): Promise<string> {
     const turn = await waypoint.store.createTurn({ sessionId: session.id, userMessageId: input.id });
     const hashes = await waypoint.blobs.putMany(Array.from({ length: 300 }, () => randomBytes(24 * 1024)));
     await waypoint.store.addCheckpoints(
-      hashes.map((hash, index) => ({ sessionId: session.id, turnId: turn.id, op: 'create' as const, path: `f${index}.bin`, beforeHash: null, afterHash: hash, source: 'tool' as const })),
+      hashes.map((hash, index) => ({
+        sessionId: session.id,
+        turnId: turn.id,
+        op: 'create' as const,
+        path: `f${index}.bin`,
+        beforeHash: null,
+        afterHash: hash,
+        source: 'tool' as const,
+      })),
     );
     await waypoint.history.append(session.id, { role: 'assistant', turnId: turn.id, parts: [{ type: 'text', text: 'done' }] });
     await waypoint.store.updateTurn(turn.id, { status: 'complete', endedAt: Date.now() });
