@@ -48,6 +48,13 @@ export type TransferErrorCode =
   | 'EXPORT_TARGET_EXISTS'
   | 'EXPORT_SAME_STORE';
 
+const EXIT_CODES: Partial<Record<TransferErrorCode, number>> = {
+  EXPORT_FILE_CORRUPT: CORRUPT_CONTENT_EXIT_CODE,
+  EXPORT_FILE_TRUNCATED: CORRUPT_CONTENT_EXIT_CODE,
+  EXPORT_NOT_A_FILE: 3,
+  EXPORT_TARGET_EXISTS: 4,
+};
+
 /** An export file or target that cannot be used as given. Nothing was imported or written. */
 export class TransferError extends WaypointError {
   override readonly name: string = 'TransferError';
@@ -56,7 +63,7 @@ export class TransferError extends WaypointError {
   constructor(options: { code: TransferErrorCode; message: string; details?: Record<string, unknown>; cause?: unknown }) {
     super({
       ...options,
-      exitCode: options.code === 'EXPORT_FILE_CORRUPT' || options.code === 'EXPORT_FILE_TRUNCATED' ? CORRUPT_CONTENT_EXIT_CODE : 2,
+      exitCode: EXIT_CODES[options.code] ?? 2,
       httpStatus: 400,
     });
   }
