@@ -25,8 +25,20 @@ export async function writeExportFile(path: string, frames: AsyncIterable<Export
   gzip.pipe(file);
   const digest = createHash('sha256');
   let lines = 0;
+  // Lines go to gzip in chunks of about 256 KiB: one deflate call per small line costs a thread-pool round trip each.
+  let buffered: string[] = [];
+  let bufferedLength = 0;
+  const flush = async () => {
+    if (buffered.length === 0) return;
+    const chunk = buffered.join('');
+    buffered = [];
+    bufferedLength = 0;
+    if (!gzip.write(chunk)) await once(gzip, 'drain');
+  };
   const write = async (line: string) => {
-    if (!gzip.write(line)) await once(gzip, 'drain');
+    buffered.push(line);
+    bufferedLength += line.length;
+    if (bufferedLength >= 256 * 1024) await flush();
   };
   try {
     for await (const frame of frames) {
@@ -36,6 +48,7 @@ export async function writeExportFile(path: string, frames: AsyncIterable<Export
       await write(line);
     }
     await write(`${JSON.stringify({ t: 'end', lines, sha256: digest.digest('hex') } satisfies ExportFrame)}\n`);
+    await flush();
     gzip.end();
     await once(file, 'close');
     const descriptor = openSync(temporary, 'r');
