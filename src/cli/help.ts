@@ -5,7 +5,7 @@ const INTRO = 'waypoint — checkpoints, rewind and fork for AI agent sessions';
 
 const EXIT_CODES = [
   '0 success · 1 unexpected failure · 2 usage or invalid argument · 3 not found (session, message, checkpoint …)',
-  '4 conflict with the current state (files changed, confirmation needed, nothing to rewind …) · 5 store problem (disk full, unusable path …) · 6 corrupt stored content',
+  '4 conflict with the current state (files changed, confirmation needed, nothing to rewind …) · 5 store problem (disk full, unusable path …) · 6 corrupt stored content or export file',
 ];
 
 function flagLines(flags: FlagSpecs): string[] {

@@ -20,6 +20,7 @@ import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { showCommand } from './commands/show.js';
 import { usageCommand } from './commands/usage.js';
+import { exportCommand, importCommand } from './commands/transfer.js';
 import { commandHelp, fullHelp } from './help.js';
 import { streamOutput, type Output } from './output.js';
 import { terminalConfirm, type Confirm } from './terminal-confirm.js';
@@ -38,6 +39,8 @@ export const COMMANDS: ReadonlyArray<Command<any>> = [
   forkCommand,
   gcCommand,
   usageCommand,
+  exportCommand,
+  importCommand,
   hooksCommand,
   mcpCommand,
   serveCommand,

@@ -36,6 +36,16 @@ export type {
   RecompressReport,
   NewEffect,
 } from './store.js';
+export {
+  IMPORT_RECORD_KINDS,
+  canonicalJson,
+  zeroCounts,
+  type ImportedMessage,
+  type ImportRecordCounts,
+  type ImportRecordKind,
+  type RecordsImport,
+  type RecordsImportResult,
+} from './record-import.js';
 export type { NewWriteIntent, WriteIntent, WriteIntentFile, BlobSweepResult } from './write-intent.js';
 export { SqliteStore, SQLITE_SCHEMA_VERSION, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { WAYPOINT_APPLICATION_ID } from './sqlite/open-database.js';

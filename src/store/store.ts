@@ -25,6 +25,7 @@ import type {
   TurnStatus,
 } from '../model/index.js';
 import type { BlobStorage } from './blob-storage.js';
+import type { RecordsImport, RecordsImportResult } from './record-import.js';
 import type { BlobSweepResult, NewWriteIntent, WriteIntent } from './write-intent.js';
 
 export type {
@@ -418,4 +419,14 @@ export interface Store {
    * refers to by then is deleted. Expires intents of dead processes that change no files.
    */
   sweepBlobs(candidates: readonly string[]): Promise<BlobSweepResult>;
+
+  /**
+   * Write records copied from another store (sessions, messages, entries, turns, checkpoints,
+   * effects, pins), ids, sequence numbers and times kept, in one transaction. A record whose id the
+   * store already holds must be identical (then it is counted `existing` and not written again), or
+   * the whole import is refused with `IMPORT_CONFLICT` and nothing is written; so is a record whose
+   * place in its session (`seq`) another record holds. With `checkOnly`, nothing is written: the
+   * result says what would be. The blobs the records name must be stored (and pinned) first.
+   */
+  importRecords(records: RecordsImport, options?: { checkOnly?: boolean }): Promise<RecordsImportResult>;
 }

@@ -6,6 +6,7 @@ import { treeCases } from './tree-cases.js';
 import { recordCases } from './record-cases.js';
 import { blobStorageCases } from './blob-storage-cases.js';
 import { writeIntentCases } from './write-intent-cases.js';
+import { importCases } from './import-cases.js';
 
 export type ConformanceCase = (harness: () => StoreHarness) => Promise<void>;
 
@@ -23,6 +24,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     records: recordCases,
     'blob storage': blobStorageCases,
     'writes in flight': writeIntentCases,
+    imports: importCases,
   };
   describe(`Store conformance: ${options.name}`, () => {
     let harness: StoreHarness;

@@ -22,7 +22,9 @@ import type {
 } from '../store.js';
 import { toSession } from '../sqlite/rows.js';
 import type { NewWriteIntent } from '../write-intent.js';
+import type { RecordsImport } from '../record-import.js';
 import { PgBlobStorage } from './pg-blob-storage.js';
+import { importRecords } from './pg-import.js';
 import type { PgContext } from './pg-context.js';
 import { deleteSession, forkSession } from './pg-fork.js';
 import * as intents from './pg-intents.js';
@@ -308,5 +310,9 @@ export class PostgresStore implements Store {
 
   async sweepBlobs(candidates: readonly string[]) {
     return intents.sweepBlobs(this.context, candidates);
+  }
+
+  async importRecords(records: RecordsImport, options: { checkOnly?: boolean } = {}) {
+    return importRecords(this.context, records, options);
   }
 }

@@ -77,10 +77,14 @@ export function setBlobPins(context: SqliteContext, owner: string, hashes: reado
 export function addBlobPins(context: SqliteContext, owner: string, hashes: readonly string[]): void {
   if (hashes.length === 0) return;
   packHashes(hashes);
-  context.write('pin blobs', () => {
-    const row = context.statement('SELECT hashes FROM blob_pins WHERE owner = ?').get(owner) as { hashes: Buffer } | undefined;
-    writePinSet(context, owner, packHashes([...(row ? unpackHashes(row.hashes) : []), ...hashes]));
-  });
+  context.write('pin blobs', () => addPinsIn(context, owner, hashes));
+}
+
+/** `addBlobPins` inside the caller's write transaction. */
+export function addPinsIn(context: SqliteContext, owner: string, hashes: readonly string[]): void {
+  if (hashes.length === 0) return;
+  const row = context.statement('SELECT hashes FROM blob_pins WHERE owner = ?').get(owner) as { hashes: Buffer } | undefined;
+  writePinSet(context, owner, packHashes([...(row ? unpackHashes(row.hashes) : []), ...hashes]));
 }
 
 function writePinSet(context: SqliteContext, owner: string, packed: Buffer): void {

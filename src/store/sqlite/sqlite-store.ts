@@ -41,6 +41,8 @@ import { guardBlobStorage } from './store-failure.js';
 import { sqliteFootprint } from './sqlite-footprint.js';
 import type { NewWriteIntent } from '../write-intent.js';
 import * as intents from './write-intents.js';
+import { importRecords } from './import-records.js';
+import type { RecordsImport } from '../record-import.js';
 
 /** Why the current process cannot write `path` (null when it can, or when it does not exist yet). */
 function unwritableReason(path: string): string | null {
@@ -345,5 +347,9 @@ export class SqliteStore implements Store {
 
   async sweepBlobs(candidates: readonly string[]) {
     return intents.sweepBlobs(this.context, this.blobs, candidates);
+  }
+
+  async importRecords(records: RecordsImport, options: { checkOnly?: boolean } = {}) {
+    return importRecords(this.context, records, options);
   }
 }
