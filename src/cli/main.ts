@@ -7,6 +7,7 @@ import { UsageError } from './cli-errors.js';
 import type { Command, CommandContext } from './command.js';
 import { chatCommand } from './commands/chat.js';
 import { checkpointsCommand } from './commands/checkpoints.js';
+import { continueCommand } from './commands/continue.js';
 import { demoCommand } from './commands/demo-command.js';
 import { diffCommand } from './commands/diff.js';
 import { forkCommand } from './commands/fork.js';
@@ -37,6 +38,7 @@ export const COMMANDS: ReadonlyArray<Command<any>> = [
   rewindCommand,
   redoCommand,
   forkCommand,
+  continueCommand,
   gcCommand,
   usageCommand,
   exportCommand,

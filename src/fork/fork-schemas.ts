@@ -23,6 +23,11 @@ export const ForkWorkspace = z.discriminatedUnion('mode', [
      * (a symlink to the parent's: instant, but writes through it change the parent's), `omit`.
      */
     ignored: z.enum(['copy', 'link', 'omit']).optional(),
+    /**
+     * Where the files come from: `auto` (default) the parent's directory when this machine can
+     * reach it, else the store alone (another machine's session); `store` always the store.
+     */
+    source: z.enum(['auto', 'store']).optional(),
   }),
 ]);
 export type ForkWorkspace = z.infer<typeof ForkWorkspace>;

@@ -19,7 +19,7 @@ export interface GitWorkTree {
 }
 
 /** Why a workspace gets a plain copy instead of a git checkout. */
-export type NoGitReason = 'not_a_git_work_tree' | 'subdirectory_of_work_tree' | 'no_commit_yet' | 'git_unavailable';
+export type NoGitReason = 'not_a_git_work_tree' | 'subdirectory_of_work_tree' | 'no_commit_yet' | 'git_unavailable' | 'built_from_store';
 
 /** Runs git with `args` in `cwd`; resolves stdout as bytes. Never uses a shell. */
 export function git(cwd: string, args: readonly string[], options: { allowFailure?: boolean } = {}): Promise<Buffer> {

@@ -39,7 +39,9 @@ export type NotCopiedReason =
   /** A name that is not valid UTF-8 (outside git). */
   | 'invalid_name'
   /** Below a path that was a file or a link at the fork point. */
-  | 'conflict';
+  | 'conflict'
+  /** Built from the store: a tracked file whose content the store never kept (too large, unreadable, recorded without content). */
+  | 'not_captured';
 
 export interface NotCopiedEntry {
   path: string;
@@ -82,4 +84,10 @@ export interface IsolatedMaterialization {
   ignoredMode: IgnoredMode;
   ignored: IgnoredEntryReport[];
   notCopied: NotCopiedEntry[];
+  /**
+   * Set when the parent's directory was not reachable from this machine and the tree was built
+   * from the store alone: when the parent's workspace scan it started from was saved (null: none
+   * was, so only files the session's checkpoints touched are there) and what is never stored.
+   */
+  fromStore?: { scannedAt: number | null; omitted: string };
 }

@@ -167,7 +167,7 @@ function scannedPaths(workspace: Workspace, rootName: string, prior: ReadonlyMap
   return { listed, ignoredPaths };
 }
 
-async function priorContents(blobs: BlobStore, prior: ReadonlyMap<string, PriorState>): Promise<Map<string, Buffer>> {
+export async function priorContents(blobs: BlobStore, prior: ReadonlyMap<string, PriorState>): Promise<Map<string, Buffer>> {
   const hashes = [...new Set([...prior.values()].flatMap((state) => (state.exists ? [state.hash] : [])))];
   try {
     return hashes.length > 0 ? await blobs.getMany(hashes) : new Map();
@@ -183,7 +183,7 @@ async function priorContents(blobs: BlobStore, prior: ReadonlyMap<string, PriorS
  * state before its first change after the fork point. A rename/move puts the content back at its
  * source and nothing at its target. Changes that kept no content cannot be peeled.
  */
-function priorStates(after: readonly Checkpoint[]): Map<string, PriorState> {
+export function priorStates(after: readonly Checkpoint[]): Map<string, PriorState> {
   const prior = new Map<string, PriorState>();
   const missing: Array<{ path: string; checkpointId: string; reason: string }> = [];
   for (const checkpoint of [...after].reverse()) {
@@ -200,7 +200,7 @@ function priorStates(after: readonly Checkpoint[]): Map<string, PriorState> {
   return prior;
 }
 
-function assertFreshTarget(target: string): void {
+export function assertFreshTarget(target: string): void {
   try {
     if (lstatSync(target).isDirectory() && readdirSync(target).length === 0) return;
   } catch {

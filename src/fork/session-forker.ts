@@ -11,8 +11,9 @@ import { forkNotes, type ForkKind } from './fork-notes.js';
 import { ForkFromRequest, ForkRequest, parseInput } from './fork-schemas.js';
 import { copiedState } from './fork-state.js';
 import type { ForkEvents, ForkOriginData, ForkPreview, ForkResult, ForkStrategy } from './fork-types.js';
-import { discardWorkTree, materializeAtForkPoint, type IsolatedMaterialization } from './isolated-workspace.js';
+import { discardWorkTree, type IsolatedMaterialization } from './isolated-workspace.js';
 import { applySharedFiles, changesFiles, previewSharedFiles } from './shared-files.js';
+import { materializerFor } from './store-materialize.js';
 import { checkStableBoundary, type GoalBoundary } from './stable-boundary.js';
 
 /** The entry a shared-workspace fork writes into the parent, with its file rewind, before the child exists. */
@@ -140,7 +141,8 @@ export class SessionForker {
       const workspace = plan.request.workspace as Extract<ForkRequest['workspace'], { mode: 'isolated' }>;
       const parentWorkspace = sessionWorkspace(plan.parent, this.store.location);
       const targetDir = workspace.dir ?? `${plan.parent.workdir}.forks/${childId}`;
-      materialized = await materializeAtForkPoint({
+      const build = materializerFor(this.store, plan.parent, workspace.source);
+      materialized = await build({
         blobs: this.blobs,
         workspace: parentWorkspace,
         after: plan.after,
@@ -153,7 +155,7 @@ export class SessionForker {
       // shared, as they are never checkpointed.
       try {
         for (const root of parentWorkspace.trackedRoots().filter((candidate) => candidate.name !== PRIMARY_ROOT)) {
-          const copy = await materializeAtForkPoint({
+          const copy = await build({
             blobs: this.blobs,
             workspace: parentWorkspace,
             after: plan.after,

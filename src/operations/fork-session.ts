@@ -23,8 +23,9 @@ export type ForkSessionRequest = ForkRequest;
  * changes on top, elsewhere a plain copy; `ignored: 'copy' | 'link' | 'omit'` (default `copy`)
  * says what happens to ignored paths git does not track. `result.materialized` reports what was
  * written, the git checkout, each ignored path and what was not copied, with the reason. Forks from a checkpoint or a message refuse while the parent runs a turn
- * (`TURN_RUNNING`); a fork that needs the parent's directory refuses when it is gone
- * (`WORKSPACE_MISSING`). A refusal changes nothing. Emits `fork` after the child committed.
+ * (`TURN_RUNNING`); a shared-workspace fork that changes files refuses when the parent's directory
+ * is gone (`WORKSPACE_MISSING`), while an isolated fork then builds its directory from the store
+ * alone (another machine's session; `materialized.fromStore` says so and what the store lacks). A refusal changes nothing. Emits `fork` after the child committed.
  *
  * @example
  * const { session: child } = await forkSession({ waypoint }, { from: 'message', sessionId, messageId, workspace: { mode: 'isolated', ignored: 'link' } });
@@ -36,7 +37,6 @@ export async function forkSession(
 ): Promise<ForkSessionResult> {
   const { input, parent } = await forkInput(context, request);
   if (input.from === 'message' || input.from === 'checkpoint') requireIdle(context, parent.id, 'fork');
-  if (input.workspace?.mode === 'isolated') requireWorkspace(parent);
   const forker = forkerOf(context);
   const preview = await forker.previewFork(input);
   if (preview.files !== null) requireWorkspace(parent);

@@ -21,6 +21,7 @@ export { retry, RetryRequest, type RetryResult } from './retry.js';
 export type { ForkSessionResult } from './fork-result.js';
 export { previewFork } from './preview-fork.js';
 export { forkSession, ForkSessionRequest } from './fork-session.js';
+export { continueSession, ContinueSessionRequest } from './continue-session.js';
 export { forkFromSavePoint, ForkFromRequest } from './fork-from-save-point.js';
 export { discardFork, DiscardForkRequest } from './discard-fork.js';
 export { rewindStatus, RewindStatusRequest, type RewindStatus } from './rewind-status.js';

@@ -1,3 +1,4 @@
+import { markScanBaseline, openCaptureContext } from '../checkpoint/index.js';
 import type { Waypoint } from '../engine/index.js';
 import { MODEL_CHOICE_ENTRY, type EffectPolicyOptions, type ForkFromRequest, type ForkPreview } from '../fork/index.js';
 import { EffectsLedger } from '../history/index.js';
@@ -190,12 +191,18 @@ export class AgentRuntime {
   }
 
   /**
-   * A new main session working in `workdir`; the model choice (provider, model id, and the model
+   * A new main session working in `workdir` (on a store shared by several machines, its files are
+   * scanned into the store at once); the model choice (provider, model id, and the model
    * string that chooses it again) is recorded as an entry (forks copy it), so resuming needs no model.
    */
   async startSession(input: { workdir: string; title?: string; metadata?: JsonObject }): Promise<Session> {
-    const session = await this.options.waypoint.history.createSession(input);
-    await this.options.waypoint.store.appendEntry(session.id, { type: MODEL_CHOICE_ENTRY, data: this.modelChoice });
+    const { waypoint } = this.options;
+    const session = await waypoint.history.createSession(input);
+    await waypoint.store.appendEntry(session.id, { type: MODEL_CHOICE_ENTRY, data: this.modelChoice });
+    // On a store several machines share, the starting files go into the store now, so a fork on a
+    // machine that cannot see this directory rebuilds files no tool call has touched yet.
+    if (waypoint.store.capabilities.multiHost)
+      await markScanBaseline(await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId: null }));
     return session;
   }
 

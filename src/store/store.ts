@@ -53,6 +53,11 @@ export interface StoreCapabilities {
   readonly blobFiles: boolean;
   /** `store.blobs` also implements `StagingBlobStorage` (raw first, compress later). */
   readonly blobStaging: boolean;
+  /**
+   * Processes on several machines share the store, so a session's workspace may be rebuilt where
+   * its directory is not reachable: a new session's files are scanned into the store when it starts.
+   */
+  readonly multiHost?: boolean;
 }
 
 export interface CreateSessionInput {

@@ -219,15 +219,18 @@ describe('waypoint fork (built CLI)', () => {
       });
     }
 
-    it('a missing workspace refuses isolated and file-changing forks', () => {
+    it('a missing workspace refuses a file-changing fork; an isolated fork then builds its directory from the store and says so', () => {
       renameSync(fixture.project, `${fixture.project}-moved`);
       const before = snapshotTree(fixture.dir);
-      for (const args of [['--isolated', join(fixture.dir, 'alt')], ['--yes']]) {
-        const run = fixture.cli('fork', fixture.sessionId, ...args, '--json');
-        expect(run.code).toBe(4);
-        expect(run.json().error.code).toBe('WORKSPACE_MISSING');
-      }
+      const run = fixture.cli('fork', fixture.sessionId, '--yes', '--json');
+      expect(run.code).toBe(4);
+      expect(run.json().error.code).toBe('WORKSPACE_MISSING');
       expect(snapshotTree(fixture.dir)).toEqual(before);
+      const isolated = fixture.cli('fork', fixture.sessionId, '--isolated', join(fixture.dir, 'alt'));
+      expect(isolated.code).toBe(0);
+      expect(isolated.stdout).toContain("built from the store: the parent's directory is not reachable here");
+      expect(isolated.stdout).toContain('not in the store: ignored paths');
+      expect(existsSync(fixture.project)).toBe(false);
     });
   });
 });

@@ -12,6 +12,9 @@ import { join } from 'node:path';
 export interface PrivateServer {
   url: string;
   restart(): void;
+  /** Stops the server (fast shutdown: connections are cut), keeping its data for `start`. */
+  halt(): void;
+  start(): void;
   stop(): void;
 }
 
@@ -57,9 +60,16 @@ export async function startPrivateServer(): Promise<PrivateServer> {
     restart() {
       asServer('pg_ctl', ['-D', data, '-l', log, '-o', options, '-m', 'fast', '-w', '-t', '120', 'restart']);
     },
+    halt() {
+      asServer('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '120', 'stop']);
+    },
+    start() {
+      asServer('pg_ctl', ['-D', data, '-l', log, '-o', options, '-w', '-t', '120', 'start']);
+    },
     stop() {
       try {
-        asServer('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        // Not running (a test halted it and failed before starting it again): nothing to stop.
+        if (existsSync(join(data, 'postmaster.pid'))) asServer('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -6,6 +6,7 @@ const NO_GIT: Record<NoGitReason, string> = {
   subdirectory_of_work_tree: 'the workspace is a subdirectory of a git work tree, not its top',
   no_commit_yet: 'the repository has no commit yet',
   git_unavailable: 'git is not installed',
+  built_from_store: "built from the store: the parent's directory is not reachable here, and git metadata is not stored",
 };
 
 const NOT_COPIED: Record<NotCopiedReason, string> = {
@@ -16,6 +17,7 @@ const NOT_COPIED: Record<NotCopiedReason, string> = {
   invalid_name: 'a name that is not UTF-8',
   unreadable: 'could not be read',
   conflict: 'below a path that was a file at the fork point',
+  not_captured: 'its content was never stored',
 };
 
 function ignoredLine(entry: IgnoredEntryReport): string {
@@ -45,7 +47,13 @@ export function renderMaterialized(report: IsolatedMaterialization): string[] {
         : "    index: read from the commit (the parent's could not be copied: its staged changes show as unstaged here)",
     );
   } else lines.push(`  git: none, a plain copy (${NO_GIT[report.gitSkipped ?? 'not_a_git_work_tree']})`);
-  if (report.ignored.length > 0) lines.push(`  ignored paths (--ignored ${report.ignoredMode}):`, ...report.ignored.map(ignoredLine));
+  if (report.fromStore) {
+    const scan =
+      report.fromStore.scannedAt === null
+        ? 'no workspace scan was saved: only files the session changed'
+        : `the scan saved ${new Date(report.fromStore.scannedAt).toISOString()}, with later changes`;
+    lines.push(`  from the store: ${scan}`, `  not in the store: ${report.fromStore.omitted}`);
+  } else if (report.ignored.length > 0) lines.push(`  ignored paths (--ignored ${report.ignoredMode}):`, ...report.ignored.map(ignoredLine));
   else lines.push('  ignored paths: none');
   if (report.notCopied.length > 0)
     lines.push(

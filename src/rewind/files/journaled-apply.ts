@@ -17,6 +17,7 @@ import {
   type Workspace,
 } from '../../workspace/index.js';
 import { missingDirectories, removeEmptyDirectories } from './apply-directories.js';
+import { CommitOutcomeUnknownError, commitJournal, whileUnavailable } from './commit-outcome.js';
 import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError } from './errors/index.js';
 import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-rewind-types.js';
 import { recoverJournalsUnder } from './journal-recovery.js';
@@ -280,17 +281,14 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         files: files.map((file) => ({ ...file })),
         ...(input.restores ? { restores: input.restores } : {}),
       };
-      const committed = await store.setJournalState(
-        journal.id,
-        'committed',
-        {
-          entries: [{ sessionId: input.sessionId, entry: { type: FILE_REWIND_ENTRY, data } }, ...(keptAside ? [keptAside] : []), ...(extra.entries ?? [])],
-          headMoves: extra.headMoves ?? [],
-        },
-        { durable: false },
-      );
+      const committed = await commitJournal(store, journal.id, {
+        entries: [{ sessionId: input.sessionId, entry: { type: FILE_REWIND_ENTRY, data } }, ...(keptAside ? [keptAside] : []), ...(extra.entries ?? [])],
+        headMoves: extra.headMoves ?? [],
+      });
       return { journal: committed, files };
     } catch (error) {
+      // Whether the commit landed is unknown: the files stay at their targets for recovery to settle.
+      if (error instanceof CommitOutcomeUnknownError) throw error;
       kept?.abort();
       for (const write of prepared.values()) write.abort();
       await removeTaken(taken).catch(() => undefined);
@@ -308,7 +306,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         if (keptAside) await store.appendEntry(keptAside.sessionId, keptAside.entry).catch(() => undefined);
         throw new RewindUnrecoverableError({ journalId: journal.id, files: unrestored, cause: error });
       }
-      await store.setJournalState(journal.id, 'rolled_back', keptAside ? { entries: [keptAside] } : {}, { durable: false });
+      // Still pending if the store stays away: the next open's recovery finds the files back and records it.
+      await whileUnavailable(() => store.setJournalState(journal.id, 'rolled_back', keptAside ? { entries: [keptAside] } : {}, { durable: false }));
       if (error instanceof RewindConflictError)
         throw preserved.length === 0 ? error : new RewindConflictError({ files: [...error.files], preserved, cause: error.cause });
       // A store refusal outside the file steps (the journal's sync, the commit's HEAD_MOVED …) is raised as is.

@@ -1,13 +1,20 @@
-import { hostId } from '../../model/index.js';
+import { hostId, WaypointError } from '../../model/index.js';
 import { randomBytes } from 'node:crypto';
 import type { Store, WorkspaceLockHolder } from '../../store/index.js';
 import type { Workspace } from '../../workspace/index.js';
 import { WorkspaceBusyError } from './errors/index.js';
+import { whileUnavailable } from './commit-outcome.js';
 
 /** Journals this process is applying right now; recovery never touches them. */
 export const journalsInFlight = new Set<string>();
 /** Workspace locks this process holds right now (their owner tokens). */
 const locksHeld = new Set<string>();
+/**
+ * Locks this process let go of while the store could not be reached: their rows are removed
+ * before this process takes its next lock (this process's own stale rows count as free for it
+ * meanwhile, but other processes on this host see a live holder).
+ */
+const unreleased = new Map<string, Store>();
 
 /** A held workspace lock: every root of one workspace, for one rewind, redo or recovery. */
 export interface WorkspaceLock {
@@ -34,6 +41,11 @@ export interface LockOptions {
 export async function lockWorkspace(store: Store, workspace: Workspace, options: LockOptions & { waitMs: 0 }): Promise<WorkspaceLock | null>;
 export async function lockWorkspace(store: Store, workspace: Workspace, options: LockOptions): Promise<WorkspaceLock>;
 export async function lockWorkspace(store: Store, workspace: Workspace, options: LockOptions): Promise<WorkspaceLock | null> {
+  for (const [stale, where] of unreleased)
+    await where.releaseWorkspaceLocks(stale).then(
+      () => unreleased.delete(stale),
+      () => undefined,
+    );
   const paths = [...new Set(workspace.roots.map((root) => root.realDir))];
   const owner = `lock_${randomBytes(10).toString('hex')}`;
   const waitMs = options.waitMs ?? 60_000;
@@ -66,7 +78,11 @@ export async function lockWorkspace(store: Store, workspace: Workspace, options:
       if (released) return;
       released = true;
       try {
-        await store.releaseWorkspaceLocks(owner);
+        await whileUnavailable(() => store.releaseWorkspaceLocks(owner));
+      } catch (error) {
+        // A store that went away must not hide the outcome of the work the lock guarded.
+        if (!WaypointError.is(error, 'STORE_UNAVAILABLE')) throw error;
+        unreleased.set(owner, store);
       } finally {
         locksHeld.delete(owner);
       }

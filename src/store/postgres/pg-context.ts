@@ -67,9 +67,11 @@ export class PgContext {
   private async transaction<T>(operation: string, begin: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const client = await this.connect(operation);
+      let committing = false;
       try {
         await client.query(begin);
         const result = await fn(client);
+        committing = true;
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -83,7 +85,8 @@ export class PgContext {
           await new Promise((resolve) => setTimeout(resolve, 5 * 2 ** attempt * (0.5 + Math.random())));
           continue;
         }
-        throw mapPgFailure(error, { location: this.location, operation });
+        // A connection that broke during COMMIT leaves the outcome unknown: the server may have committed before it could answer.
+        throw mapPgFailure(error, { location: this.location, operation, ...(committing ? { commitInFlight: true } : {}) });
       } finally {
         client.done();
       }

@@ -4,6 +4,8 @@ import { StoreError, WaypointError } from '../../model/index.js';
 export interface PgFailureContext {
   location: string;
   operation: string;
+  /** The failure came while COMMIT was in flight: a lost connection then leaves the outcome unknown (`details.commitInFlight`). */
+  commitInFlight?: boolean;
 }
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -43,6 +45,14 @@ export function mapPgFailure(error: unknown, context: PgFailureContext): unknown
     CONNECTION_CODES.has(code) ||
     isConnectionEnd(text)
   ) {
+    if (context.commitInFlight) {
+      return new StoreError({
+        code: 'STORE_UNAVAILABLE',
+        message: `Cannot ${context.operation}: the connection to the database server of ${context.location} broke while the step was being committed (${text}), so it may or may not have been recorded.`,
+        details: { ...details, commitInFlight: true },
+        cause: error,
+      });
+    }
     return fail(
       'STORE_UNAVAILABLE',
       `Cannot ${context.operation}: the database server of ${context.location} cannot be used right now (${text}). Nothing was changed by this step; try again once it is reachable.`,

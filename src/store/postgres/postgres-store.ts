@@ -54,7 +54,7 @@ export interface PostgresStoreOptions {
  * const store = await PostgresStore.open({ url: 'postgres://waypoint:secret@db.internal/waypoint' });
  */
 export class PostgresStore implements Store {
-  readonly capabilities: StoreCapabilities = { backend: 'postgres', multiProcess: true, blobFiles: false, blobStaging: false };
+  readonly capabilities: StoreCapabilities = { backend: 'postgres', multiProcess: true, blobFiles: false, blobStaging: false, multiHost: true };
   readonly blobs: PgBlobStorage;
 
   private constructor(private readonly context: PgContext) {
