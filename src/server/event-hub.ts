@@ -15,9 +15,10 @@ type Payload = Record<string, unknown> & { type: string };
 
 /**
  * Sends the runtime's events (and the operations', which the runtime forwards) to every socket
- * subscribed to their session, and finds changes other processes made to the store: the
- * database's directory is watched (a 1 s poll is the fallback) and each followed session's stored
- * state compared with what was last seen; a difference becomes `session.changed`.
+ * subscribed to their session, and finds changes other processes made to the store: announced by
+ * the store where it can (PostgreSQL), else seen by watching the database's directory (a 1 s poll
+ * is the fallback); each followed session's stored state is then compared with what was last seen,
+ * and a difference becomes `session.changed`.
  */
 export class EventHub {
   private readonly clients = new Set<EventClient>();
@@ -27,6 +28,7 @@ export class EventHub {
   private sessionsState: string | null = null;
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => Promise<void>) | null = null;
   private checking: Promise<void> | null = null;
   private again = false;
   private closed = false;
@@ -50,9 +52,17 @@ export class EventHub {
     if (!this.seen.has(sessionId)) this.seen.set(sessionId, { state: await this.stateOf(sessionId), touched: false });
   }
 
-  /** Starts watching the store for changes made by other processes. */
+  /**
+   * Starts watching the store for changes made by other processes: a store that announces its
+   * commits (PostgreSQL's LISTEN/NOTIFY, across machines) is subscribed to; otherwise its
+   * database's directory is watched, with a poll every `pollMs`.
+   */
   async start(pollMs = 1000): Promise<void> {
     this.sessionsState = await this.sessionsFingerprint();
+    if (this.store.subscribeChanges) {
+      this.unsubscribe = await this.store.subscribeChanges(() => void this.check());
+      return;
+    }
     try {
       this.watcher = watch(dirname(this.store.location), () => this.check());
       this.watcher.on('error', () => {
@@ -71,6 +81,7 @@ export class EventHub {
     for (const off of this.offs) off();
     this.watcher?.close();
     if (this.timer) clearInterval(this.timer);
+    await this.unsubscribe?.();
     await this.checking;
   }
 

@@ -60,6 +60,11 @@ export interface StoreCapabilities {
   readonly multiHost?: boolean;
 }
 
+/** A change another process (or this one) committed: the session it touched, or null when anything may have changed. */
+export interface StoreChange {
+  sessionId: string | null;
+}
+
 export interface CreateSessionInput {
   /** Defaults to a new id. */
   id?: string;
@@ -294,6 +299,13 @@ export interface StoreFootprint {
 export interface Store {
   readonly location: string;
   readonly capabilities: StoreCapabilities;
+  /**
+   * Where the backend can announce commits across processes (PostgreSQL's LISTEN/NOTIFY): calls
+   * `listener` with each session a committed write touched (appends, head moves, rewinds, forks,
+   * entries, checkpoints) by any process; resolves to the unsubscribe. Absent elsewhere: watch
+   * the store's files instead.
+   */
+  subscribeChanges?(listener: (change: StoreChange) => void): Promise<() => Promise<void>>;
   readonly readOnly: boolean;
   readonly blobs: BlobStorage;
   close(): Promise<void>;

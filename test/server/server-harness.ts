@@ -115,11 +115,11 @@ export interface ServerFixture {
 }
 
 /** A temp store and project, a runtime with the scripted model playing `steps`, a real server on a free port, one socket. */
-export async function startFixture(steps: unknown[], options: { webRoot?: string } = {}): Promise<ServerFixture> {
+export async function startFixture(steps: unknown[], options: { webRoot?: string; store?: string } = {}): Promise<ServerFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'waypoint-serve-'));
   const project = join(dir, 'project');
   mkdirSync(project);
-  const storePath = join(dir, 'store', 'waypoint.db');
+  const storePath = options.store ?? join(dir, 'store', 'waypoint.db');
   const waypoint = await openWaypoint({ path: storePath });
   const runtime = createRuntime({ waypoint, model: ScriptedModel.fromSteps(steps), idleCompression: false });
   const server = await startServer({

@@ -3,7 +3,7 @@ import { toSession } from '../sqlite/rows.js';
 import type { ForkSessionInput, ForkSessionResult } from '../store.js';
 import { shareRootsLock, type PgContext } from './pg-context.js';
 import { insertMessage } from './pg-messages.js';
-import { findSessionRow, insertEntry, insertSession, requireMessageRow, requireSession } from './pg-sessions.js';
+import { findSessionRow, insertEntry, insertSession, NOTIFY_SQL, requireMessageRow, requireSession } from './pg-sessions.js';
 
 /**
  * A new session whose head points at an existing message of the parent's tree (ancestors shared,
@@ -32,6 +32,8 @@ export async function forkSession(context: PgContext, input: ForkSessionInput): 
     const row = forkedSessionRow(parent, input, now);
     const id = row.id;
     await insertSession(sql, row);
+    // The parent's family changed (its log shows the child) and the child is new: both announced on commit.
+    for (const changed of [parent.id, id]) await sql.query(`SELECT ${NOTIFY_SQL}`, [changed]);
     await insertEntry(sql, id, { type: 'title', data: { title: row.title } }, now);
     await insertEntry(sql, id, { type: 'head-move', data: { from: null, to: input.at, reason: 'fork', branchGeneration: 0, parentSessionId: parent.id } }, now);
     for (const entry of input.entries ?? []) await insertEntry(sql, id, entry, now);
@@ -62,6 +64,7 @@ export async function deleteSession(context: PgContext, id: string): Promise<voi
     await sql.query('SELECT id FROM sessions WHERE tree_id = $1 ORDER BY id COLLATE "C" FOR UPDATE', [row.tree_id]);
     await shareRootsLock(sql, context.schema);
     await sql.query('DELETE FROM sessions WHERE id = $1', [id]);
+    await sql.query(`SELECT ${NOTIFY_SQL}`, [id]);
     await sql.query('DELETE FROM turns WHERE user_message_id IN (SELECT id FROM messages WHERE session_id = $1)', [id]);
     await sql.query(
       `WITH RECURSIVE needed(id) AS (

@@ -4,11 +4,22 @@ import type { CreateSessionInput, ListSessionsOptions, MoveHeadInput, MoveHeadRe
 import type { PgContext, Sql } from './pg-context.js';
 
 export const DEFAULT_TITLE = 'New session';
+/** Announces session `$1` on the store's change channel (the schema is the connection's search path). */
+export const NOTIFY_SQL = `pg_notify(left('waypoint_changes_' || current_schema(), 63), $1)`;
 /** Every message column but the part payloads. */
 export const MESSAGE_COLUMNS = 'id, tree_id, parent_id, session_id, role, kind, status, turn_id, depth, created_at, metadata, part_meta';
 
+/**
+ * The session's row; with `lock`, locked for this transaction's write — which also announces the
+ * session on the store's change channel (`changeChannel`), delivered when, and only if, it commits.
+ */
 export async function findSessionRow(sql: Sql, id: string, lock = false): Promise<SessionRow | undefined> {
-  return (await sql.query<SessionRow>(`SELECT * FROM sessions WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id])).rows[0];
+  if (!lock) return (await sql.query<SessionRow>('SELECT * FROM sessions WHERE id = $1', [id])).rows[0];
+  const row = (
+    await sql.query<SessionRow & { notified?: unknown }>(`SELECT sessions.*, ${NOTIFY_SQL} AS notified FROM sessions WHERE id = $1 FOR UPDATE`, [id])
+  ).rows[0];
+  if (row) delete row.notified;
+  return row;
 }
 
 /** The session's row; with `lock`, locked for this transaction (appends, head moves and seqs of one session serialize on it). */
@@ -127,6 +138,7 @@ export async function createSession(context: PgContext, input: CreateSessionInpu
       throw new ConflictError({ code: 'SESSION_EXISTS', message: `A session with id "${id}" already exists.`, details: { id } });
     }
     await insertEntry(sql, id, { type: 'title', data: { title: row.title } }, now);
+    await sql.query(`SELECT ${NOTIFY_SQL}`, [id]);
     return toSession(row);
   });
 }

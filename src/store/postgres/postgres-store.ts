@@ -15,6 +15,7 @@ import type {
   NewJournal,
   Store,
   StoreCapabilities,
+  StoreChange,
   StoreFootprint,
   UpdateTurnInput,
   WorkspaceLockHolder,
@@ -32,6 +33,7 @@ import * as messages from './pg-messages.js';
 import { openPgContext } from './pg-open.js';
 import * as records from './pg-records.js';
 import * as sessions from './pg-sessions.js';
+import { listenForChanges } from './pg-notify.js';
 import { parsePostgresUrl } from './pg-url.js';
 
 export interface PostgresStoreOptions {
@@ -69,6 +71,11 @@ export class PostgresStore implements Store {
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     });
     return new PostgresStore(context);
+  }
+
+  subscribeChanges(listener: (change: StoreChange) => void): Promise<() => Promise<void>> {
+    this.context.assertOpen();
+    return listenForChanges(this.context, listener);
   }
 
   /** The URL with its password redacted. */
