@@ -9,3 +9,5 @@ export { conversationView, type ConversationEntry } from './conversation-view.js
 export { listRewindTargets, inputText, type RewindTarget } from './rewind-targets.js';
 export { EffectsLedger, type EffectCheck } from './effects-ledger.js';
 export { subagentLink, SUBAGENT_METADATA, type SubagentLink } from './subagent-link.js';
+export { outlineTo, ancestorAt, isCompacted, forgetOutlines, type OutlineNode } from './path-outline.js';
+export { conversationWindow, windowActions, type ConversationWindow, type EntryActions } from './conversation-page.js';
