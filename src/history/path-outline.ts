@@ -43,6 +43,8 @@ const FIRST_WINDOW = 64;
 const SECOND_WINDOW = 1024;
 
 const caches = new WeakMap<Store, Map<string, OutlineNode>>();
+/** Reads under way, by message id: a page and a list asked for the same new head read it once. */
+const reading = new WeakMap<Store, Map<string, Promise<OutlineNode>>>();
 
 function cacheOf(store: Store): Map<string, OutlineNode> {
   let cache = caches.get(store);
@@ -58,10 +60,25 @@ function cacheOf(store: Store): Map<string, OutlineNode> {
  * payloads, only the messages above the nearest ancestor already outlined in this process: once a
  * session's path is known, a new head costs what was appended (or the new branch), not the path.
  */
-export async function outlineTo(store: Store, messageId: string): Promise<OutlineNode> {
+export function outlineTo(store: Store, messageId: string): Promise<OutlineNode> {
+  const known = cacheOf(store).get(messageId);
+  if (known) return Promise.resolve(known);
+  let pending = reading.get(store);
+  if (!pending) {
+    pending = new Map();
+    reading.set(store, pending);
+  }
+  let read = pending.get(messageId);
+  if (!read) {
+    const inFlight = pending;
+    read = readOutline(store, messageId).finally(() => inFlight.delete(messageId));
+    pending.set(messageId, read);
+  }
+  return read;
+}
+
+async function readOutline(store: Store, messageId: string): Promise<OutlineNode> {
   const cache = cacheOf(store);
-  const known = cache.get(messageId);
-  if (known) return known;
   let rows: Row[] = await store.pathTo(messageId, { parts: 'none', last: FIRST_WINDOW });
   for (const window of [SECOND_WINDOW, undefined]) {
     const oldest = rows[0]!;
@@ -82,7 +99,7 @@ export async function outlineTo(store: Store, messageId: string): Promise<Outlin
   let parent = first === null ? null : (cache.get(first) ?? null);
   if (first !== null && parent === null) {
     // The cache started over while reading: outline the rest from scratch.
-    return outlineTo(store, messageId);
+    return readOutline(store, messageId);
   }
   for (let index = start; index < rows.length; index++) {
     const node = outlineNode(rows[index]!, parent);

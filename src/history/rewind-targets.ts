@@ -34,16 +34,26 @@ export async function listRewindTargets(store: Store, sessionId: string): Promis
   const inputs: OutlineNode[] = [];
   for (let node = head.lastInput; node !== null && node.depth >= startDepth; node = node.parent?.lastInput ?? null) inputs.push(node);
   inputs.reverse();
-  const withText = await store.getMessages(inputs.map((node) => node.id));
-  return withText.map((message, index) => ({
-    messageId: message.id,
-    turnId: message.turnId,
-    depth: message.depth,
-    text: inputText(message),
-    createdAt: message.createdAt,
-    compacted: isCompacted(inputs[index]!, compaction),
+  const missing = inputs.filter((node) => !typed.has(node));
+  // getMessages answers in the order asked.
+  const loaded = await store.getMessages(missing.map((node) => node.id));
+  loaded.forEach((message, index) => typed.set(missing[index]!, { text: inputText(message), createdAt: message.createdAt }));
+  return inputs.map((node) => ({
+    messageId: node.id,
+    turnId: node.turnId,
+    depth: node.depth,
+    text: typed.get(node)!.text,
+    createdAt: typed.get(node)!.createdAt,
+    compacted: isCompacted(node, compaction),
   }));
 }
+
+/**
+ * What a user input says, kept beside its outline node: an input's parts never change (only an
+ * assistant message streams), so each is loaded once per process and the next list loads only the
+ * inputs typed since.
+ */
+const typed = new WeakMap<OutlineNode, { text: string; createdAt: number }>();
 
 /** The text of a user input as typed: its text parts, joined by blank lines. */
 export function inputText(message: MessageWithParts): string {
