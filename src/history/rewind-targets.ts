@@ -34,26 +34,53 @@ export async function listRewindTargets(store: Store, sessionId: string): Promis
   const inputs: OutlineNode[] = [];
   for (let node = head.lastInput; node !== null && node.depth >= startDepth; node = node.parent?.lastInput ?? null) inputs.push(node);
   inputs.reverse();
-  const missing = inputs.filter((node) => !typed.has(node));
-  // getMessages answers in the order asked.
-  const loaded = await store.getMessages(missing.map((node) => node.id));
-  loaded.forEach((message, index) => typed.set(missing[index]!, { text: inputText(message), createdAt: message.createdAt }));
+  const texts = await typedInputs(
+    store,
+    inputs.map((node) => node.id),
+  );
   return inputs.map((node) => ({
     messageId: node.id,
     turnId: node.turnId,
     depth: node.depth,
-    text: typed.get(node)!.text,
-    createdAt: typed.get(node)!.createdAt,
+    text: texts.get(node.id)!.text,
+    createdAt: texts.get(node.id)!.createdAt,
     compacted: isCompacted(node, compaction),
   }));
 }
 
+/** What a user input says and when it was typed. */
+export interface TypedInput {
+  text: string;
+  createdAt: number;
+}
+
+/** Inputs kept per store at most; past it the cache starts over. */
+const MAX_TYPED = 100_000;
+const typed = new WeakMap<Store, Map<string, TypedInput>>();
+
 /**
- * What a user input says, kept beside its outline node: an input's parts never change (only an
- * assistant message streams), so each is loaded once per process and the next list loads only the
- * inputs typed since.
+ * The text of these user inputs, loaded once per process: a message's parts never change once it
+ * stops streaming, so a list read again loads only the inputs typed since. Loads the
+ * inputs alone, never another message.
  */
-const typed = new WeakMap<OutlineNode, { text: string; createdAt: number }>();
+export async function typedInputs(store: Store, messageIds: readonly string[]): Promise<Map<string, TypedInput>> {
+  let cache = typed.get(store);
+  if (!cache) {
+    cache = new Map();
+    typed.set(store, cache);
+  }
+  const missing = messageIds.filter((id) => !cache.has(id));
+  if (cache.size + missing.length > MAX_TYPED) cache.clear();
+  const result = new Map<string, TypedInput>();
+  for (const message of await store.getMessages(missing)) {
+    const input = { text: inputText(message), createdAt: message.createdAt };
+    // A message still streaming may change its parts: read again next time.
+    if (message.status !== 'streaming') cache.set(message.id, input);
+    result.set(message.id, input);
+  }
+  for (const id of messageIds) if (!result.has(id)) result.set(id, cache.get(id)!);
+  return result;
+}
 
 /** The text of a user input as typed: its text parts, joined by blank lines. */
 export function inputText(message: MessageWithParts): string {
