@@ -72,7 +72,7 @@ export async function typedInputs(store: Store, messageIds: readonly string[]): 
   const missing = messageIds.filter((id) => !cache.has(id));
   if (cache.size + missing.length > MAX_TYPED) cache.clear();
   const result = new Map<string, TypedInput>();
-  for (const message of await store.getMessages(missing)) {
+  for (const message of missing.length === 0 ? [] : await store.getMessages(missing)) {
     const input = { text: inputText(message), createdAt: message.createdAt };
     // A message still streaming may change its parts: read again next time.
     if (message.status !== 'streaming') cache.set(message.id, input);

@@ -220,3 +220,72 @@ describe.each(backends)('the paged history read ($name)', (backend) => {
     expect(checks).toBeGreaterThan(100);
   });
 });
+
+describe('what the paged read loads', () => {
+  let dir: string | null = null;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = null;
+  });
+
+  it('a page of a long session loads the page, and after another process appends, reads only what it appended', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'waypoint-paged-load-'));
+    const writer = await SqliteStore.open({ path: join(dir, 'store.db') });
+    const reader = await SqliteStore.open({ path: join(dir, 'store.db') });
+    try {
+      const session = await writer.createSession();
+      for (let turn = 0; turn < 150; turn++) {
+        await writer.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: `q${turn}` }] });
+        await writer.appendMessage({
+          sessionId: session.id,
+          role: 'tool',
+          kind: 'tool_result',
+          parts: [{ type: 'tool-result', toolCallId: 'c', toolName: 'bash', output: { type: 'text', value: 'o'.repeat(500) } }],
+        });
+        await writer.appendMessage({ sessionId: session.id, role: 'assistant', parts: [{ type: 'text', text: `a${turn}` }] });
+      }
+      const reads: Array<{ method: string; count: number; options?: object }> = [];
+      const recording = new Proxy(reader, {
+        get(target, property, receiver) {
+          if (property === 'pathTo' || property === 'history') {
+            return async (id: string, options?: object) => {
+              const rows = await (target[property] as (id: string, options?: object) => Promise<unknown[]>)(id, options);
+              reads.push({ method: property, count: rows.length, ...(options ? { options } : {}) });
+              return rows;
+            };
+          }
+          if (property === 'getMessages') {
+            return (ids: string[], options?: object) => {
+              reads.push({ method: 'getMessages', count: ids.length });
+              return target.getMessages(ids, options);
+            };
+          }
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }) as Store;
+      await conversationWindow(recording, await reader.getSession(session.id), { limit: 10 });
+      // Cold: the newest window, then the rest of the path, without payloads.
+      expect(reads.every((read) => read.method === 'pathTo' && (read.options as { parts?: string }).parts === 'none')).toBe(true);
+      expect(reads.reduce((sum, read) => sum + read.count, 0)).toBe(450);
+      reads.length = 0;
+      await writer.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: 'new' }] });
+      const window = await conversationWindow(recording, await reader.getSession(session.id), { limit: 10 });
+      expect(window.entries.at(-1)!.message.id).toBe((await reader.getSession(session.id)).headMessageId);
+      expect(window.total).toBe(451);
+      // Warm: one window read from the new head; nothing else of the path.
+      expect(reads).toEqual([{ method: 'pathTo', count: 64, options: { parts: 'none', last: 64 } }]);
+      reads.length = 0;
+      const targets = await listRewindTargets(recording, session.id);
+      expect(targets).toHaveLength(151);
+      // The inputs' text, and no other message (no tool output).
+      expect(reads).toEqual([{ method: 'getMessages', count: 151 }]);
+      reads.length = 0;
+      expect(await listRewindTargets(recording, session.id)).toEqual(targets);
+      expect(reads).toEqual([]);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+});
