@@ -6,6 +6,8 @@ export { CreateSessionRequest, AppendRequest, TitleRequest } from './history-sch
 export { visibilityOf, coveredRange, isUserInput, type Visibility, type CoveredRange } from './message-visibility.js';
 export { compactionOrder, compactedPositions, modelView, uiView } from './compaction-view.js';
 export { conversationView, type ConversationEntry } from './conversation-view.js';
-export { listRewindTargets, inputText, type RewindTarget } from './rewind-targets.js';
+export { listRewindTargets, inputText, typedInputs, type RewindTarget, type TypedInput } from './rewind-targets.js';
 export { EffectsLedger, type EffectCheck } from './effects-ledger.js';
 export { subagentLink, SUBAGENT_METADATA, type SubagentLink } from './subagent-link.js';
+export { outlineTo, ancestorAt, isCompacted, forgetOutlines, type OutlineNode } from './path-outline.js';
+export { conversationWindow, windowActions, type ConversationWindow, type EntryActions } from './conversation-page.js';

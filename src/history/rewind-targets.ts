@@ -1,6 +1,6 @@
 import type { MessageWithParts, Session } from '../model/index.js';
 import type { Store } from '../store/store.js';
-import { coveredRange, isUserInput } from './message-visibility.js';
+import { isCompacted, type OutlineNode, outlineTo } from './path-outline.js';
 
 /** One entry of the `/rewind` list: a user input on the session's active path. */
 export interface RewindTarget {
@@ -17,45 +17,69 @@ export interface RewindTarget {
 
 /**
  * Every visible user input on the session's active path, oldest first — including inputs a
- * compaction summary hides from the model. Reads the path without payloads and then
- * loads only the user inputs' parts, so tool outputs are never loaded. A side chat lists only what
- * was asked in it, not the conversation it inherited.
+ * compaction summary hides from the model. Finds them in the path's outline (one read without
+ * payloads the first time this process meets the path, then only what was appended since) and
+ * loads the inputs alone, so tool outputs are never loaded. A side chat lists only what was asked
+ * in it, not the conversation it inherited.
  */
 export async function listRewindTargets(store: Store, sessionId: string): Promise<RewindTarget[]> {
   const session: Session = await store.getSession(sessionId);
-  // User and assistant messages without payloads: the inputs, and the summaries that decide what
-  // is compacted (the runtime records one as a user message, another caller as an assistant one).
-  const messages = await store.history(sessionId, { parts: 'none', roles: ['user', 'assistant'] });
-  const compactedTo = await lastCompactedDepth(store, messages);
+  if (session.headMessageId === null) return [];
+  const head = await outlineTo(store, session.headMessageId);
   let startDepth = 0;
   if (session.kind === 'side_chat' && session.forkedFromMessageId) {
     startDepth = (await store.getMessage(session.forkedFromMessageId, { parts: 'none' })).depth + 1;
   }
-  const inputs = messages.filter((message) => message.depth >= startDepth && isUserInput(message));
-  const withText = await store.getMessages(inputs.map((message) => message.id));
-  return withText.map((message) => ({
-    messageId: message.id,
-    turnId: message.turnId,
-    depth: message.depth,
-    text: inputText(message),
-    createdAt: message.createdAt,
-    compacted: message.depth <= compactedTo,
+  const compaction = head.compaction;
+  const inputs: OutlineNode[] = [];
+  for (let node = head.lastInput; node !== null && node.depth >= startDepth; node = node.parent?.lastInput ?? null) inputs.push(node);
+  inputs.reverse();
+  const texts = await typedInputs(
+    store,
+    inputs.map((node) => node.id),
+  );
+  return inputs.map((node) => ({
+    messageId: node.id,
+    turnId: node.turnId,
+    depth: node.depth,
+    text: texts.get(node.id)!.text,
+    createdAt: texts.get(node.id)!.createdAt,
+    compacted: isCompacted(node, compaction),
   }));
 }
 
-/** Depth of the last message hidden by the path's last valid summary (-1: nothing compacted). */
-async function lastCompactedDepth(store: Store, messages: MessageWithParts[]): Promise<number> {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const range = coveredRange(messages[index]!);
-    if (!range) continue;
-    const covered = await store.findMessage(range.to);
-    // The same rule as compactionOrder: the range must end before the summary, on this path.
-    if (covered && covered.depth < messages[index]!.depth && covered.treeId === messages[index]!.treeId) {
-      const [onPath] = await store.pathTo(messages[index]!.id, { fromDepth: covered.depth, toDepth: covered.depth + 1, parts: 'none' });
-      if (onPath?.id === covered.id) return covered.depth;
-    }
+/** What a user input says and when it was typed. */
+export interface TypedInput {
+  text: string;
+  createdAt: number;
+}
+
+/** Inputs kept per store at most; past it the cache starts over. */
+const MAX_TYPED = 100_000;
+const typed = new WeakMap<Store, Map<string, TypedInput>>();
+
+/**
+ * The text of these user inputs, loaded once per process: a message's parts never change once it
+ * stops streaming, so a list read again loads only the inputs typed since. Loads the
+ * inputs alone, never another message.
+ */
+export async function typedInputs(store: Store, messageIds: readonly string[]): Promise<Map<string, TypedInput>> {
+  let cache = typed.get(store);
+  if (!cache) {
+    cache = new Map();
+    typed.set(store, cache);
   }
-  return -1;
+  const missing = messageIds.filter((id) => !cache.has(id));
+  if (cache.size + missing.length > MAX_TYPED) cache.clear();
+  const result = new Map<string, TypedInput>();
+  for (const message of missing.length === 0 ? [] : await store.getMessages(missing)) {
+    const input = { text: inputText(message), createdAt: message.createdAt };
+    // A message still streaming may change its parts: read again next time.
+    if (message.status !== 'streaming') cache.set(message.id, input);
+    result.set(message.id, input);
+  }
+  for (const id of messageIds) if (!result.has(id)) result.set(id, cache.get(id)!);
+  return result;
 }
 
 /** The text of a user input as typed: its text parts, joined by blank lines. */

@@ -26,9 +26,13 @@ export class RewindLists {
     return { sessionId, running, targets: await entry.targets };
   }
 
-  /** Reads a session's list ahead of its first use (errors are left for that use to report). */
+  /**
+   * Reads a session's list ahead of its first use (errors are left for that use to report). It
+   * starts on the next turn of the event loop, so the page a tab asks for with its subscription is
+   * read first: the first paint waits on nothing else.
+   */
   prefetch(store: Store, sessionId: string): void {
-    this.get(store, sessionId, false).catch(() => {});
+    setTimeout(() => this.get(store, sessionId, false).catch(() => {}), 0);
   }
 
   private async keyOf(store: Store, sessionId: string): Promise<string> {

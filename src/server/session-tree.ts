@@ -1,4 +1,4 @@
-import { inputText, isUserInput } from '../history/index.js';
+import { isUserInput, typedInputs } from '../history/index.js';
 import type { Message, Session } from '../model/index.js';
 import type { Store } from '../store/index.js';
 
@@ -67,14 +67,17 @@ export async function sessionTree(store: Store, session: Session): Promise<Sessi
     const at = resolve(byId.get(member.headMessageId));
     if (at !== null) heads.set(at, [...(heads.get(at) ?? []), member.id]);
   }
-  const texts = new Map((await store.getMessages(inputs.map((message) => message.id))).map((message) => [message.id, inputText(message)]));
+  const texts = await typedInputs(
+    store,
+    inputs.map((message) => message.id),
+  );
   return {
     sessionId: session.id,
     headMessageId: session.headMessageId,
     nodes: inputs.map((message) => ({
       messageId: message.id,
       parentMessageId: message.parentId === null ? null : resolve(byId.get(message.parentId)),
-      text: (texts.get(message.id) ?? '').slice(0, 200),
+      text: (texts.get(message.id)?.text ?? '').slice(0, 200),
       createdAt: message.createdAt,
       depth: message.depth,
       onPath: onPath.has(message.id),

@@ -1,4 +1,4 @@
-import { conversationView, isUserInput, subagentLink, visibilityOf, type Visibility } from '../history/index.js';
+import { conversationWindow, subagentLink, visibilityOf, type Visibility, windowActions } from '../history/index.js';
 import type { MessageKind, MessageRole, MessageStatus, MessageWithParts, Session } from '../model/index.js';
 import type { Store } from '../store/index.js';
 
@@ -146,66 +146,48 @@ export interface ConversationPage {
 
 /**
  * A page of the conversation as the person sees it (the rules of `waypoint show`), newest first:
- * the path is read without payloads, the visible messages chosen, and only the page's messages
- * loaded, tool outputs by size. `before` is a depth (the previous page's `nextBefore`).
+ * the page's entries come from the path's outline (`conversationWindow`, which costs the page, not
+ * the path), and only the page's messages are loaded, tool outputs by size. `before` is a depth
+ * (the previous page's `nextBefore`).
  */
 export async function conversationPage(
   store: Store,
   session: Session,
   options: { before?: number | undefined; limit: number; at?: string | undefined; running: boolean },
 ): Promise<ConversationPage> {
-  const path = options.at === undefined ? await store.history(session.id, { parts: 'none' }) : await store.pathTo(options.at, { parts: 'none' });
-  const entries = conversationView(path, { startAfter: session.kind === 'side_chat' ? session.forkedFromMessageId : null });
-  const before = options.before;
-  const eligible = before === undefined ? entries : entries.filter((entry) => entry.message.depth < before);
-  const page = eligible.slice(-options.limit);
-  const loadIds = page.filter((entry) => entry.message.role !== 'tool').map((entry) => entry.message.id);
-  const loaded = new Map((await store.getMessages(loadIds)).map((message) => [message.id, message]));
-  const actions = await actionsFor(store, session, path, options.at === undefined);
+  const window = await conversationWindow(store, session, options);
+  const page = window.entries;
+  const tools = page.filter((entry) => entry.message.role === 'tool').map((entry) => entry.message.id);
+  const others = page.filter((entry) => entry.message.role !== 'tool').map((entry) => entry.message.id);
+  const [full, sized, actions] = await Promise.all([
+    store.getMessages(others),
+    store.getMessages(tools, { parts: 'none' }),
+    options.at === undefined ? windowActions(store, session, window) : () => NO_ACTIONS,
+  ]);
+  const loaded = new Map([...full, ...sized].map((message) => [message.id, message]));
   // Calls proposed before the page's first tool result: from the nearest assistant message before it.
   const calls: PendingCall[] = [];
-  const firstIndex = page.length ? path.findIndex((message) => message.id === page[0]!.message.id) : -1;
-  if (firstIndex > 0 && page[0]!.message.role === 'tool') {
-    for (let index = firstIndex - 1; index >= 0; index--) {
-      if (path[index]!.role !== 'assistant') continue;
-      const [assistant] = await store.getMessages([path[index]!.id]);
+  if (page.length > 0 && page[0]!.message.role === 'tool') {
+    let node = page[0]!.message.parent;
+    while (node !== null && node.role !== 'assistant') node = node.parent;
+    if (node !== null) {
+      const [assistant] = await store.getMessages([node.id]);
       for (const part of assistant!.parts)
         if (part.content?.type === 'tool-call') calls.push({ toolCallId: String(part.content.toolCallId), toolName: String(part.content.toolName) });
-      break;
     }
   }
   const messages = page.map((entry) => {
-    const message = loaded.get(entry.message.id) ?? entry.message;
+    const message = loaded.get(entry.message.id)!;
     if (message.role === 'assistant') calls.length = 0;
-    return messageView(message, { compacted: entry.compacted, summaryOf: entry.summaryOf, actions: actions(message) }, calls);
+    return messageView(message, { compacted: entry.compacted, summaryOf: entry.summaryOf, actions: actions(entry.message) }, calls);
   });
-  const lastSummary = [...entries].reverse().find((entry) => entry.summaryOf !== null);
   return {
     sessionId: session.id,
     headMessageId: options.at ?? session.headMessageId,
-    total: entries.length,
+    total: window.total,
     messages,
-    nextBefore: page.length > 0 && eligible.length > page.length ? page[0]!.message.depth : null,
-    modelStartsAt: lastSummary?.message.id ?? null,
+    nextBefore: window.nextBefore,
+    modelStartsAt: window.modelStartsAt,
     running: options.running,
   };
-}
-
-/**
- * Which buttons a message gets: rewind on a user input; edit on the last input; retry on the last
- * reply; fork (stable) on the final reply of a completed turn. A branch read with `at` gets none.
- */
-async function actionsFor(store: Store, session: Session, path: MessageWithParts[], live: boolean): Promise<(message: MessageWithParts) => MessageActions> {
-  if (!live) return () => NO_ACTIONS;
-  const lastInput = [...path].reverse().find((message) => isUserInput(message))?.id ?? null;
-  const last = path.at(-1);
-  const lastReply = last && last.role === 'assistant' && last.kind === 'reply' ? last.id : null;
-  const finals = new Set<string>();
-  for (const turn of await store.listTurns(session.id)) if (turn.status === 'complete' && turn.boundary?.length) finals.add(turn.boundary.at(-1)!);
-  return (message) => ({
-    rewind: isUserInput(message),
-    edit: message.id === lastInput,
-    retry: message.id === lastReply,
-    fork: finals.has(message.id),
-  });
 }

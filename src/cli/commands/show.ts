@@ -1,5 +1,15 @@
 import type { Waypoint } from '../../engine/index.js';
-import { compactedPositions, subagentLink, visibilityOf, type SubagentLink, type Visibility } from '../../history/index.js';
+import {
+  ancestorAt,
+  compactedPositions,
+  conversationWindow,
+  isCompacted,
+  outlineTo,
+  subagentLink,
+  visibilityOf,
+  type SubagentLink,
+  type Visibility,
+} from '../../history/index.js';
 import { NotFoundError, type Checkpoint, type MessageKind, type MessageRole, type MessageStatus, type PartContent, type Session } from '../../model/index.js';
 import { integerFlag } from '../args.js';
 import { defineCommand, withWaypoint } from '../command.js';
@@ -65,6 +75,19 @@ export type ShowReport = ShowSessionReport | ShowMessageReport;
 export async function show(waypoint: Waypoint, id: string, options: { all?: boolean; last?: number } = {}): Promise<ShowReport> {
   const { store } = waypoint;
   const session = id.startsWith('msg_') ? null : await store.findSession(id);
+  if (session && !options.all && options.last !== undefined && options.last > 0) {
+    // The last n messages: read from the path's outline and only those n loaded, not the whole path.
+    const window = await conversationWindow(store, session, { limit: options.last });
+    const loaded = await store.getMessages(window.entries.map((entry) => entry.message.id));
+    return {
+      type: 'session',
+      session,
+      subagent: await subagentOf(waypoint, session),
+      turns: (await store.listTurns(session.id)).length,
+      pathLength: window.head === null ? 0 : window.head.depth + 1,
+      messages: window.entries.map((entry, index) => ({ ...toShown(loaded[index]!), compacted: entry.compacted, summaryOf: entry.summaryOf })),
+    };
+  }
   if (session) {
     const path = await store.history(session.id);
     const view = conversationView(path, { startAfter: session.kind === 'side_chat' ? session.forkedFromMessageId : null });
@@ -132,10 +155,16 @@ function subagentSessionOf(metadata: Record<string, unknown>): string | null {
 }
 
 /** Whether a message is compacted on its session's path, and what a summary stands for. */
-async function compactionOf(waypoint: Waypoint, message: { id: string; sessionId: string }): Promise<Pick<ShownMessage, 'compacted' | 'summaryOf'>> {
-  const path = await waypoint.store.history(message.sessionId);
-  const entry = conversationView(path).find((candidate) => candidate.message.id === message.id);
-  return { compacted: entry?.compacted ?? false, summaryOf: entry?.summaryOf ?? null };
+async function compactionOf(
+  waypoint: Waypoint,
+  message: { id: string; sessionId: string; depth: number },
+): Promise<Pick<ShownMessage, 'compacted' | 'summaryOf'>> {
+  const session = await waypoint.store.getSession(message.sessionId);
+  const head = session.headMessageId === null ? null : await outlineTo(waypoint.store, session.headMessageId);
+  const node = ancestorAt(head, message.depth);
+  // As the session's conversation shows it: on its path, and not a model-only message.
+  if (head === null || node === null || node.id !== message.id || node.visibility === 'model') return { compacted: false, summaryOf: null };
+  return { compacted: isCompacted(node, head.compaction), summaryOf: node.covers?.plainCount ?? null };
 }
 
 function toShown(message: Awaited<ReturnType<Waypoint['store']['getMessage']>>): Omit<ShownMessage, 'compacted' | 'summaryOf'> {

@@ -1,7 +1,8 @@
 import { InvalidArgumentError, type Session } from '../../../model/index.js';
 import type { DanglingRepair } from '../../../rewind/index.js';
 import { listSessionRows, sessionKindLabel } from '../../render/session-rows.js';
-import { compactedMarker, conversationView } from '../../render/conversation-view.js';
+import { conversationWindow } from '../../../history/index.js';
+import { compactedMarker } from '../../render/conversation-view.js';
 import { formatTime, oneLine, plural } from '../../render/format.js';
 import { wrapWidth } from '../../render/text-width.js';
 import type { ChatContext, SlashCommand } from '../chat-context.js';
@@ -12,11 +13,14 @@ import type { ChatContext, SlashCommand } from '../chat-context.js';
  * there, before it); other messages take one line each.
  */
 export async function recentMessages(context: ChatContext, session: Session, count = 6): Promise<string[]> {
-  const history = await context.waypoint.store.history(session.id);
-  const view = conversationView(history, session.kind === 'side_chat' && session.forkedFromMessageId ? { startAfter: session.forkedFromMessageId } : {});
+  // The newest `count` entries from the path's outline, and only their messages loaded.
+  const { store } = context.waypoint;
+  const window = await conversationWindow(store, session, { limit: count });
+  const loaded = await store.getMessages(window.entries.map((entry) => entry.message.id));
   const lines: string[] = [];
   const { style } = context.io;
-  for (const { message, summaryOf } of view.slice(-count)) {
+  for (const [index, { summaryOf }] of window.entries.entries()) {
+    const message = loaded[index]!;
     const text = message.parts
       .map((part) => part.content)
       .filter((content) => content?.type === 'text')
