@@ -49,11 +49,11 @@ export class Api {
     return this.rpc.call('rewind.run', { sessionId, messageId, scope: 'conversation' });
   }
 
-  previewUndo(sessionId: string, turnId: string, resolutions: Record<string, 'merge' | 'force'>, includeShellChanges: boolean): Promise<UndoPreview> {
+  previewUndo(sessionId: string, turnId: string, resolutions: Record<string, 'merge' | 'force' | 'skip'>, includeShellChanges: boolean): Promise<UndoPreview> {
     return this.rpc.call('undo.preview', { sessionId, turnId, resolutions, includeShellChanges });
   }
 
-  applyUndo(sessionId: string, previewId: string): Promise<{ files?: { rewindId?: string | null } | null; [key: string]: unknown }> {
+  applyUndo(sessionId: string, previewId: string): Promise<{ files?: { rewindId?: string | null; skipped?: string[] } | null; [key: string]: unknown }> {
     return this.rpc.call('undo.apply', { sessionId, previewId });
   }
 

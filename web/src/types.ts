@@ -93,7 +93,7 @@ export interface PreviewFile {
   action: 'write' | 'delete' | 'move' | 'none';
   mergeAvailable: boolean;
   mergePatch: string | null;
-  resolution: 'merge' | 'force' | null;
+  resolution: 'merge' | 'force' | 'skip' | null;
 }
 
 export interface ShellChange {
