@@ -1,5 +1,16 @@
 import type { RpcClient } from './rpc.js';
-import type { ConversationPage, FamilyNode, PartView, RewindTarget, SessionRow, SessionTree, StartedTurn, TurnSummary, UndoPreview } from './types.js';
+import type {
+  ConversationPage,
+  FamilyNode,
+  PartView,
+  PendingApproval,
+  RewindTarget,
+  SessionRow,
+  SessionTree,
+  StartedTurn,
+  TurnSummary,
+  UndoPreview,
+} from './types.js';
 
 /** The protocol's methods (docs/protocol.md), typed for the page. */
 export class Api {
@@ -35,6 +46,14 @@ export class Api {
 
   rewindTargets(sessionId: string): Promise<{ sessionId: string; running: boolean; targets: RewindTarget[] }> {
     return this.rpc.call('rewind.list', { sessionId });
+  }
+
+  pendingApprovals(sessionId: string): Promise<{ sessionId: string; approvals: PendingApproval[] }> {
+    return this.rpc.call('effect.pending', { sessionId });
+  }
+
+  decideApproval(approvalId: string, decision: 'run' | 'deny'): Promise<{ approvalId: string; decision: string }> {
+    return this.rpc.call('effect.decide', { approvalId, decision });
   }
 
   send(sessionId: string, text: string): Promise<StartedTurn> {

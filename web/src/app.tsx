@@ -1,6 +1,7 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { EditDialog, ForkDialog, inputTextOf, RewindConfirm } from './action-dialogs.js';
 import { type Api, describeError } from './api.js';
+import { ApprovalRequests } from './approvals.js';
 import { Composer } from './composer.js';
 import { MessageList } from './messages.js';
 import { RewindList } from './rewind-list.js';
@@ -200,6 +201,7 @@ export function App(props: { api: Api }): ReactNode {
                 {conversation.activeTool ? `Running ${conversation.activeTool}…` : 'The assistant is replying…'}
               </p>
             ) : null}
+            <ApprovalRequests api={api} sessionId={selected} />
             <SelectionAsk onAsk={(text) => void openSide({ text: `> ${text.replace(/\n/g, '\n> ')}\n\n`, send: false })} />
             {overlay?.kind === 'rewind-list' ? (
               <RewindList
