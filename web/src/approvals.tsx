@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { type Api, describeError } from './api.js';
 import type { PendingApproval, ServerEvent } from './types.js';
 
@@ -17,6 +17,13 @@ export function ApprovalRequests(props: { api: Api; sessionId: string }): ReactN
   const { api, sessionId } = props;
   const [waiting, setWaiting] = useState<PendingApproval[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const newest = useRef<HTMLButtonElement | null>(null);
+  const newestId = waiting.at(-1)?.approvalId ?? null;
+
+  // The agent waits for the answer: a new request takes the focus, so a keyboard answers it at once.
+  useEffect(() => {
+    if (newestId !== null) newest.current?.focus();
+  }, [newestId]);
 
   useEffect(() => {
     setWaiting([]);
@@ -68,8 +75,7 @@ export function ApprovalRequests(props: { api: Api; sessionId: string }): ReactN
           </p>
           <pre className="approval-input">{JSON.stringify(approval.input, null, 2)}</pre>
           <div className="buttons">
-            {/* The newest request takes the focus, so a keyboard answers it at once. */}
-            <button type="button" autoFocus={index === waiting.length - 1} onClick={() => void decide(approval.approvalId, 'run')}>
+            <button type="button" ref={index === waiting.length - 1 ? newest : undefined} onClick={() => void decide(approval.approvalId, 'run')}>
               Approve
             </button>
             <button type="button" onClick={() => void decide(approval.approvalId, 'deny')}>
