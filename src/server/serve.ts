@@ -8,6 +8,7 @@ import type { Waypoint } from '../engine/index.js';
 import type { AgentRuntime } from '../runtime/index.js';
 import { actionMethods } from './action-methods.js';
 import { approvalMethods } from './approval-methods.js';
+import { workspaceMethods } from './workspace-methods.js';
 import type { EffectApprovals } from './effect-approvals.js';
 import { EventHub, type EventClient } from './event-hub.js';
 import { readMethods } from './read-methods.js';
@@ -18,7 +19,7 @@ import { PreviewCache, type ServerContext } from './server-context.js';
 import { staticFile } from './static-files.js';
 
 /** Every protocol method (docs/protocol.md). */
-export const METHODS: Readonly<Record<string, Method<ServerContext>>> = { ...readMethods, ...actionMethods, ...approvalMethods };
+export const METHODS: Readonly<Record<string, Method<ServerContext>>> = { ...readMethods, ...actionMethods, ...approvalMethods, ...workspaceMethods };
 
 export interface ServeOptions {
   waypoint: Waypoint;

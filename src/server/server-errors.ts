@@ -12,7 +12,8 @@ export class ServerRequestError extends WaypointError {
       | 'PART_NOT_FOUND'
       | 'NOT_A_FILE'
       | 'APPROVAL_NOT_FOUND'
-      | 'APPROVALS_OFF',
+      | 'APPROVALS_OFF'
+      | 'NOT_A_DIRECTORY',
     message: string,
     details: Record<string, unknown> = {},
     httpStatus = 400,

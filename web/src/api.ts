@@ -48,6 +48,13 @@ export class Api {
     return this.rpc.call('rewind.list', { sessionId });
   }
 
+  listWorkspace(
+    sessionId: string,
+    path = '',
+  ): Promise<{ sessionId: string; workdir: string | null; path: string; entries: Array<{ name: string; kind: string; size: number }>; truncated: boolean }> {
+    return this.rpc.call('workspace.list', { sessionId, path });
+  }
+
   pendingApprovals(sessionId: string): Promise<{ sessionId: string; approvals: PendingApproval[] }> {
     return this.rpc.call('effect.pending', { sessionId });
   }
