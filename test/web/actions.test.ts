@@ -192,7 +192,7 @@ describe.skipIf(!browserAvailable())('the conversation in the browser', () => {
   it('/btw asks in a new side chat at once', async () => {
     await send('/btw what is the time?');
     const panel = page.getByRole('complementary', { name: 'Side chat' });
-    await expect.poll(() => panel.innerText()).toContain('By the way answer.');
+    await expect.poll(() => panel.innerText(), { timeout: 30_000 }).toContain('By the way answer.');
     await panel.getByRole('button', { name: 'Close side chat' }).click();
   });
 

@@ -58,6 +58,10 @@ describe.skipIf(!browserAvailable())('approving an external effect from the page
   const lastReply = () => page.locator('ol[aria-label="Conversation"] > li.assistant').last();
   const requests = () => page.getByRole('region', { name: 'Waiting for your approval' });
 
+  it('shows the session’s model', async () => {
+    await expect.poll(() => page.locator('.session-model').innerText()).toContain(`Model: ${fx.runtime.modelLabel}`);
+  });
+
   it('shows the request with why it asks; Approve runs the call and the turn goes on', async () => {
     await send('Notify ops twice');
     await expect.poll(() => requests().innerText(), { timeout: 30_000 }).toContain('an identical call already succeeded in this session');

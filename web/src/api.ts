@@ -55,6 +55,10 @@ export class Api {
     return this.rpc.call('workspace.list', { sessionId, path });
   }
 
+  session(sessionId: string): Promise<{ session: SessionRow; model: { spec: string | null; label: string | null } | null; serverModel: string }> {
+    return this.rpc.call('session.get', { sessionId });
+  }
+
   pendingApprovals(sessionId: string): Promise<{ sessionId: string; approvals: PendingApproval[] }> {
     return this.rpc.call('effect.pending', { sessionId });
   }

@@ -7,6 +7,7 @@ import { MessageList } from './messages.js';
 import { RewindList } from './rewind-list.js';
 import type { ConnectionState } from './rpc.js';
 import { FamilyPanel, NewSession, SessionList } from './sidebar.js';
+import { SessionModel } from './session-model.js';
 import { SidePanel } from './side-panel.js';
 import type { MessageView, RewindTarget, ServerEvent, SessionRow } from './types.js';
 import { UndoDialog } from './undo-dialog.js';
@@ -173,6 +174,7 @@ export function App(props: { api: Api }): ReactNode {
           <div className="session-head">
             <h2>{current.title || '(untitled)'}</h2>
             <code>{current.workdir}</code>
+            <SessionModel api={api} sessionId={current.id} />
           </div>
         ) : null}
         {!selected ? <p className="empty">Choose a session.</p> : null}
