@@ -107,6 +107,7 @@ export type {
   RewoundFile,
   FileRewindStatus,
   ConflictResolution,
+  FileResolution,
   RewindScope,
   SavePoint,
   EditResult,

@@ -3,13 +3,14 @@ import { parseInput } from '../model/index.js';
 import type { FileRewindPreview } from '../rewind/index.js';
 import type { OperationContext } from './operation-context.js';
 import { NothingToUndoError } from './operation-errors.js';
-import { Id, requireWorkspace, Resolutions, resolutionKeys } from './session-checks.js';
+import { FileChoices, Id, requireWorkspace, resolutionKeys } from './session-checks.js';
 
 /**
  * What a checked rewind would do to the files, from one of: `messageId` (that input's turn and
  * every later one), `turnId` (one turn), or `lastTurn: true` (the newest turn with file changes
- * left to undo). `resolutions` are per-file ways past conflicts (`src/a.ts` or `root:path` →
- * `merge` | `force`); `includeShellChanges` also undoes what shell commands changed.
+ * left to undo). `resolutions` are per-file choices (`src/a.ts` or `root:path` → `merge` | `force`
+ * past a conflict, or `skip`: the file is left as it is and its changes are not undone);
+ * `includeShellChanges` also undoes what shell commands changed.
  */
 export const PreviewRewindRequest = z
   .object({
@@ -18,7 +19,7 @@ export const PreviewRewindRequest = z
     turnId: Id.optional(),
     lastTurn: z.literal(true).optional(),
     includeShellChanges: z.boolean().default(false),
-    resolutions: Resolutions.default({}),
+    resolutions: FileChoices.default({}),
   })
   .strict()
   .refine((request) => [request.messageId, request.turnId, request.lastTurn].filter((value) => value !== undefined).length === 1, {

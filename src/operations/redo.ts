@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { parseInput, type Session } from '../model/index.js';
-import { redoConversation, type ConflictResolution, type FileRewindResult } from '../rewind/index.js';
+import { redoConversation, type ConflictResolution, type FileResolution, type FileRewindResult } from '../rewind/index.js';
 import { requireIdle, type OperationContext } from './operation-context.js';
-import { Id, requireWorkspace, resolutionKeys, Resolutions } from './session-checks.js';
+import { FileChoices, Id, requireWorkspace, resolutionKeys } from './session-checks.js';
 
 /**
  * Undo a rewind. With `rewindId`: that file rewind (the files return to what they held before it;
@@ -18,8 +18,11 @@ export const RedoRequest = z
     conversation: z.boolean().optional(),
     /** Paths (`src/a.ts` or `root:path`) to overwrite although they changed since the rewind; their content is kept. */
     force: z.array(z.string().min(1)).default([]),
-    /** Per-file ways past a conflict, as for undo: `merge` (undo the rewind's change on the current text, when it applies cleanly) or `force`. */
-    resolutions: Resolutions.default({}),
+    /**
+     * Per-file choices, as for undo: `merge` (undo the rewind's change on the current text, when it
+     * applies cleanly), `force`, or `skip` (the same as listing the path in `skip`).
+     */
+    resolutions: FileChoices.default({}),
     /** Paths to leave as they are: the rest of the rewind is redone. */
     skip: z.array(z.string().min(1)).default([]),
   })
@@ -38,11 +41,9 @@ export const RedoRequest = z
 export type RedoRequest = z.input<typeof RedoRequest>;
 
 /** A redo's per-file choices as the file rewinder takes them: `force` paths and `resolutions`, keyed by workspace path. */
-export function redoResolutions(
-  session: Session,
-  input: { force: string[]; resolutions: Record<string, ConflictResolution> },
-): Record<string, ConflictResolution> {
-  return resolutionKeys(session, { ...Object.fromEntries(input.force.map((path) => [path, 'force' as const])), ...input.resolutions });
+export function redoResolutions(session: Session, input: { force: string[]; resolutions: Record<string, FileResolution> }): Record<string, ConflictResolution> {
+  const chosen = Object.entries(input.resolutions).filter((entry): entry is [string, ConflictResolution] => entry[1] !== 'skip');
+  return resolutionKeys(session, { ...Object.fromEntries(input.force.map((path) => [path, 'force' as const])), ...Object.fromEntries(chosen) });
 }
 
 /** Where the head is after a conversation redo. */
@@ -80,7 +81,8 @@ export async function redo(context: OperationContext, request: RedoRequest): Pro
     result = { type: 'conversation', sessionId: session.id, headMessageId: moved.headMessageId, branchGeneration: moved.branchGeneration };
   } else {
     requireWorkspace(session);
-    const skip = Object.keys(resolutionKeys(session, Object.fromEntries(input.skip.map((path) => [path, 'force' as const]))));
+    const skipped = [...input.skip, ...Object.keys(input.resolutions).filter((path) => input.resolutions[path] === 'skip')];
+    const skip = Object.keys(resolutionKeys(session, Object.fromEntries(skipped.map((path) => [path, 'skip' as const]))));
     const restored = await files.redo(session.id, input.rewindId, { resolutions: redoResolutions(session, input), ...(skip.length > 0 ? { skip } : {}) });
     const moved = input.conversation === true ? await redoConversation(store, session.id) : null;
     result = {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import type { Waypoint } from '../engine/index.js';
 import { InvalidArgumentError, type Checkpoint, type Session } from '../model/index.js';
-import type { ConflictResolution } from '../rewind/index.js';
+import type { FileResolution } from '../rewind/index.js';
 import { WorkspaceMissingError } from './operation-errors.js';
 
 /** An id as a caller passes it; unknown ids are the store's `…_NOT_FOUND`. */
@@ -10,6 +10,9 @@ export const Id = z.string().trim().min(1).max(200);
 
 /** Per-file ways past a conflict: `src/a.ts` (the primary root) or `root:path`. */
 export const Resolutions = z.record(z.string().min(1), z.enum(['merge', 'force']));
+
+/** Per-file choices of a checked rewind or a redo: a way past a conflict, or `skip` (leave the file as it is). */
+export const FileChoices = z.record(z.string().min(1), z.enum(['merge', 'force', 'skip']));
 
 /** Refuses a file operation when the session's working directory is gone. */
 export function requireWorkspace(session: Session): void {
@@ -31,10 +34,7 @@ export async function checkpointInSession(waypoint: Waypoint, session: Session, 
 }
 
 /** `src/a.ts` → `workspace:src/a.ts`; a key naming one of the session's roots (`notes:todo.md`) is kept. */
-export function resolutionKeys<Choice extends ConflictResolution>(
-  session: Pick<Session, 'metadata'>,
-  resolutions: Record<string, Choice>,
-): Record<string, Choice> {
+export function resolutionKeys<Choice extends FileResolution>(session: Pick<Session, 'metadata'>, resolutions: Record<string, Choice>): Record<string, Choice> {
   const roots = new Set(['workspace']);
   if (Array.isArray(session.metadata.roots)) {
     for (const root of session.metadata.roots)

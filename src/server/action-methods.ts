@@ -78,6 +78,8 @@ export const actionMethods: Record<string, Method<ServerContext>> = {
 
   'turn.stop': method(z.object({ sessionId: Id }).strict(), async (context, { sessionId }) => {
     await context.waypoint.store.getSession(sessionId);
+    // A call waiting for approval would hold the turn: stopping declines it.
+    context.approvals?.denyWaiting(sessionId);
     const ended = await context.runtime.interrupt(sessionId);
     return { stopped: ended !== null, status: ended?.status ?? null };
   }),

@@ -48,6 +48,16 @@ export class EventHub {
     this.clients.delete(client);
   }
 
+  /** Whether an open socket follows the session (someone could answer it). */
+  followed(sessionId: string): boolean {
+    return [...this.clients].some((client) => client.sessions.has(sessionId));
+  }
+
+  /** Sends an event of the server's own (not the runtime's) to the session's followers. */
+  notify(sessionId: string, payload: Payload): void {
+    this.toSession(sessionId, payload);
+  }
+
   async follow(sessionId: string): Promise<void> {
     if (!this.seen.has(sessionId)) this.seen.set(sessionId, { state: await this.stateOf(sessionId), touched: false });
   }

@@ -16,16 +16,21 @@ const MAX_DIFF_BYTES = 1024 * 1024;
  * Unified diffs for a preview's files: from the file as it is now (read through the session's
  * workspace, so only its own paths) to the content the rewind leaves (from the blob store). Null
  * when a side is binary, too large or cannot be read; `merge` is the preview's own merge patch, or
- * the diff to its merged text.
+ * the diff to its merged text. A skipped file has neither.
  */
 export async function previewDiffs(
   waypoint: Waypoint,
   session: Session,
-  files: ReadonlyArray<{ path: string; targetHash: string | null; mergePatch?: string | null; mergedText: string | null }>,
+  files: ReadonlyArray<{ path: string; targetHash: string | null; mergePatch?: string | null; mergedText: string | null; resolution?: string | null }>,
 ): Promise<Record<string, FileDiffs>> {
   const workspace = sessionWorkspace(session, waypoint.store.location);
   const diffs: Record<string, FileDiffs> = {};
   for (const file of files) {
+    // A skipped file is left as it is: there is no diff to show.
+    if (file.resolution === 'skip') {
+      diffs[file.path] = { undo: null, merge: null };
+      continue;
+    }
     let undo: string | null = null;
     let merge = file.mergePatch ?? null;
     try {

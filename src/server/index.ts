@@ -4,6 +4,7 @@ export { startServer, METHODS, type ServeOptions, type RunningServer } from './s
 export { handleRpc, errorBody, type Method, type RpcResponse } from './rpc.js';
 export { newToken, tokenMatches, checkRequest, allowedHosts, RequestRefusedError } from './security.js';
 export { EventHub, type EventClient } from './event-hub.js';
+export { EffectApprovals, type ApprovalEvent, type PendingApproval } from './effect-approvals.js';
 export { conversationPage, messageView, sessionInfo, type ConversationPage, type MessageView, type SessionInfo, type PartView } from './views.js';
 export { sessionTree, type SessionTree, type TreeNode } from './session-tree.js';
 export { ServerRequestError } from './server-errors.js';

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { sessionWorkspace, summarizeTurn } from '../checkpoint/index.js';
 import { sessionFamily, type FamilyNode } from '../fork/index.js';
 import { InvalidArgumentError } from '../model/index.js';
+import { sessionModel } from '../runtime/index.js';
 import { method, type Method } from './rpc.js';
 import type { ServerContext } from './server-context.js';
 import { ServerRequestError } from './server-errors.js';
@@ -51,6 +52,9 @@ export const readMethods: Record<string, Method<ServerContext>> = {
       session: sessionInfo(session, context.runtime.isRunning(session.id)),
       pathLength: head === null ? 0 : head.depth + 1,
       turns: (await store.listTurns(session.id)).length,
+      // The model the session remembers (null: none recorded), and the one this server runs turns with.
+      model: await sessionModel(store, session.id),
+      serverModel: context.info.model,
     };
   }),
 

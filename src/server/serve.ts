@@ -7,6 +7,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Waypoint } from '../engine/index.js';
 import type { AgentRuntime } from '../runtime/index.js';
 import { actionMethods } from './action-methods.js';
+import { approvalMethods } from './approval-methods.js';
+import { workspaceMethods } from './workspace-methods.js';
+import type { EffectApprovals } from './effect-approvals.js';
 import { EventHub, type EventClient } from './event-hub.js';
 import { readMethods } from './read-methods.js';
 import { errorBody, handleRpc, type Method } from './rpc.js';
@@ -16,7 +19,7 @@ import { PreviewCache, type ServerContext } from './server-context.js';
 import { staticFile } from './static-files.js';
 
 /** Every protocol method (docs/protocol.md). */
-export const METHODS: Readonly<Record<string, Method<ServerContext>>> = { ...readMethods, ...actionMethods };
+export const METHODS: Readonly<Record<string, Method<ServerContext>>> = { ...readMethods, ...actionMethods, ...approvalMethods, ...workspaceMethods };
 
 export interface ServeOptions {
   waypoint: Waypoint;
@@ -32,6 +35,8 @@ export interface ServeOptions {
   token?: string;
   /** How often other processes' changes are looked for besides the file watch (default 1000 ms). */
   pollMs?: number;
+  /** The approvals the runtime was created with (`approveEffect: approvals.approve`): its requests are shown to the page. */
+  approvals?: EffectApprovals;
 }
 
 export interface RunningServer {
@@ -62,9 +67,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     hub,
     previews: new PreviewCache(),
     rewindLists: new RewindLists(),
+    approvals: options.approvals ?? null,
     info: { version: options.version, model: options.runtime.modelLabel, store: options.waypoint.store.location },
   };
   let policy = { token, hosts: new Set<string>() };
+  const approvals = options.approvals;
+  const offApprovals = approvals?.on((event) => hub.notify(event.sessionId, event));
+  if (approvals) approvals.canAsk = (sessionId) => hub.followed(sessionId);
 
   const app = new Hono();
   const refuse = (c: Context, error: RequestRefusedError) =>
@@ -165,6 +174,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     host,
     port,
     async close() {
+      offApprovals?.();
+      if (approvals) {
+        approvals.canAsk = () => false;
+        approvals.denyWaiting();
+      }
       await hub.close();
       for (const ws of sockets.clients) ws.terminate();
       sockets.close();

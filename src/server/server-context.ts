@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Waypoint } from '../engine/index.js';
 import type { FileRewindPreview } from '../rewind/index.js';
 import type { AgentRuntime } from '../runtime/index.js';
+import type { EffectApprovals } from './effect-approvals.js';
 import type { EventClient, EventHub } from './event-hub.js';
 import type { RewindLists } from './rewind-list.js';
 import { ServerRequestError } from './server-errors.js';
@@ -13,6 +14,8 @@ export interface ServerContext {
   hub: EventHub;
   previews: PreviewCache;
   rewindLists: RewindLists;
+  /** The runtime's approvals of external calls, when the runtime asks through this server (null: it does not). */
+  approvals: EffectApprovals | null;
   info: { version: string; model: string; store: string };
   client: EventClient | null;
 }

@@ -4,7 +4,16 @@ import { WaypointError } from '../model/index.js';
 export class ServerRequestError extends WaypointError {
   override readonly name: string = 'ServerRequestError';
   constructor(
-    code: 'PREVIEW_NOT_FOUND' | 'NOT_A_SIDE_CHAT' | 'SOCKET_REQUIRED' | 'FILE_TOO_LARGE' | 'PART_NOT_FOUND' | 'NOT_A_FILE',
+    code:
+      | 'PREVIEW_NOT_FOUND'
+      | 'NOT_A_SIDE_CHAT'
+      | 'SOCKET_REQUIRED'
+      | 'FILE_TOO_LARGE'
+      | 'PART_NOT_FOUND'
+      | 'NOT_A_FILE'
+      | 'APPROVAL_NOT_FOUND'
+      | 'APPROVALS_OFF'
+      | 'NOT_A_DIRECTORY',
     message: string,
     details: Record<string, unknown> = {},
     httpStatus = 400,

@@ -140,7 +140,7 @@ describe('waypoint read commands (built CLI)', () => {
     const rewind = fixture.cli('rewind', '--help');
     expect(rewind.code).toBe(0);
     expect(rewind.stdout).toContain('waypoint rewind <session> both <messageId>');
-    expect(rewind.stdout).toContain('--resolve <path=merge|force>');
+    expect(rewind.stdout).toContain('--resolve <path=merge|force|skip>');
     expect(fixture.cli('--version').stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
 import { openWaypoint, type Waypoint } from '../../src/engine/index.js';
 import { createRuntime, ScriptedModel, type AgentRuntime } from '../../src/runtime/index.js';
-import { startServer, type RunningServer } from '../../src/server/index.js';
+import { type EffectApprovals, startServer, type RunningServer } from '../../src/server/index.js';
 
 export const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
 
@@ -115,13 +115,22 @@ export interface ServerFixture {
 }
 
 /** A temp store and project, a runtime with the scripted model playing `steps`, a real server on a free port, one socket. */
-export async function startFixture(steps: unknown[], options: { webRoot?: string; store?: string } = {}): Promise<ServerFixture> {
+export async function startFixture(
+  steps: unknown[],
+  options: { webRoot?: string; store?: string; tools?: Parameters<typeof createRuntime>[0]['tools']; approvals?: EffectApprovals } = {},
+): Promise<ServerFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'waypoint-serve-'));
   const project = join(dir, 'project');
   mkdirSync(project);
   const storePath = options.store ?? join(dir, 'store', 'waypoint.db');
   const waypoint = await openWaypoint({ path: storePath });
-  const runtime = createRuntime({ waypoint, model: ScriptedModel.fromSteps(steps), idleCompression: false });
+  const runtime = createRuntime({
+    waypoint,
+    model: ScriptedModel.fromSteps(steps),
+    idleCompression: false,
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.approvals ? { approveEffect: options.approvals.approve } : {}),
+  });
   const server = await startServer({
     waypoint,
     runtime,
@@ -130,6 +139,7 @@ export async function startFixture(steps: unknown[], options: { webRoot?: string
     version: 'test',
     token: TOKEN,
     pollMs: 200,
+    ...(options.approvals ? { approvals: options.approvals } : {}),
   });
   const wsUrl = `ws://127.0.0.1:${server.port}/rpc?token=${TOKEN}`;
   const client = await RpcClient.open(wsUrl);

@@ -140,6 +140,11 @@ describe.skipIf(!browserAvailable())('the conversation in the browser', () => {
     const path = await dialog.locator('.fork-path').innerText();
     expect(path).not.toBe(fixture.project);
     expect(existsSync(join(path, 'notes.txt'))).toBe(true);
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+    await dialog.getByRole('button', { name: 'Copy path' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(path);
+    await dialog.getByRole('button', { name: 'Show its files' }).click();
+    await expect.poll(() => dialog.getByRole('list', { name: "Files in the fork's directory" }).innerText()).toContain('notes.txt');
     await dialog.getByRole('button', { name: 'Open the fork' }).click();
     const family = page.getByRole('tree', { name: 'Sessions of this family' });
     await expect.poll(() => family.getByRole('treeitem').count()).toBe(2);
@@ -173,10 +178,21 @@ describe.skipIf(!browserAvailable())('the conversation in the browser', () => {
     await panel.getByRole('button', { name: 'Close side chat' }).click();
   });
 
+  it('selects reply text with the keyboard alone and opens the side chat with Ctrl+Enter', async () => {
+    await lastReply().locator('p.text').focus();
+    for (let step = 0; step < 3; step++) await page.keyboard.press('Shift+ArrowRight');
+    expect(await page.evaluate(() => document.getSelection()?.toString())).toBe('Bye');
+    await page.getByRole('button', { name: 'Ask in side chat' }).waitFor();
+    await page.keyboard.press('Control+Enter');
+    const panel = page.getByRole('complementary', { name: 'Side chat' });
+    await expect.poll(() => panel.getByRole('textbox', { name: 'Side chat message' }).inputValue()).toBe('> Bye\n\n');
+    await panel.getByRole('button', { name: 'Close side chat' }).click();
+  });
+
   it('/btw asks in a new side chat at once', async () => {
     await send('/btw what is the time?');
     const panel = page.getByRole('complementary', { name: 'Side chat' });
-    await expect.poll(() => panel.innerText()).toContain('By the way answer.');
+    await expect.poll(() => panel.innerText(), { timeout: 30_000 }).toContain('By the way answer.');
     await panel.getByRole('button', { name: 'Close side chat' }).click();
   });
 

@@ -122,6 +122,26 @@ export function ForkDialog(props: { api: Api; sessionId: string; message: Messag
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [made, setMade] = useState<{ id: string; workdir: string | null } | null>(null);
+  const [copied, setCopied] = useState<string | null>(null);
+  const [files, setFiles] = useState<Array<{ name: string; kind: string; size: number }> | null>(null);
+  const copy = async (path: string) => {
+    try {
+      await navigator.clipboard.writeText(path);
+      setCopied('Copied.');
+    } catch {
+      // No clipboard access: select the path so Ctrl+C copies it.
+      const node = document.querySelector('.fork-path');
+      if (node) getSelection()?.selectAllChildren(node);
+      setCopied('Selected: press Ctrl+C to copy.');
+    }
+  };
+  const showFiles = async (sessionId: string) => {
+    try {
+      setFiles((await props.api.listWorkspace(sessionId)).entries);
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  };
   const submit = async () => {
     setBusy(true);
     try {
@@ -140,9 +160,36 @@ export function ForkDialog(props: { api: Api; sessionId: string; message: Messag
           <p role="status">
             Forked. Its directory: <code className="fork-path">{made.workdir ?? '(none)'}</code>
           </p>
+          {copied ? <p className="hint">{copied}</p> : null}
+          {error ? (
+            <p role="alert" className="error">
+              {error}
+            </p>
+          ) : null}
+          {files ? (
+            <ul className="fork-files" aria-label="Files in the fork's directory">
+              {files.map((file) => (
+                <li key={file.name}>
+                  <code>
+                    {file.name}
+                    {file.kind === 'directory' ? '/' : ''}
+                  </code>{' '}
+                  <span className="hint">{file.kind === 'file' ? `${file.size} bytes` : file.kind}</span>
+                </li>
+              ))}
+            </ul>
+          ) : null}
           <div className="buttons">
             <button type="button" data-autofocus onClick={() => props.onOpen(made.id)}>
               Open the fork
+            </button>
+            {made.workdir ? (
+              <button type="button" onClick={() => void copy(made.workdir!)}>
+                Copy path
+              </button>
+            ) : null}
+            <button type="button" onClick={() => void showFiles(made.id)}>
+              Show its files
             </button>
             <button type="button" onClick={props.onClose}>
               Close

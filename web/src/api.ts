@@ -1,5 +1,16 @@
 import type { RpcClient } from './rpc.js';
-import type { ConversationPage, FamilyNode, PartView, RewindTarget, SessionRow, SessionTree, StartedTurn, TurnSummary, UndoPreview } from './types.js';
+import type {
+  ConversationPage,
+  FamilyNode,
+  PartView,
+  PendingApproval,
+  RewindTarget,
+  SessionRow,
+  SessionTree,
+  StartedTurn,
+  TurnSummary,
+  UndoPreview,
+} from './types.js';
 
 /** The protocol's methods (docs/protocol.md), typed for the page. */
 export class Api {
@@ -37,6 +48,25 @@ export class Api {
     return this.rpc.call('rewind.list', { sessionId });
   }
 
+  listWorkspace(
+    sessionId: string,
+    path = '',
+  ): Promise<{ sessionId: string; workdir: string | null; path: string; entries: Array<{ name: string; kind: string; size: number }>; truncated: boolean }> {
+    return this.rpc.call('workspace.list', { sessionId, path });
+  }
+
+  session(sessionId: string): Promise<{ session: SessionRow; model: { spec: string | null; label: string | null } | null; serverModel: string }> {
+    return this.rpc.call('session.get', { sessionId });
+  }
+
+  pendingApprovals(sessionId: string): Promise<{ sessionId: string; approvals: PendingApproval[] }> {
+    return this.rpc.call('effect.pending', { sessionId });
+  }
+
+  decideApproval(approvalId: string, decision: 'run' | 'deny'): Promise<{ approvalId: string; decision: string }> {
+    return this.rpc.call('effect.decide', { approvalId, decision });
+  }
+
   send(sessionId: string, text: string): Promise<StartedTurn> {
     return this.rpc.call('turn.send', { sessionId, text });
   }
@@ -49,11 +79,11 @@ export class Api {
     return this.rpc.call('rewind.run', { sessionId, messageId, scope: 'conversation' });
   }
 
-  previewUndo(sessionId: string, turnId: string, resolutions: Record<string, 'merge' | 'force'>, includeShellChanges: boolean): Promise<UndoPreview> {
+  previewUndo(sessionId: string, turnId: string, resolutions: Record<string, 'merge' | 'force' | 'skip'>, includeShellChanges: boolean): Promise<UndoPreview> {
     return this.rpc.call('undo.preview', { sessionId, turnId, resolutions, includeShellChanges });
   }
 
-  applyUndo(sessionId: string, previewId: string): Promise<{ files?: { rewindId?: string | null } | null; [key: string]: unknown }> {
+  applyUndo(sessionId: string, previewId: string): Promise<{ files?: { rewindId?: string | null; skipped?: string[] } | null; [key: string]: unknown }> {
     return this.rpc.call('undo.apply', { sessionId, previewId });
   }
 

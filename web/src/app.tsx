@@ -1,11 +1,13 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { EditDialog, ForkDialog, inputTextOf, RewindConfirm } from './action-dialogs.js';
 import { type Api, describeError } from './api.js';
+import { ApprovalRequests } from './approvals.js';
 import { Composer } from './composer.js';
 import { MessageList } from './messages.js';
 import { RewindList } from './rewind-list.js';
 import type { ConnectionState } from './rpc.js';
 import { FamilyPanel, NewSession, SessionList } from './sidebar.js';
+import { SessionModel } from './session-model.js';
 import { SidePanel } from './side-panel.js';
 import type { MessageView, RewindTarget, ServerEvent, SessionRow } from './types.js';
 import { UndoDialog } from './undo-dialog.js';
@@ -172,6 +174,7 @@ export function App(props: { api: Api }): ReactNode {
           <div className="session-head">
             <h2>{current.title || '(untitled)'}</h2>
             <code>{current.workdir}</code>
+            <SessionModel api={api} sessionId={current.id} />
           </div>
         ) : null}
         {!selected ? <p className="empty">Choose a session.</p> : null}
@@ -200,6 +203,7 @@ export function App(props: { api: Api }): ReactNode {
                 {conversation.activeTool ? `Running ${conversation.activeTool}…` : 'The assistant is replying…'}
               </p>
             ) : null}
+            <ApprovalRequests api={api} sessionId={selected} />
             <SelectionAsk onAsk={(text) => void openSide({ text: `> ${text.replace(/\n/g, '\n> ')}\n\n`, send: false })} />
             {overlay?.kind === 'rewind-list' ? (
               <RewindList

@@ -83,7 +83,13 @@ function MessageBody(props: {
         part.type === 'tool-call' ? (
           <ToolCall key={`${message.id}-${index}`} api={props.api} part={part} result={props.results.get(part.toolCallId ?? '') ?? null} />
         ) : part.type === 'text' || part.type === 'reasoning' ? (
-          <p key={`${message.id}-${index}`} className={`text ${part.type}`}>
+          // A reply's text takes the focus, so a keyboard can select in it (see SelectionAsk).
+          <p
+            key={`${message.id}-${index}`}
+            className={`text ${part.type}`}
+            tabIndex={message.role === 'assistant' && part.type === 'text' ? 0 : undefined}
+            title={message.role === 'assistant' && part.type === 'text' ? 'Shift+arrows select; Ctrl+Enter asks in a side chat' : undefined}
+          >
             {part.text}
           </p>
         ) : null,

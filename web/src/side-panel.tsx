@@ -1,5 +1,6 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { type Api, describeError } from './api.js';
+import { ApprovalRequests } from './approvals.js';
 import { Composer } from './composer.js';
 import { MessageList } from './messages.js';
 import { useConversation } from './use-conversation.js';
@@ -50,6 +51,7 @@ export function SidePanel(props: { api: Api; sessionId: string; initial: { text:
       </header>
       {conversation.messages.length === 0 ? <p className="hint">A side question about this session; it does not change the conversation.</p> : null}
       <MessageList api={props.api} messages={conversation.messages} running={conversation.running} handlers={NO_ACTIONS} readOnly summaries={false} />
+      <ApprovalRequests api={props.api} sessionId={props.sessionId} />
       {error ? (
         <p role="alert" className="error">
           {error}

@@ -93,7 +93,7 @@ export interface PreviewFile {
   action: 'write' | 'delete' | 'move' | 'none';
   mergeAvailable: boolean;
   mergePatch: string | null;
-  resolution: 'merge' | 'force' | null;
+  resolution: 'merge' | 'force' | 'skip' | null;
 }
 
 export interface ShellChange {
@@ -152,6 +152,17 @@ export interface StartedTurn {
 }
 
 /** A server event (`method: 'event'`). */
+/** An external tool call waiting for a person's decision (`effect.pending`, the `effect.approval` event). */
+export interface PendingApproval {
+  approvalId: string;
+  sessionId: string;
+  toolName: string;
+  input: unknown;
+  reason: 'policy' | 'already-succeeded' | 'in-doubt';
+  previousEffectId: string | null;
+  createdAt: number;
+}
+
 export interface ServerEvent {
   type: string;
   sessionId?: string;
@@ -170,5 +181,7 @@ export interface ServerEvent {
   origin?: 'server' | 'external';
   session?: SessionRow;
   error?: { code: string; message: string } | null;
+  approval?: PendingApproval;
+  approvalId?: string;
   [key: string]: unknown;
 }

@@ -16,8 +16,8 @@ const STATUS_WORDS: Record<string, string> = {
 
 /**
  * Undo a turn's file changes: a preview with each file's status and the diff undoing makes, a
- * choice per conflicting file (merge, shown as the diff it makes; overwrite; skip), then apply, and
- * afterwards Redo. Shell-made changes are listed apart and included only when asked.
+ * choice per conflicting file (merge, shown as the diff it makes; overwrite; skip) and skip for any
+ * other, then apply, and afterwards Redo. Shell-made changes are listed apart and included only when asked.
  */
 export function UndoDialog(props: { api: Api; sessionId: string; turnId: string; onClose: () => void; onDone: () => void }): ReactNode {
   const { api, sessionId, turnId } = props;
@@ -26,15 +26,13 @@ export function UndoDialog(props: { api: Api; sessionId: string; turnId: string;
   const [preview, setPreview] = useState<UndoPreview | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [applied, setApplied] = useState<{ rewindId: string | null } | null>(null);
+  const [applied, setApplied] = useState<{ rewindId: string | null; skipped: string[] } | null>(null);
   const [redone, setRedone] = useState(false);
 
   const load = useCallback(
     async (next: Record<string, Choice>, includeShell: boolean) => {
-      const resolutions: Record<string, 'merge' | 'force'> = {};
-      for (const [path, choice] of Object.entries(next)) if (choice !== 'skip') resolutions[path] = choice;
       try {
-        setPreview(await api.previewUndo(sessionId, turnId, resolutions, includeShell));
+        setPreview(await api.previewUndo(sessionId, turnId, next, includeShell));
         setError(null);
       } catch (failure) {
         setError(describeError(failure));
@@ -47,19 +45,20 @@ export function UndoDialog(props: { api: Api; sessionId: string; turnId: string;
     void load({}, false);
   }, [load]);
 
-  const choose = (path: string, choice: Choice) => {
-    const next = { ...choices, [path]: choice };
+  const choose = (path: string, choice: Choice | null) => {
+    const next = { ...choices };
+    if (choice === null) delete next[path];
+    else next[path] = choice;
     setChoices(next);
     void load(next, shell);
   };
 
-  const skipped = Object.entries(choices).filter(([, choice]) => choice === 'skip');
   const apply = async () => {
     if (!preview) return;
     setBusy(true);
     try {
       const result = await api.applyUndo(sessionId, preview.previewId);
-      setApplied({ rewindId: result.files?.rewindId ?? null });
+      setApplied({ rewindId: result.files?.rewindId ?? null, skipped: result.files?.skipped ?? [] });
       setError(null);
       props.onDone();
     } catch (failure) {
@@ -91,7 +90,18 @@ export function UndoDialog(props: { api: Api; sessionId: string; turnId: string;
       ) : null}
       {applied ? (
         <div>
-          <p role="status">{redone ? 'Redone: the files are back as the agent left them.' : 'Undone. The files are back as they were before this turn.'}</p>
+          <p role="status">
+            {redone
+              ? 'Redone: the files are back as the agent left them.'
+              : applied.skipped.length > 0
+                ? 'Undone. The other files are back as they were before this turn.'
+                : 'Undone. The files are back as they were before this turn.'}
+          </p>
+          {applied.skipped.length > 0 ? (
+            <p className="hint" data-testid="skipped">
+              Skipped, left as they are{redone ? ' (the redo left them too)' : ''}: {applied.skipped.map(displayPath).join(', ')}
+            </p>
+          ) : null}
           {!redone && applied.rewindId ? (
             <button type="button" data-autofocus onClick={redo} disabled={busy}>
               Redo
@@ -146,14 +156,8 @@ export function UndoDialog(props: { api: Api; sessionId: string; turnId: string;
               ))}
             </ul>
           ) : null}
-          {skipped.length > 0 ? (
-            <p className="hint" role="note">
-              Skipping {skipped.map(([path]) => displayPath(path)).join(', ')}: the server undoes a turn's files together, so a skipped file cancels the undo.
-              Choose merge or overwrite for it, or cancel to leave every file as it is.
-            </p>
-          ) : null}
           <div className="buttons">
-            <button type="button" onClick={apply} disabled={busy || !preview.preview.canApply || skipped.length > 0}>
+            <button type="button" onClick={apply} disabled={busy || !preview.preview.canApply}>
               Apply undo
             </button>
             <button type="button" onClick={props.onClose}>
@@ -170,11 +174,11 @@ function FileRow(props: {
   file: PreviewFile;
   diffs: { undo: string | null; merge: string | null } | null;
   choice: Choice | null;
-  onChoose: (choice: Choice) => void;
+  onChoose: (choice: Choice | null) => void;
 }): ReactNode {
   const { file } = props;
   const conflict = file.status === 'external_modified';
-  const shown = props.choice === 'merge' ? (props.diffs?.merge ?? file.mergePatch) : props.diffs?.undo;
+  const shown = props.choice === 'skip' ? null : props.choice === 'merge' ? (props.diffs?.merge ?? file.mergePatch) : props.diffs?.undo;
   const name = `resolution-${file.path}`;
   return (
     <li className={`undo-file ${file.status}`} data-path={file.path}>
@@ -195,10 +199,16 @@ function FileRow(props: {
             kept for redo)
           </label>
           <label>
-            <input type="radio" name={name} checked={props.choice === 'skip'} onChange={() => props.onChoose('skip')} /> Skip
+            <input type="radio" name={name} checked={props.choice === 'skip'} onChange={() => props.onChoose('skip')} /> Skip (leave it as it is; undo the rest)
           </label>
         </fieldset>
-      ) : null}
+      ) : (
+        <label className="skip-file">
+          <input type="checkbox" checked={props.choice === 'skip'} onChange={(event) => props.onChoose(event.target.checked ? 'skip' : null)} /> Skip{' '}
+          {displayPath(file.path)} (leave it as it is)
+        </label>
+      )}
+      {props.choice === 'skip' ? <p className="hint">Left as it is: this undo does not touch it, nor does a redo of it.</p> : null}
       {shown ? (
         <pre className="diff" aria-label={props.choice === 'merge' ? `Merge result for ${displayPath(file.path)}` : `Diff for ${displayPath(file.path)}`}>
           {shown.split('\n').map((line, index) => (

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { type Api, describeError } from './api.js';
 import { MessageList } from './messages.js';
 import type { ConversationPage } from './types.js';
@@ -33,12 +33,66 @@ export function BranchView(props: { api: Api; sessionId: string; at: string; onC
   );
 }
 
+/** Keys that extend the selection inside a focused reply text: Shift with arrows (Ctrl/Alt: by word), Home and End. */
+const EXTEND: Record<string, ['forward' | 'backward', 'character' | 'word' | 'lineboundary' | 'line']> = {
+  ArrowRight: ['forward', 'character'],
+  ArrowLeft: ['backward', 'character'],
+  ArrowDown: ['forward', 'line'],
+  ArrowUp: ['backward', 'line'],
+  End: ['forward', 'lineboundary'],
+  Home: ['backward', 'lineboundary'],
+};
+
+/** Selecting text in a focused reply from the keyboard (static text has no caret of its own). */
+function selectWithKeys(event: KeyboardEvent): boolean {
+  const target = event.target as HTMLElement | null;
+  if (!target?.matches('.message.assistant p.text')) return false;
+  const selection = document.getSelection();
+  if (!selection) return false;
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'a') {
+    selection.selectAllChildren(target);
+    return true;
+  }
+  const step = EXTEND[event.key];
+  if (!event.shiftKey || !step) return false;
+  // The first Shift+key starts the selection at the edge of the text it moves away from.
+  if (!selection.anchorNode || !target.contains(selection.anchorNode)) {
+    selection.selectAllChildren(target);
+    if (step[0] === 'forward') selection.collapseToStart();
+    else selection.collapseToEnd();
+  }
+  const granularity = step[1] === 'character' && (event.ctrlKey || event.altKey) ? 'word' : step[1];
+  (selection as Selection & { modify(alter: string, direction: string, granularity: string): void }).modify('extend', step[0], granularity);
+  return true;
+}
+
 /**
  * "Ask in side chat" for text selected in a reply: shown while a selection inside an assistant
- * message exists, reachable by Tab like any button.
+ * message exists, reachable by Tab like any button. From the keyboard: focus a reply's text (Tab),
+ * select with Shift and the arrows (Ctrl+A: all of it), then Ctrl+Enter or the button.
  */
 export function SelectionAsk(props: { onAsk: (text: string) => void }): ReactNode {
   const [text, setText] = useState('');
+  const onAsk = useRef(props.onAsk);
+  onAsk.current = props.onAsk;
+  useEffect(() => {
+    const keys = (event: KeyboardEvent) => {
+      if (selectWithKeys(event)) {
+        event.preventDefault();
+        return;
+      }
+      const target = event.target as HTMLElement | null;
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && target?.closest('.message.assistant')) {
+        const chosen = document.getSelection()?.toString().trim() ?? '';
+        if (chosen === '') return;
+        event.preventDefault();
+        onAsk.current(chosen);
+        setText('');
+      }
+    };
+    document.addEventListener('keydown', keys);
+    return () => document.removeEventListener('keydown', keys);
+  }, []);
   useEffect(() => {
     const update = () => {
       const selection = document.getSelection();

@@ -8,9 +8,10 @@ import { renderFileResult } from '../render/rewind-render.js';
 export const redoFlags = {
   resolve: {
     type: 'string',
-    value: 'path=merge|force',
+    value: 'path=merge|force|skip',
     multiple: true,
-    description: "a way past a file changed since the rewind (repeatable): merge (undo the rewind's change, keeping later edits) or force (overwrite; kept)",
+    description:
+      "a choice for a file changed since the rewind (repeatable): merge (undo the rewind's change, keeping later edits), force (overwrite; kept) or skip (leave it as it is)",
   },
   preview: { type: 'boolean', description: 'with a rewind id: show what the redo does to each file (status, merge, merged text); change nothing' },
 } as const;
@@ -50,22 +51,25 @@ export function renderRedo(report: RedoResult): string[] {
 
 export const redoCommand = defineCommand({
   name: 'redo',
-  synopsis: ['redo <session>', 'redo <session> <rewindId> [--preview] [--resolve <path>=merge|force]…'],
+  synopsis: ['redo <session>', 'redo <session> <rewindId> [--preview] [--resolve <path>=merge|force|skip]…'],
   summary: 'undo a rewind: the latest conversation rewind, or a file rewind by id',
   description: [
     'File rewind ids are printed by `rewind` and listed by `rewind <session> status`. A redo is itself a file rewind, so it can be redone too.',
     'A file changed since the rewind blocks the redo (REWIND_CONFLICT, exit 4) unless resolved, as for undo: --resolve <path>=merge',
-    "(undo the rewind's change on the current text, keeping later edits; offered when it applies cleanly) or =force. --preview shows each file first.",
+    "(undo the rewind's change on the current text, keeping later edits; offered when it applies cleanly) or =force, or left as it is with =skip.",
+    '--preview shows each file first.',
   ],
   flags: redoFlags,
   positionals: { min: 1, max: 2 },
   async run(context, args) {
     const [sessionId, rewindId] = args.positionals as [string, string | undefined];
-    const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
+    const choices = keyValueFlags('resolve', args.flags.resolve, ['merge', 'force', 'skip'] as const);
+    const resolutions = Object.fromEntries(choices.map(({ key, choice }) => [key, choice]));
     if ((Object.keys(resolutions).length > 0 || args.flags.preview) && rewindId === undefined)
       throw new UsageError('--resolve and --preview work with a file rewind id (`redo <session> <rewindId>`)', { command: 'redo' });
     if (args.flags.preview) {
-      const preview = await withWaypoint(context, (waypoint) => previewRedo({ waypoint }, { sessionId, rewindId: rewindId!, resolutions }));
+      const conflicts = Object.fromEntries(choices.flatMap(({ key, choice }) => (choice === 'skip' ? [] : [[key, choice] as const])));
+      const preview = await withWaypoint(context, (waypoint) => previewRedo({ waypoint }, { sessionId, rewindId: rewindId!, resolutions: conflicts }));
       return { data: preview, text: renderRedoPreview(preview) };
     }
     const report = await withWaypoint(context, (waypoint) => redo({ waypoint }, { sessionId, ...(rewindId === undefined ? {} : { rewindId }), resolutions }));

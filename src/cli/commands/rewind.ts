@@ -10,7 +10,7 @@ import {
   type RewindRequest,
   type RewindResult,
 } from '../../operations/index.js';
-import type { ConflictResolution, FileRewindPreview } from '../../rewind/index.js';
+import type { FileResolution, FileRewindPreview } from '../../rewind/index.js';
 import { keyValueFlags } from '../args.js';
 import { UsageError } from '../cli-errors.js';
 import { defineCommand, withWaypoint, type CommandContext } from '../command.js';
@@ -28,9 +28,9 @@ export const rewindFlags = {
   apply: { type: 'boolean', description: 'rewind by message through the checked preview: refused while a file changed since the agent, unless resolved' },
   resolve: {
     type: 'string',
-    value: 'path=merge|force',
+    value: 'path=merge|force|skip',
     multiple: true,
-    description: 'a way past one conflicting file (repeatable); implies --apply unless --preview',
+    description: 'a choice for one file (repeatable): merge or force past a conflict, or skip (leave it as it is); implies --apply unless --preview',
   },
   'include-shell': { type: 'boolean', description: 'with --preview/--apply: undo changes made by shell commands too' },
 } as const;
@@ -134,7 +134,7 @@ async function rewindDirect(context: CommandContext, waypoint: Waypoint, request
 }
 
 interface CheckedChoices {
-  resolutions: Record<string, ConflictResolution>;
+  resolutions: Record<string, FileResolution>;
   includeShellChanges: boolean;
 }
 
@@ -194,7 +194,7 @@ export const rewindCommand = defineCommand({
     'rewind <session> conversation|message <messageId> [--preview]',
     'rewind <session> code|workspace <messageId> [--preview] [--force]',
     'rewind <session> both <messageId> [--preview] [--force]',
-    'rewind <session> code|workspace|both <messageId> --apply [--preview] [--resolve <path>=merge|force]… [--include-shell]',
+    'rewind <session> code|workspace|both <messageId> --apply [--preview] [--resolve <path>=merge|force|skip]… [--include-shell]',
     'rewind <session> cascade conversation|code|both <messageId> [--preview] [--force | --apply …]',
     'rewind <session> restore <rewindId|hash> [path]',
   ],
@@ -210,7 +210,8 @@ export const rewindCommand = defineCommand({
     '--preview shows what the same command does, from the same plan (with --force: as forced), and changes nothing.',
     '--apply works on every change from the message on, checking each file against what the agent left: a file changed since is',
     "external_modified and blocks, unless resolved with --resolve <path>=merge (reverse-apply the agent's own change, keeping your edits; shown",
-    'in the preview when it applies cleanly) or =force (overwrite; the current content is kept for redo).',
+    'in the preview when it applies cleanly) or =force (overwrite; the current content is kept for redo). --resolve <path>=skip leaves a file',
+    'as it is (its changes stay un-rewound, and a redo leaves it too); the rest is rewound.',
     'restore <rewindId|hash> [path]: put back a save a refused rewind kept aside (listed by status); what the path holds is kept for redo.',
   ],
   flags: rewindFlags,
@@ -224,7 +225,9 @@ export const rewindCommand = defineCommand({
       return withWaypoint(context, (waypoint) => restoreKeptAside(waypoint, sessionId, tokens.slice(1)));
     }
     const form = parseRewindForm(tokens);
-    const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
+    const resolutions = Object.fromEntries(
+      keyValueFlags('resolve', args.flags.resolve, ['merge', 'force', 'skip'] as const).map(({ key, choice }) => [key, choice]),
+    );
     const checked = args.flags.apply || Object.keys(resolutions).length > 0 || args.flags['include-shell'];
     if (checked && (form.kind !== 'message' || form.scope === 'conversation')) {
       throw new UsageError('--apply, --resolve and --include-shell work with a file rewind by message (code, both, cascade code|both)', {

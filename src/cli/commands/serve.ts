@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { openWaypoint } from '../../engine/index.js';
 import { InvalidArgumentError } from '../../model/index.js';
 import { createRuntime, MODEL_STRING_FORMS } from '../../runtime/index.js';
-import { startServer } from '../../server/index.js';
+import { EffectApprovals, startServer } from '../../server/index.js';
 import { integerFlag } from '../args.js';
 import { defineCommand } from '../command.js';
 
@@ -41,8 +41,11 @@ export const serveCommand = defineCommand({
     const version = (JSON.parse(readFileSync(new URL('package.json', packageRoot), 'utf8')) as { version: string }).version;
     const waypoint = await openWaypoint({ path: context.storePath });
     try {
-      const runtime = createRuntime({ waypoint, model });
+      // External calls that need a decision (in forks and side chats, or a repeat) are asked of the open page.
+      const approvals = new EffectApprovals();
+      const runtime = createRuntime({ waypoint, model, approveEffect: approvals.approve });
       const server = await startServer({
+        approvals,
         waypoint,
         runtime,
         host: args.flags.host ?? '127.0.0.1',

@@ -50,9 +50,11 @@ export function renderPreview(preview: FileRewindPreview, options: { nextStep?: 
 /** What an applied file rewind (or redo) changed, and how to undo it (`undoHint`: the CLI's `waypoint redo` line by default; null for none). */
 export function renderFileResult(result: FileRewindResult, options: { verb?: string; undoHint?: string | null } = {}): string[] {
   const verb = options.verb ?? 'Restored';
-  if (result.rewindId === null || result.files.length === 0) return ['Files: already as asked; nothing was written.'];
+  const skipped = result.skipped?.length ? [`Skipped, left as they are: ${result.skipped.map(shortPath).join(', ')}`] : [];
+  if (result.rewindId === null || result.files.length === 0) return ['Files: already as asked; nothing was written.', ...skipped];
   const lines = [`${verb} ${plural(result.files.length, 'file')} (${plural(result.checkpointIds.length, 'change')} undone):`];
   lines.push(...table(result.files.map((file) => [`  ${shortPath(file.path)}`, describeFile(file), file.resolution ? `(${file.resolution})` : ''])));
+  lines.push(...skipped);
   const hint = options.undoHint === undefined ? `Undo this with: waypoint redo ${result.sessionId} ${result.rewindId}` : options.undoHint;
   if (hint !== null) lines.push(hint);
   return lines;

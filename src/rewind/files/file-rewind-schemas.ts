@@ -4,6 +4,8 @@ const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{
 const workspaceKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*:.+$/, 'expected a workspace path such as "workspace:src/a.ts"');
 
 export const ConflictResolutionSchema = z.enum(['merge', 'force']);
+/** A checked rewind's per-file choice: a conflict resolution, or `skip` (leave the file as it is). */
+export const FileResolutionSchema = z.enum(['merge', 'force', 'skip']);
 
 /** `preview` input: by message (that turn and every later one) or by turn, never both. */
 export const FileRewindPreviewRequest = z
@@ -13,8 +15,8 @@ export const FileRewindPreviewRequest = z
     turnId: id('trn').optional(),
     /** Also undo changes made by shell commands (listed separately either way). Default false. */
     includeShellChanges: z.boolean().optional(),
-    /** Per-file ways past a conflict, keyed by workspace path. */
-    resolutions: z.record(workspaceKey, ConflictResolutionSchema).optional(),
+    /** Per-file choices keyed by workspace path: ways past a conflict, or `skip`. */
+    resolutions: z.record(workspaceKey, FileResolutionSchema).optional(),
   })
   .strict()
   .refine((request) => (request.messageId === undefined) !== (request.turnId === undefined), {
@@ -34,7 +36,7 @@ export const PreviewInput = z
     sessionId: id('ses'),
     target: z.union([z.object({ messageId: id('msg') }), z.object({ turnId: id('trn') })]),
     includeShellChanges: z.boolean(),
-    resolutions: z.record(workspaceKey, ConflictResolutionSchema),
+    resolutions: z.record(workspaceKey, FileResolutionSchema),
     files: z.array(z.object({ path: z.string(), currentHash: z.string().nullable() }).loose()),
   })
   .loose();

@@ -14,6 +14,13 @@ export type FileRewindStatus = 'safe' | 'external_modified' | 'checkpoint_missin
  */
 export type ConflictResolution = 'merge' | 'force';
 
+/**
+ * A person's choice for one file of a checked rewind (preview, then apply): a {@link ConflictResolution},
+ * or `skip`: the file is left as it is on disk and its changes stay on record as not rewound (a
+ * later undo offers them again; a redo of this rewind never touches the file).
+ */
+export type FileResolution = ConflictResolution | 'skip';
+
 /** Which operation recorded a file rewind. */
 /** `preserved`: a content a rewind kept aside, put back at its path (`restorePreserved`). */
 export type FileRewindKind = 'checkpoint' | 'cascade' | 'turn' | 'preview' | 'redo' | 'preserved';
@@ -46,7 +53,7 @@ export interface PreviewFile {
    * current content to the merged text); null when no merge is available.
    */
   mergePatch: string | null;
-  resolution: ConflictResolution | null;
+  resolution: FileResolution | null;
 }
 
 /** A change made by a shell command (`source: 'exec'`), listed apart from the agent's own edits. */
@@ -64,8 +71,8 @@ export interface FileRewindPreview {
   sessionId: string;
   target: { messageId: string } | { turnId: string };
   includeShellChanges: boolean;
-  resolutions: Record<string, ConflictResolution>;
-  /** The checkpoints the rewind undoes, newest first. */
+  resolutions: Record<string, FileResolution>;
+  /** The checkpoints the rewind undoes, newest first (a skipped file's are not among them). */
   checkpointIds: string[];
   /** Checkpoints in range that an earlier rewind already undid (not offered again). */
   alreadyRewound: string[];
@@ -97,6 +104,8 @@ export interface FileRewindResult {
   kind: FileRewindKind;
   checkpointIds: string[];
   files: RewoundFile[];
+  /** A checked rewind's files the person chose to skip: left as they were, not rewound (absent when none). */
+  skipped?: string[];
 }
 
 /** An entry of a turn rollback that was not undone. */

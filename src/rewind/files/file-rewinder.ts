@@ -24,6 +24,7 @@ import type {
   AppliedFileRewind,
   ApplyOptions,
   ConflictResolution,
+  FileResolution,
   FileRewindEvents,
   FileRewindKind,
   FileRewindPreview,
@@ -199,7 +200,8 @@ export class FileRewinder {
   /**
    * Applies a preview after re-validating it: if any file changed since, or the set of changes
    * differs, raises `REWIND_CONFLICT` and writes nothing. Journaled, compensated on failure,
-   * recorded; `onCommit` writes commit in the same transaction.
+   * recorded; `onCommit` writes commit in the same transaction. Files the preview resolved with
+   * `skip` are not written, nor recorded (a redo leaves them too), and are listed in `skipped`.
    */
   async apply(preview: FileRewindPreview, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const given = parseInput(PreviewSchema, preview, 'preview');
@@ -216,6 +218,8 @@ export class FileRewinder {
         const changed: RewindConflictFile[] = [];
         const previewed = new Map(given.files.map((file) => [file.path, file.currentHash]));
         for (const file of fresh.preview.files) {
+          // A skipped file is not written: what happens to it meanwhile is the person's.
+          if (file.resolution === 'skip' && previewed.has(file.path)) continue;
           if (!previewed.has(file.path)) changed.push({ path: file.path, status: file.status, reason: 'this file joined the rewind after the preview' });
           else if (previewed.get(file.path) !== file.currentHash)
             changed.push({
@@ -256,7 +260,9 @@ export class FileRewinder {
           });
         }
         const workspace = this.workspaceOf(session);
-        return this.journaled(session, workspace, fresh.steps, 'preview', 'rewind', null, fresh.simulation.undone, options, pass);
+        const applied = await this.journaled(session, workspace, fresh.steps, 'preview', 'rewind', null, fresh.simulation.undone, options, pass);
+        const skipped = fresh.preview.files.filter((file) => file.resolution === 'skip').map((file) => file.path);
+        return skipped.length > 0 ? { ...applied, skipped } : applied;
       }),
     );
   }
@@ -334,7 +340,7 @@ export class FileRewinder {
       checkpoints,
       rewound,
       includeShellChanges: request.includeShellChanges ?? false,
-      resolutions: (request.resolutions ?? {}) as Record<string, ConflictResolution>,
+      resolutions: (request.resolutions ?? {}) as Record<string, FileResolution>,
       workspace: this.workspaceOf(session),
       snapshots: new SnapshotReader(this.blobs),
     });

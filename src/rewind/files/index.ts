@@ -12,6 +12,7 @@ export type {
   AppliedFileRewind,
   ApplyOptions,
   ConflictResolution,
+  FileResolution,
   FileRewindApplyEvent,
   FileRewindEntryData,
   FileRewindEvents,

@@ -42,7 +42,8 @@ export function planSteps(outcomes: Iterable<PathOutcome>): PlannedStep[] {
       expected: outcome.initial,
       target: outcome.final,
       moveFrom: null,
-      resolution: outcome.resolution,
+      // A skipped path is blocked, so it is never planned.
+      resolution: outcome.resolution === 'skip' ? null : outcome.resolution,
       replacesDirectories: outcome.directoryInWay && outcome.final.exists ? outcome.directoryInWay.directories : null,
     });
   }

@@ -2,7 +2,7 @@ import { unifiedPatch } from '../../checkpoint/index.js';
 import type { Checkpoint } from '../../model/index.js';
 import type { Workspace } from '../../workspace/index.js';
 import { InvalidArgumentError } from '../../model/index.js';
-import type { ConflictResolution, FileRewindPreview, PreviewFile } from './file-rewind-types.js';
+import type { FileResolution, FileRewindPreview, PreviewFile } from './file-rewind-types.js';
 import { planSteps, type PlannedStep } from './rewind-plan.js';
 import { simulateRewind, type PathOutcome, type Simulation } from './rewind-simulation.js';
 import type { SnapshotReader } from './snapshot-reader.js';
@@ -14,7 +14,7 @@ export interface PreviewInput {
   checkpoints: readonly Checkpoint[];
   rewound: ReadonlySet<string>;
   includeShellChanges: boolean;
-  resolutions: Record<string, ConflictResolution>;
+  resolutions: Record<string, FileResolution>;
   workspace: Workspace;
   snapshots: SnapshotReader;
 }
@@ -55,7 +55,7 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
     }
   }
 
-  const probe: Record<string, ConflictResolution> = { ...input.resolutions };
+  const probe: Record<string, FileResolution> = { ...input.resolutions };
   for (const outcome of simulation.paths.values())
     if (outcome.blocked && outcome.status === 'external_modified' && !input.resolutions[outcome.path]) probe[outcome.path] = 'merge';
   const mergeProbe = Object.keys(probe).length > Object.keys(input.resolutions).length ? await simulateRewind({ ...base, resolutions: probe }) : simulation;
@@ -85,7 +85,10 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
 
   const blockers: string[] = [];
   const undoable = simulation.undone.length;
+  // A skipped file's changes are not undone by this rewind: they stay offered to a later one.
+  const skippedIds = new Set(files.filter((file) => file.resolution === 'skip').flatMap((file) => file.checkpointIds));
   if (candidates.length === 0) blockers.push(alreadyRewound.length > 0 ? 'every change in range was already rewound' : 'there are no file changes in range');
+  else if (files.length > 0 && files.every((file) => file.resolution === 'skip')) blockers.push('every file is skipped: nothing is left to rewind');
   else if (undoable === 0 && files.every((file) => file.status === 'safe'))
     blockers.push('only shell-command changes are in range; pass includeShellChanges to rewind them');
   for (const file of files) {
@@ -97,7 +100,9 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
     target: input.target,
     includeShellChanges: input.includeShellChanges,
     resolutions: { ...input.resolutions },
-    checkpointIds: candidates.filter((checkpoint) => input.includeShellChanges || checkpoint.source !== 'exec').map((checkpoint) => checkpoint.id),
+    checkpointIds: candidates
+      .filter((checkpoint) => (input.includeShellChanges || checkpoint.source !== 'exec') && !skippedIds.has(checkpoint.id))
+      .map((checkpoint) => checkpoint.id),
     alreadyRewound,
     files,
     shellChanges: simulation.shellChanges,

@@ -1,7 +1,7 @@
 import { hashContent, type Checkpoint } from '../../model/index.js';
 import { isLinkMode, type ResolvedPath, type Workspace } from '../../workspace/index.js';
 import { ABSENT, holdsVersion, readDisk, type ContentState } from './disk-state.js';
-import type { ConflictResolution, FileRewindStatus, ShellChange } from './file-rewind-types.js';
+import type { FileResolution, FileRewindStatus, ShellChange } from './file-rewind-types.js';
 import { directoryInWayReason, scanDirectoryInWay } from './directory-in-way.js';
 import { reverseMerge } from './reverse-merge.js';
 import { short, type SnapshotReader } from './snapshot-reader.js';
@@ -21,7 +21,8 @@ export interface SimulationInput {
   snapshots: SnapshotReader;
   policy: SimulationPolicy;
   includeShellChanges: boolean;
-  resolutions: Readonly<Record<string, ConflictResolution>>;
+  /** Per-path choices (`check` only): `merge`/`force` past a conflict, `skip` to leave the path as it is. */
+  resolutions: Readonly<Record<string, FileResolution>>;
 }
 
 /** Where one path starts (on disk), where the simulation leaves it, and why. */
@@ -32,8 +33,8 @@ export interface PathOutcome {
   final: ContentState;
   status: FileRewindStatus;
   reason: string | null;
-  resolution: ConflictResolution | null;
-  /** Blocked paths are left as they are. */
+  resolution: FileResolution | null;
+  /** Blocked paths are left as they are (a skipped one too: blocked, with resolution `skip`). */
   blocked: boolean;
   /** The newest checkpoint's after hash for this path. */
   expectedHash: string | null;
@@ -117,6 +118,22 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
         if (other !== path) block(other, 'external_modified', `changed together with ${path.path}, which cannot be rewound`);
     }
   };
+  /**
+   * A path the person chose to skip: left as it is, its changes not undone. Its status still says
+   * whether it changed since the agent wrote it; a path already blocked keeps its status and reason.
+   */
+  const skip = (path: PathOutcome): void => {
+    if (path.resolution === 'skip') return;
+    if (!path.blocked) {
+      path.blocked = true;
+      path.final = path.initial;
+      if (!holdsVersion(path.initial, path.expectedHash, path.expectedMode)) {
+        path.status = 'external_modified';
+        path.reason = describeMismatch(path.initial.hash, path.expectedHash, path.initial.mode, path.expectedMode);
+      }
+    }
+    path.resolution = 'skip';
+  };
   const problem = (checkpoint: Checkpoint, path: string, status: FileRewindStatus, code: string, reason: string, hash: string | null): void => {
     problems.push({ checkpointId: checkpoint.id, path, status, code, reason, hash });
   };
@@ -168,9 +185,12 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
       // the place of a file the agent left is someone else's.
       if (path.directoryInWay && path.expectedHash !== null)
         block(path, 'file_read_failed', 'it is now a directory; only files and symbolic links are rewound');
+      if (input.policy === 'check' && input.resolutions[path.path] === 'skip') skip(path);
     }
     const blocked = touched.find((path) => path.blocked);
     if (blocked) {
+      // A skipped path's changes are left alone, not a problem (the other half of a move through it stays too).
+      if (blocked.resolution === 'skip') continue;
       // An older layer of a file that cannot be peeled back cannot be simulated either.
       problem(
         checkpoint,

@@ -1,10 +1,10 @@
-import type { ConflictResolution, FileRewindPreview } from '../../../rewind/index.js';
+import type { ConflictResolution, FileResolution, FileRewindPreview } from '../../../rewind/index.js';
 import { plural, shortPath, table } from '../../render/format.js';
 import { mergeDiffLines } from '../../render/rewind-render.js';
 import type { ChatContext } from '../chat-context.js';
 
 export interface CheckedRewindFlow<Result> {
-  preview(choices: { resolutions: Record<string, ConflictResolution>; includeShellChanges: boolean }): Promise<FileRewindPreview>;
+  preview(choices: { resolutions: Record<string, FileResolution>; includeShellChanges: boolean }): Promise<FileRewindPreview>;
   apply(preview: FileRewindPreview): Promise<Result>;
   /** Ask before applying a preview with no conflict (default true). */
   confirm?: string;
@@ -15,12 +15,12 @@ export type CheckedOutcome<Result> = { kind: 'applied'; result: Result; preview:
 /**
  * Preview, choose, apply: shows what the rewind would do to each file; asks whether changes made by
  * shell commands go too; for each file changed since the agent (external_modified), offers merge
- * (only when it applies cleanly) or force, or cancel; then applies the checked preview. Nothing is
- * written before the last choice.
+ * (only when it applies cleanly), force, skip (leave it as it is) or cancel; then applies the
+ * checked preview. Nothing is written before the last choice.
  */
 export async function checkedRewind<Result>(context: ChatContext, flow: CheckedRewindFlow<Result>): Promise<CheckedOutcome<Result>> {
   const { io } = context;
-  const resolutions: Record<string, ConflictResolution> = {};
+  const resolutions: Record<string, FileResolution> = {};
   let includeShellChanges = false;
   let preview = await flow.preview({ resolutions, includeShellChanges });
   if (preview.shellChanges.length > 0 && preview.files.length === 0) {
@@ -49,11 +49,12 @@ export async function checkedRewind<Result>(context: ChatContext, flow: CheckedR
       io.print(io.style.error(`${shortPath(file.path)} cannot be rewound: ${file.status}${file.reason ? ` (${file.reason})` : ''}. Nothing was changed.`));
       return { kind: 'cancelled' };
     }
-    const choice = await io.pick<ConflictResolution | 'cancel'>({
+    const choice = await io.pick<ConflictResolution | 'skip' | 'cancel'>({
       title: `${shortPath(file.path)} changed after the agent wrote it. What should happen to it?`,
       items: [
         ...(file.mergeAvailable ? [{ label: "Merge: undo the agent's change and keep the later edits", value: 'merge' as const }] : []),
         { label: 'Overwrite with the earlier version (what is there now is kept; /redo brings it back)', value: 'force' as const },
+        { label: 'Skip: leave this file as it is, undo the rest', value: 'skip' as const },
         { label: 'Cancel: change nothing', value: 'cancel' as const },
       ],
     });
