@@ -32,6 +32,7 @@ export type {
   BlobStorageStats,
   BlobStorage,
   PendingBlobWrite,
+  RecompressDictionary,
   RecompressEncoding,
   RecompressOptions,
   RecompressReport,
