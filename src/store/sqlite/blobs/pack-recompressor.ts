@@ -70,23 +70,27 @@ export class PackRecompressor {
     return result;
   }
 
-  /** Staged blobs not yet recompressed, and their bytes. */
+  /** Staged blobs not yet recompressed, and their bytes (staging packs hold only raw rows: `blob_index_raw` finds them). */
   pending(): { blobs: number; bytes: number } {
     const staging = (this.db.prepare('SELECT name FROM blob_packs').pluck().all() as string[]).filter(isStagingPackName);
     if (staging.length === 0) return { blobs: 0, bytes: 0 };
     const row = this.db
       .prepare(
-        'SELECT COUNT(*) AS blobs, COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE pack IN (SELECT id FROM blob_packs WHERE name IN (SELECT value FROM json_each(?)))',
+        "SELECT COUNT(*) AS blobs, COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE encoding = 'raw' AND pack IN (SELECT id FROM blob_packs WHERE name IN (SELECT value FROM json_each(?)))",
       )
       .get(JSON.stringify(staging)) as { blobs: number; bytes: number };
     return row;
   }
 
-  /** Move every live blob of `pack`, chunk by chunk. False when stopped early (budget, or the pack is unreadable). */
+  /**
+   * Move every live blob of `pack` (staged blobs are raw: only whole raw blobs are staged, and
+   * compaction copies them as they are), chunk by chunk. The pack is removed afterwards only if
+   * no row at all refers to it. False when stopped early (budget, or the pack is unreadable).
+   */
   private async drain(pack: string, options: RecompressOptions, result: RecompressReport, outOfBudget: () => boolean): Promise<boolean> {
     const rows = this.db
       .prepare(
-        'SELECT lower(hex(hash)) AS hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset',
+        "SELECT lower(hex(hash)) AS hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE encoding = 'raw' AND pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset",
       )
       .all(pack) as StagedRow[];
     for (let start = 0; start < rows.length; ) {
