@@ -1,11 +1,12 @@
 import { checkHash, checkHashes, checkOptions, checkPut, checkPutMany, CompressOptionsSchema, GcOptionsSchema } from './blob-input-schemas.js';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, type BlobRecord } from '../model/index.js';
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
-import { decodeDeltaBlob, decodeWhole, encodeDeltaBlob, encodeForGood, encodeWhole, type EncodedBlob } from './blob-codec.js';
+import { decodeDeltaBlob, decodeWhole, encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
 import { canStage, EMPTY_COMPRESS_REPORT, type CompressReport } from './deferred-compression.js';
 import { pinBlobs, type BlobPin } from './blob-pin.js';
 import { collectGarbage, type GcOptions, type GcReport } from './gc.js';
 import { hashContent } from '../model/index.js';
+import { SharedBases } from './shared-bases.js';
 
 /**
  * What `BlobStore` needs from a store: its blob storage and the GC roots; with write intents and
@@ -111,6 +112,7 @@ const MIN_STAGED_BYTES = 32;
  */
 export class BlobStore {
   private readonly maxChainDepth: number;
+  private readonly sharedBases = new SharedBases();
 
   constructor(
     private readonly store: BlobStoreBackend,
@@ -289,7 +291,7 @@ export class BlobStore {
     const storage = this.store.blobs;
     if (!canStage(storage)) return { ...EMPTY_COMPRESS_REPORT };
     return storage.recompress({
-      encode: encodeForGood,
+      ...PACKED_RECOMPRESS,
       ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }),
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     });
@@ -414,6 +416,12 @@ export class BlobStore {
     for (let record = first; !decoded.has(record.hash) && record.encoding === 'delta'; ) {
       const baseHash = record.baseHash!;
       if (decoded.has(baseHash)) break;
+      const shared = this.sharedBases.get(baseHash);
+      if (shared) {
+        decoded.set(baseHash, shared);
+        added.push(baseHash);
+        break;
+      }
       if (chain.length > this.maxChainDepth * 4 + 1 || chain.some((link) => link.hash === baseHash)) {
         throw new BlobCorruptError({ hash, reason: `its delta chain loops or is too long at ${record.hash}` });
       }
@@ -441,6 +449,7 @@ export class BlobStore {
       }
       decoded.set(record.hash, below);
       added.push(record.hash);
+      if (level > 0 && record.encoding !== 'delta') this.sharedBases.keep(record, below);
     }
     const content = below!;
     if (content.length !== first.size || hashContent(content) !== hash) {

@@ -1,6 +1,6 @@
 import type { BlobRecord } from '../model/index.js';
 import type { Store } from '../store/store.js';
-import { encodeForGood } from './blob-codec.js';
+import { PACKED_RECOMPRESS } from './blob-codec.js';
 import { canStage, type CompressReport } from './deferred-compression.js';
 
 export interface GcOptions {
@@ -95,7 +95,7 @@ export async function collectGarbage(
   if (!dryRun && compress !== false && canStage(storage)) {
     // After the sweep, so blobs just deleted are not compressed for nothing.
     const budget = compress === true ? {} : compress;
-    report.compressed = await storage.recompress({ encode: encodeForGood, ...budget });
+    report.compressed = await storage.recompress({ ...PACKED_RECOMPRESS, ...budget });
   }
   return report;
 }

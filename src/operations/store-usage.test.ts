@@ -17,7 +17,7 @@ describe('storeUsage: where the bytes go', () => {
     const { database } = usage;
     const names = database.contents.map((item) => item.name);
     expect(names).toEqual(expect.arrayContaining(['checkpoints', 'blob_index', 'messages']));
-    expect(database.contents.find((item) => item.name === 'blob_index_pack')?.kind).toBe('index');
+    expect(database.contents.find((item) => item.name === 'blob_index_raw')?.kind).toBe('index');
     expect(database.rowsBytes).toBeGreaterThan(0);
     expect(database.indexBytes).toBeGreaterThan(0);
     // Pages of the database file and its WAL: the tables, indexes and free pages never exceed them.

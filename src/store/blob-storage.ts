@@ -59,15 +59,30 @@ export interface PendingBlobWrite {
   abort(): void;
 }
 
-/** How a staged (raw) blob is to be kept for good. */
-export interface RecompressEncoding {
-  encoding: 'raw' | 'deflate';
-  bytes: Buffer;
+/**
+ * How a staged (raw) blob is to be kept for good: whole, or (only when `encode` was handed a
+ * dictionary) a delta whose base is that dictionary's blob.
+ */
+export type RecompressEncoding = { encoding: 'raw' | 'deflate'; bytes: Buffer } | { encoding: 'delta'; bytes: Buffer; baseHash: string };
+
+/** A preset dictionary for one chunk of staged blobs, stored as a blob of its own (whole) beside them. */
+export interface RecompressDictionary {
+  hash: string;
+  content: Buffer;
+  stored: { encoding: 'raw' | 'deflate'; bytes: Buffer };
 }
 
 export interface RecompressOptions {
-  /** Encode one staged blob for good (the blob layer's codec: deflate when it pays, else raw). */
-  encode(content: Buffer, blob: { hash: string; size: number }): RecompressEncoding;
+  /**
+   * Encode one staged blob for good (the blob layer's codec: deflate when it pays, else raw; with
+   * `dictionary`, a delta against it when that is smaller).
+   */
+  encode(content: Buffer, blob: { hash: string; size: number }, dictionary?: RecompressDictionary): RecompressEncoding;
+  /**
+   * Optional: a dictionary for a chunk, given its whole staged contents (null: none). The backend
+   * stores it in the same transaction that points blobs at it, so it is never swept in between.
+   */
+  dictionary?(contents: readonly Buffer[]): RecompressDictionary | null;
   /** Stop once this many staged bytes were processed (checked between chunks). */
   maxBytes?: number;
   /** Stop once this much time went by (checked between chunks of about 8 MiB). */

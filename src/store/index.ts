@@ -32,6 +32,7 @@ export type {
   StagedBlobBatch,
   PendingBlobWrite,
   RecompressOptions,
+  RecompressDictionary,
   RecompressEncoding,
   RecompressReport,
   NewEffect,

@@ -33,6 +33,7 @@ export type {
   BlobStorageStats,
   BlobStorage,
   PendingBlobWrite,
+  RecompressDictionary,
   RecompressEncoding,
   RecompressOptions,
   RecompressReport,

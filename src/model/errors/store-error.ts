@@ -3,6 +3,7 @@ import { WaypointError } from './waypoint-error.js';
 export type StoreErrorCode =
   | 'NOT_A_WAYPOINT_STORE'
   | 'STORE_SCHEMA_TOO_NEW'
+  | 'STORE_MIGRATION_FAILED'
   | 'STORE_READ_ONLY'
   | 'STORE_CLOSED'
   | 'STORE_BUSY'

@@ -12,7 +12,7 @@ export interface Migration {
  * Ordered schema migrations. Each runs inside the opening transaction; `PRAGMA user_version`
  * records the last one applied. Never edit a shipped migration: add the next one.
  */
-export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string): Migration[] {
+export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string, blobSchemaV6Sql: string): Migration[] {
   return [
     {
       version: 1,
@@ -51,6 +51,13 @@ export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string): Migr
         db.exec(PIN_SETS_SQL);
         // Nothing looks a checkpoint up by hash: GC's roots read every row anyway.
         db.exec('DROP INDEX IF EXISTS checkpoints_before; DROP INDEX IF EXISTS checkpoints_after;');
+      },
+    },
+    {
+      version: 6,
+      description: 'smaller blob indexes: no index of every row by pack or by delta base, a partial one of raw rows by pack',
+      up(db) {
+        db.exec(blobSchemaV6Sql);
       },
     },
   ];

@@ -69,7 +69,7 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
           details: { path, storeVersion: version, supportedVersion: latest },
         });
       }
-      migrate(db, options.migrations);
+      migrate(db, options.migrations, path);
     }
     return db;
   } catch (error) {
@@ -127,17 +127,38 @@ function unusablePath(path: string, reason: string, cause?: unknown): StoreError
   });
 }
 
-function migrate(db: Database.Database, list: Migration[]): void {
-  db.transaction(() => {
-    // Re-read inside the write lock: another process may have migrated meanwhile.
-    const current = db.pragma('user_version', { simple: true }) as number;
-    for (const migration of list) {
-      if (migration.version <= current) continue;
-      migration.up(db);
-      db.pragma(`user_version = ${migration.version}`);
-    }
-    db.pragma(`application_id = ${WAYPOINT_APPLICATION_ID}`);
-  }).immediate();
+/**
+ * Every pending migration in one transaction: a failure rolls all of them back, so the file stays
+ * as it was. A failure that is not the disk, a lock or permissions (those map to their own codes)
+ * is `STORE_MIGRATION_FAILED`, naming the migration.
+ */
+function migrate(db: Database.Database, list: Migration[], path: string): void {
+  let running: Migration | null = null;
+  let from = 0;
+  try {
+    db.transaction(() => {
+      // Re-read inside the write lock: another process may have migrated meanwhile.
+      from = db.pragma('user_version', { simple: true }) as number;
+      for (const migration of list) {
+        if (migration.version <= from) continue;
+        running = migration;
+        migration.up(db);
+        db.pragma(`user_version = ${migration.version}`);
+      }
+      running = null;
+      db.pragma(`application_id = ${WAYPOINT_APPLICATION_ID}`);
+    }).immediate();
+  } catch (error) {
+    const mapped = mapStoreFailure(error, { path, operation: 'upgrade the store' });
+    if (mapped !== error || running === null) throw mapped;
+    const failed = running as Migration;
+    throw new StoreError({
+      code: 'STORE_MIGRATION_FAILED',
+      message: `Cannot upgrade the store ${path} to schema version ${failed.version} (${failed.description}): ${(error as Error).message}. Nothing was changed: the store is still at version ${from}; keep a copy of it and report this.`,
+      details: { path, storeVersion: from, failedVersion: failed.version },
+      cause: error,
+    });
+  }
 }
 
 function refuseForeignFile(path: string): void {

@@ -1,5 +1,5 @@
 /**
- * DDL of the SQLite backend's blob index, as migration 5 leaves it (the layout a new database
+ * DDL of the SQLite backend's blob index, as migration 6 leaves it (the layout a new database
  * gets). Blob bytes are not in the database: they live in append-only pack files beside it, and
  * these tables say where.
  *
@@ -33,8 +33,19 @@ CREATE TABLE IF NOT EXISTS blob_index (
   CHECK ((encoding = 'delta') = (base_hash IS NOT NULL))
 ) STRICT, WITHOUT ROWID;
 
-CREATE INDEX IF NOT EXISTS blob_index_pack ON blob_index(pack);
-CREATE INDEX IF NOT EXISTS blob_index_base ON blob_index(base_hash) WHERE base_hash IS NOT NULL;
+CREATE INDEX IF NOT EXISTS blob_index_raw ON blob_index(pack) WHERE encoding = 'raw';
+`;
+
+/**
+ * Migration 6's part for the blob tables: the index of every row by pack (a hash in each entry,
+ * about as large as the table's own rows) and the index of delta bases go. Only the compress pass
+ * looks rows up by pack often, and the rows it moves (staged blobs) are raw, so a partial index of
+ * raw rows serves it; compaction and GC's sweep read the whole table, as GC's mark already does.
+ */
+export const BLOB_SCHEMA_V6_MIGRATION_SQL = `
+DROP INDEX blob_index_pack;
+DROP INDEX blob_index_base;
+CREATE INDEX blob_index_raw ON blob_index(pack) WHERE encoding = 'raw';
 `;
 
 /** Reads `blob_index` rows with their pack's name (`i` is the index, `p` the pack); add a WHERE or ORDER BY. */

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { BlobEncoding } from '../../../model/index.js';
-import { EMPTY_RECOMPRESS_REPORT, type RecompressOptions, type RecompressReport } from '../../store.js';
+import { InvalidArgumentError, type BlobEncoding } from '../../../model/index.js';
+import { EMPTY_RECOMPRESS_REPORT, type RecompressDictionary, type RecompressOptions, type RecompressReport } from '../../store.js';
 import type { PackCompactor } from './pack-compactor.js';
 import { isProcessAlive, isStagingPackName } from './pack-file-name.js';
 import type { PackReader } from './pack-reader.js';
@@ -70,23 +70,27 @@ export class PackRecompressor {
     return result;
   }
 
-  /** Staged blobs not yet recompressed, and their bytes. */
+  /** Staged blobs not yet recompressed, and their bytes (staging packs hold only raw rows: `blob_index_raw` finds them). */
   pending(): { blobs: number; bytes: number } {
     const staging = (this.db.prepare('SELECT name FROM blob_packs').pluck().all() as string[]).filter(isStagingPackName);
     if (staging.length === 0) return { blobs: 0, bytes: 0 };
     const row = this.db
       .prepare(
-        'SELECT COUNT(*) AS blobs, COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE pack IN (SELECT id FROM blob_packs WHERE name IN (SELECT value FROM json_each(?)))',
+        "SELECT COUNT(*) AS blobs, COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE encoding = 'raw' AND pack IN (SELECT id FROM blob_packs WHERE name IN (SELECT value FROM json_each(?)))",
       )
       .get(JSON.stringify(staging)) as { blobs: number; bytes: number };
     return row;
   }
 
-  /** Move every live blob of `pack`, chunk by chunk. False when stopped early (budget, or the pack is unreadable). */
+  /**
+   * Move every live blob of `pack` (staged blobs are raw: only whole raw blobs are staged, and
+   * compaction copies them as they are), chunk by chunk. The pack is removed afterwards only if
+   * no row at all refers to it. False when stopped early (budget, or the pack is unreadable).
+   */
   private async drain(pack: string, options: RecompressOptions, result: RecompressReport, outOfBudget: () => boolean): Promise<boolean> {
     const rows = this.db
       .prepare(
-        'SELECT lower(hex(hash)) AS hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset',
+        "SELECT lower(hex(hash)) AS hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE encoding = 'raw' AND pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset",
       )
       .all(pack) as StagedRow[];
     for (let start = 0; start < rows.length; ) {
@@ -101,32 +105,91 @@ export class PackRecompressor {
       const span = this.readSpan(pack, chunk[0]!.offset, spanEnd - chunk[0]!.offset);
       // A vanished or truncated pack cannot be moved faithfully; leave it for a person to inspect.
       if (span === null) return false;
-      const encoded = chunk.map((row) => {
-        const stored = span.subarray(row.offset - chunk[0]!.offset, row.offset - chunk[0]!.offset + row.length);
+      let unfinished = false;
+      const whole = (row: StagedRow, stored: Buffer) => row.encoding === 'raw' && stored.length === row.size;
+      const contents = chunk.map((row) => span.subarray(row.offset - chunk[0]!.offset, row.offset - chunk[0]!.offset + row.length));
+      const dictionary = this.chunkDictionary(chunk, contents, options);
+      const encoded = chunk.map((row, index) => {
+        const stored = contents[index]!;
         // Only whole raw blobs are staged; anything else (or a size that disagrees) is copied as it is.
-        return row.encoding === 'raw' && stored.length === row.size ? options.encode(stored, row) : { encoding: row.encoding, bytes: stored };
+        return whole(row, stored)
+          ? { ...options.encode(stored, row, dictionary ?? undefined), copied: false }
+          : { encoding: row.encoding, bytes: stored, copied: true };
       });
-      const target = this.writer.append(encoded.map((item) => item.bytes));
+      for (const item of encoded) {
+        if (!item.copied && item.encoding === 'delta' && (!dictionary || !('baseHash' in item) || item.baseHash !== dictionary.hash)) {
+          throw new InvalidArgumentError({
+            parameter: 'encode',
+            value: item.encoding,
+            reason: 'a recompressed blob can only be a delta against the chunk dictionary',
+          });
+        }
+      }
+      const againstDictionary = (item: (typeof encoded)[number]) => !item.copied && item.encoding === 'delta';
+      const usesDictionary = dictionary !== null && encoded.some(againstDictionary);
+      // The dictionary's bytes go first in the same append, so they are durable before any row names them.
+      const appended = this.writer.append([...(usesDictionary ? [dictionary.stored.bytes] : []), ...encoded.map((item) => item.bytes)]);
+      const offsets = usesDictionary ? appended.offsets.slice(1) : appended.offsets;
+      const where = 'WHERE hash = unhex(?) AND pack = (SELECT id FROM blob_packs WHERE name = ?) AND pack_offset = ?';
       const update = this.db.prepare(
-        'UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ?, encoding = ? WHERE hash = unhex(?) AND pack = (SELECT id FROM blob_packs WHERE name = ?) AND pack_offset = ?',
+        `UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ?, encoding = ? ${where}`,
+      );
+      const updateDelta = this.db.prepare(
+        `UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ?, encoding = 'delta', base_hash = unhex(?), chain_depth = 1 ${where}`,
       );
       this.db
         .transaction(() => {
+          // In the transaction that points blobs at it: a GC sweep cannot fall between storing it and its first use.
+          const dictionaryReady = usesDictionary && this.storeDictionary(dictionary, appended.pack, appended.offsets[0]!);
           chunk.forEach((row, index) => {
             const item = encoded[index]!;
-            const changes = update.run(target.pack, target.offsets[index]!, item.bytes.length, item.encoding, row.hash, pack, row.offset).changes;
+            const delta = againstDictionary(item);
+            if (delta && !dictionaryReady) return; // stays staged for the next pass
+            const changes = delta
+              ? updateDelta.run(appended.pack, offsets[index]!, item.bytes.length, dictionary!.hash, row.hash, pack, row.offset).changes
+              : update.run(appended.pack, offsets[index]!, item.bytes.length, item.encoding, row.hash, pack, row.offset).changes;
             if (changes === 0) return;
             result.blobsMoved++;
-            if (item.encoding === 'deflate') result.blobsDeflated++;
+            if (item.encoding !== 'raw') result.blobsDeflated++;
             result.bytesOut += item.bytes.length;
           });
+          if (usesDictionary && !dictionaryReady) unfinished = true;
         })
         .immediate();
       result.bytesIn += chunk.reduce((sum, row) => sum + row.length, 0);
       // Let other work in this process run between chunks (reads, writes, timers).
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (start < rows.length && outOfBudget()) return false;
+      if (unfinished || (start < rows.length && outOfBudget())) return false;
     }
+    return true;
+  }
+
+  /**
+   * The caller's dictionary for this chunk's whole staged blobs, unless its content is one of them
+   * or is stored as a delta already (a blob would then end up a delta of itself, or a chain loop).
+   */
+  private chunkDictionary(chunk: readonly StagedRow[], contents: readonly Buffer[], options: RecompressOptions): RecompressDictionary | null {
+    if (!options.dictionary) return null;
+    const dictionary = options.dictionary(contents.filter((content, index) => chunk[index]!.encoding === 'raw' && content.length === chunk[index]!.size));
+    if (!dictionary || chunk.some((row) => row.hash === dictionary.hash)) return null;
+    const existing = this.db.prepare('SELECT encoding FROM blob_index WHERE hash = unhex(?)').pluck().get(dictionary.hash) as string | undefined;
+    return existing === undefined || existing !== 'delta' ? dictionary : null;
+  }
+
+  /**
+   * Index the dictionary appended at `offset` of `pack`, inside the caller's transaction; a row of
+   * the same content already there serves as well. False when that row is a delta (a concurrent
+   * pass made it one): the chunk's dictionary deltas then wait for the next pass.
+   */
+  private storeDictionary(dictionary: RecompressDictionary, pack: string, offset: number): boolean {
+    const existing = this.db.prepare('SELECT encoding FROM blob_index WHERE hash = unhex(?)').pluck().get(dictionary.hash) as string | undefined;
+    if (existing !== undefined) return existing !== 'delta';
+    this.db
+      .prepare(
+        `INSERT INTO blob_index (hash, pack, pack_offset, stored_size, size, encoding, base_hash, chain_depth, created_at)
+         VALUES (unhex(?), (SELECT id FROM blob_packs WHERE name = ?), ?, ?, ?, ?, NULL, 0, ?)`,
+      )
+      .run(dictionary.hash, pack, offset, dictionary.stored.bytes.length, dictionary.content.length, dictionary.stored.encoding, Date.now());
     return true;
   }
 
