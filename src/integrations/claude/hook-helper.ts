@@ -7,6 +7,9 @@ import { ChangeTracker } from './change-tracker.js';
 import { helperIdleMs, helperPaths } from './helper-paths.js';
 import { type HelperEndpoint, HelperRequestReader, newEndpoint, readEndpoint, REPLY_DENIED, REPLY_OK, writeEndpoint } from './helper-protocol.js';
 
+/** How long a connection may stay silent (no request yet, or no reply read) before it is dropped. */
+const CONNECTION_IDLE_MS = 120_000;
+
 /**
  * The resident helper of one store: keeps the engine loaded and the store open, so a hook event
  * costs the client's start and the event's own work instead of loading and opening everything
@@ -37,6 +40,8 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
     const reader = new HelperRequestReader(endpoint.clientToken);
     let taken = false;
     connection.setNoDelay(true);
+    // A client that connects and never finishes its request cannot keep a stopping helper alive.
+    connection.setTimeout(CONNECTION_IDLE_MS, () => connection.destroy());
     connection.on('error', () => {});
     connection.write(`${endpoint.serverToken}\n`);
     connection.on('data', (chunk: Buffer) => {
@@ -71,10 +76,11 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
         const gone = !existsSync(storePath) || !existsSync(lock);
         if (!gone && Date.now() - last < idle) return;
         clearInterval(timer);
-        // No new client finds this helper from here on; one that read the file just before gets a refused connection and falls back.
+        // No new client finds this helper from here on; one that read the file just before gets a
+        // refused connection and falls back. Connections already taken are served to their end
+        // (close's callback waits for them) before the store closes.
         removeOwnEndpoint(endpointPath, endpoint!);
-        server.close();
-        resolve();
+        server.close(() => resolve());
       },
       Math.min(idle, 1000),
     );
