@@ -6,14 +6,14 @@
  * checkpoint tools do), measured in the same run, interleaved call by call so load hits all alike.
  *
  * Variants, each with a store of its own (so each has its own resident helper):
- * - `installed`: the command `hooks install` writes (the shell client: curl to the helper);
+ * - `installed`: the command `hooks install` writes (the bash client: one bash process, /dev/tcp to the helper);
  * - `node client`: the Node client alone, to the same kind of helper (`hookCommand({ shell: false })`);
  * - `no tracking`: the installed command, its helper started with `WAYPOINT_HOOK_TRACKING=off`
  *   (every scan lstats the whole tree);
  * - `no helper`: `WAYPOINT_HOOK_HELPER=off` (each event loads the engine and opens the store).
- * Floors, per event, for what cannot be cut: `sh -c true`; the shell client's processes (sh, cat,
- * curl) alone; the installed command on an event that needs no work (a read-only tool: the round
- * trip through curl and the helper); `node -e 0`.
+ * Floors, per event, for what cannot be cut: `sh -c true`; the bash client's processes (`sh -c`
+ * starting bash) alone; the installed command on an event that needs no work (a read-only tool: the
+ * round trip through bash and the helper); `node -e 0`.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -98,9 +98,9 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   const add = (key: string, value: number, round: number) => {
     if (round >= 2) (times[key] ??= []).push(value);
   };
-  // Floors, per event: a shell start; the shell client's own processes (sh, cat, curl) with no
+  // Floors, per event: a shell start; the bash client's own processes (sh starting bash) with no
   // helper behind them; the installed command on an event with no work (a read-only tool: one
-  // round trip through curl and the helper); a Node start.
+  // round trip through bash and the helper); a Node start.
   const installed = variants[0]!;
   const readInput = { tool_name: 'Read', tool_input: { file_path: writeTarget } };
   const timed = (key: string, round: number, fn: () => unknown) => {
@@ -110,9 +110,7 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   };
   const floors = (round: number) => {
     timed('floor sh', round, () => spawnSync('/bin/sh', ['-c', 'true']));
-    timed('floor client processes', round, () =>
-      spawnSync('/bin/sh', ['-c', 'input=$(cat; printf x); printf %s "$input" | curl -s --version >/dev/null'], { input: JSON.stringify(base) }),
-    );
+    timed('floor client processes', round, () => spawnSync('/bin/sh', ['-c', "/bin/bash -c 'IFS= read -r -N 8192 input'"], { input: JSON.stringify(base) }));
     timed('floor round trip', round, () => hook(installed, { hook_event_name: 'PreToolUse', tool_use_id: 'read', ...readInput }));
     timed('floor node', round, () => spawnSync(process.execPath, ['-e', '0']));
   };
@@ -133,7 +131,7 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   }
   const shadowTime = summary(times.shadow!);
   const floor = (key: string) => summary(times[key]!).median.toFixed(1);
-  const floorNote = `floors per event (median): sh -c true ${floor('floor sh')} ms; the shell client's processes (sh, cat, curl) ${floor('floor client processes')} ms; a no-work event through the installed command (those + the helper's round trip) ${floor('floor round trip')} ms; node -e 0 ${floor('floor node')} ms`;
+  const floorNote = `floors per event (median): sh -c true ${floor('floor sh')} ms; the bash client's processes (sh starting bash, reading the event) ${floor('floor client processes')} ms; a no-work event through the installed command (those + the round trip through the helper) ${floor('floor round trip')} ms; node -e 0 ${floor('floor node')} ms`;
   const results: BenchResult[] = [
     {
       suite,

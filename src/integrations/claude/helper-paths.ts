@@ -2,14 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** The resident helper's socket and lock, beside the store (`claude-hooks/`). */
-export function helperPaths(storePath: string): { socket: string; lock: string } {
+/** The resident helper's endpoint file (its port and tokens) and lock, beside the store (`claude-hooks/`). */
+export function helperPaths(storePath: string): { endpoint: string; lock: string } {
   const dir = join(dirname(storePath), 'claude-hooks');
-  return { socket: join(dir, 'helper.sock'), lock: join(dir, 'helper.lock') };
+  return { endpoint: join(dir, 'helper.port'), lock: join(dir, 'helper.lock') };
 }
-
-/** Unix socket paths are limited (108 bytes on Linux, 104 on macOS): longer ones go without a helper. */
-export const MAX_SOCKET_PATH = 100;
 
 /** How long the helper waits for a next event before it stops (ms). */
 export function helperIdleMs(env: NodeJS.ProcessEnv = process.env): number {

@@ -5,7 +5,8 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { defaultStorePath } from '../../engine/store-location.js';
 import { hookStoreFromFlags, type HookStore } from '../hook-store.js';
-import { MAX_SOCKET_PATH, helperPaths, helperRunning } from './helper-paths.js';
+import { helperPaths, helperRunning } from './helper-paths.js';
+import { type HelperEndpoint, readEndpoint, REPLY_OK, tokensMatch } from './helper-protocol.js';
 import { changesNothing } from './tool-coverage.js';
 
 /** How long the client waits for the helper to record an event before leaving it to the helper. */
@@ -14,7 +15,7 @@ const REPLY_TIMEOUT_MS = 55_000;
 /**
  * `waypoint hooks run claude [--store f | --store-file f]` and `waypoint hooks serve claude […]`, without
  * loading the rest of the CLI. `run` hands the event on stdin to the store's resident helper over
- * its unix socket, starting the helper when there is none (that event is then handled in this
+ * 127.0.0.1 (see `helper-protocol.ts`), starting the helper when there is none (that event is then handled in this
  * process); `WAYPOINT_HOOK_HELPER=off` handles every event in-process. Always resolves to 0:
  * Claude Code must go on whatever happens here (failures are logged, see `runClaudeHook`).
  */
@@ -35,9 +36,10 @@ export async function runHookCommand(argv: readonly string[], env: NodeJS.Proces
   }
   const stdin = await readStdin();
   if (argv[1] === 'claude' && skippable(stdin)) return 0;
-  const { socket } = helperPaths(storePath);
-  if (argv[1] === 'claude' && env.WAYPOINT_HOOK_HELPER !== 'off' && socket.length <= MAX_SOCKET_PATH) {
-    const reply = await sendToHelper(socket, stdin);
+  const endpoint = readEndpoint(helperPaths(storePath).endpoint);
+  // A NUL ends an event on the wire (an event holding one is no JSON: the handler logs it).
+  if (argv[1] === 'claude' && env.WAYPOINT_HOOK_HELPER !== 'off' && !stdin.includes('\0')) {
+    const reply = endpoint === null ? 'unavailable' : await sendToHelper(endpoint, stdin);
     if (reply !== 'unavailable') return 0;
     startHelper(store.flags);
   }
@@ -69,11 +71,11 @@ function skippable(stdin: string): boolean {
 }
 
 /** `ok`: recorded; `timeout`: the helper has it but is slow (it finishes it); `unavailable`: no helper took it. */
-function sendToHelper(socket: string, stdin: string): Promise<'ok' | 'timeout' | 'unavailable'> {
+function sendToHelper(endpoint: HelperEndpoint, stdin: string): Promise<'ok' | 'timeout' | 'unavailable'> {
   return new Promise((resolvePromise) => {
-    let reply = '';
+    let received = '';
     let sent = false;
-    const connection = connect(socket);
+    const connection = connect(endpoint.port, '127.0.0.1');
     const timer = setTimeout(() => finish(sent ? 'timeout' : 'unavailable'), REPLY_TIMEOUT_MS);
     const finish = (result: 'ok' | 'timeout' | 'unavailable') => {
       clearTimeout(timer);
@@ -81,17 +83,22 @@ function sendToHelper(socket: string, stdin: string): Promise<'ok' | 'timeout' |
       resolvePromise(result);
     };
     connection.setEncoding('utf8');
-    connection.on('connect', () => {
-      sent = true;
-      connection.write(`${JSON.stringify({ stdin })}\n`);
-    });
     connection.on('data', (chunk: string) => {
-      reply += chunk;
-      if (reply.includes('\n')) finish(reply.startsWith('ok') ? 'ok' : 'unavailable');
+      received += chunk;
+      if (!sent) {
+        const newline = received.indexOf('\n');
+        if (newline < 0) return;
+        // Nothing is sent to a listener that cannot show the helper's token.
+        if (!tokensMatch(received.slice(0, newline), endpoint.serverToken)) return finish('unavailable');
+        received = received.slice(newline + 1);
+        sent = true;
+        connection.write(`${endpoint.clientToken}\n${stdin}\0`);
+      }
+      if (received.includes('\n')) finish(received === REPLY_OK ? 'ok' : 'unavailable');
     });
-    // Refused, no socket, or the helper went away before answering: the event is handled here.
+    // Refused (no helper on that port any more), or the helper went away before answering: the event is handled here.
     connection.on('error', () => finish('unavailable'));
-    connection.on('close', () => finish(reply.startsWith('ok') ? 'ok' : 'unavailable'));
+    connection.on('close', () => finish(received === REPLY_OK ? 'ok' : 'unavailable'));
   });
 }
 

@@ -7,18 +7,22 @@ function quote(word: string): string {
   return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** Where the bash client's shell is looked for: an absolute path, so Claude's `PATH` does not matter. */
+export const BASH = '/bin/bash';
+
 /**
- * The command Claude Code runs for each hooked event: `sh` with this package's `bin/claude-hook.sh`
- * (which hands the event to the store's resident helper with curl when one is up, so no Node
- * starts), followed by the Node client it falls back to — this Node and `bin/waypoint.js` by
- * absolute path (so it works from any directory and whatever `PATH` Claude has), `hooks run
- * claude`, and the store when one was named at install (`storeFlags`: a database store by the file its URL is kept in). `shell: false` gives the Node client alone.
+ * The command Claude Code runs for each hooked event (through `/bin/sh -c`): `/bin/bash` with this
+ * package's `bin/claude-hook.bash` (which hands the event to the store's resident helper over
+ * loopback TCP with bash builtins alone, so one process starts and no Node), followed by the Node
+ * client it falls back to — this Node and `bin/waypoint.js` by absolute path (so it works from any
+ * directory and whatever `PATH` Claude has), `hooks run claude`, and the store when one was named
+ * at install (`storeFlags`: a database store by the file its URL is kept in). Without `/bin/bash`, or with `shell: false`, the Node client alone.
  */
 export function hookCommand(options: { storePath?: string; storeFlags?: readonly string[]; node?: string; bin?: string; shell?: boolean } = {}): string {
   const node = options.node ?? process.execPath;
   const bin = options.bin ?? realpathSync(fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url)));
   const client = [node, bin, 'hooks', 'run', 'claude', ...(options.storeFlags ?? (options.storePath ? ['--store', options.storePath] : []))];
-  const shellClient = join(dirname(bin), 'claude-hook.sh');
-  const words = options.shell === false || !existsSync(shellClient) ? client : ['/bin/sh', shellClient, ...client];
+  const shellClient = join(dirname(bin), 'claude-hook.bash');
+  const words = options.shell === false || !existsSync(shellClient) || !existsSync(BASH) ? client : [BASH, shellClient, ...client];
   return words.map(quote).join(' ');
 }

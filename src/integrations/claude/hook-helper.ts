@@ -1,11 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { openWaypoint } from '../../engine/index.js';
 import { runClaudeHook } from './hook-handler.js';
 import { ChangeTracker } from './change-tracker.js';
 import { helperIdleMs, helperPaths } from './helper-paths.js';
-import { HelperRequestReader, HTTP_BAD_REQUEST } from './helper-protocol.js';
+import { type HelperEndpoint, HelperRequestReader, newEndpoint, readEndpoint, REPLY_DENIED, REPLY_OK, writeEndpoint } from './helper-protocol.js';
+
+/** How long a connection may stay silent (no request yet, or no reply read) before it is dropped. */
+const CONNECTION_IDLE_MS = 120_000;
 
 /**
  * The resident helper of one store: keeps the engine loaded and the store open, so a hook event
@@ -13,15 +16,16 @@ import { HelperRequestReader, HTTP_BAD_REQUEST } from './helper-protocol.js';
  * again. The hook client starts it on demand (`waypoint hooks serve claude`). One per store: it
  * holds a lock directory with its pid for its lifetime (a dead holder's is taken over), so
  * concurrent starts leave one helper and the others exit at once. Events are handled one at a
- * time, each under its session's lock like any hook process, and answered `ok` when recorded
- * (over a JSON line from the Node client, or HTTP from the shell client: see `helper-protocol.ts`).
+ * time, each under its session's lock like any hook process, and answered `ok` when recorded. It
+ * listens on 127.0.0.1 only, on a port it publishes with its tokens in a 0600 file beside the store
+ * (see `helper-protocol.ts`): the bash client and the Node client speak the same protocol.
  * Its workspace scans go through a {@link ChangeTracker} (`WAYPOINT_HOOK_TRACKING=off`: none).
  * It stops after `WAYPOINT_HOOK_HELPER_IDLE_MS` (default 10 minutes) without events, or when its
  * store's directory is gone. Resolves when it has stopped. `storePath` is the store file, or for a
  * database store (`location`, a URL) the file its URL is kept in: the helper's files live beside it.
  */
 export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv = process.env, location: string = storePath): Promise<void> {
-  const { socket: socketPath, lock } = helperPaths(storePath);
+  const { endpoint: endpointPath, lock } = helperPaths(storePath);
   mkdirSync(dirname(lock), { recursive: true });
   if (!takeLock(lock)) return;
   const waypoint = await openWaypoint({ path: location });
@@ -30,18 +34,24 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
   const tracker = process.platform === 'linux' && env.WAYPOINT_HOOK_TRACKING !== 'off' ? new ChangeTracker() : null;
   let queue: Promise<void> = Promise.resolve();
   let last = Date.now();
+  let endpoint: HelperEndpoint | null = null;
   const server = createServer((connection) => serve(connection));
   const serve = (connection: Socket) => {
-    const reader = new HelperRequestReader();
+    if (endpoint === null) return connection.destroy();
+    const reader = new HelperRequestReader(endpoint.clientToken);
     let taken = false;
+    connection.setNoDelay(true);
+    // A client that connects and never finishes its request cannot keep a stopping helper alive.
+    connection.setTimeout(CONNECTION_IDLE_MS, () => connection.destroy());
     connection.on('error', () => {});
+    connection.write(`${endpoint.serverToken}\n`);
     connection.on('data', (chunk: Buffer) => {
       if (taken) return;
       const request = reader.feed(chunk);
       if (request === null) return;
       taken = true;
-      if (request === 'bad') {
-        connection.end(HTTP_BAD_REQUEST);
+      if (request === 'denied') {
+        connection.end(REPLY_DENIED);
         return;
       }
       queue = queue.then(async () => {
@@ -49,15 +59,17 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
         await tracker?.settle();
         await runClaudeHook(request.stdin, { storePath, waypoint, ...(tracker ? { scanIo: tracker.io } : {}) });
         last = Date.now();
-        connection.end(request.ok);
+        connection.end(REPLY_OK);
       });
     });
   };
-  rmSync(socketPath, { force: true });
+  // Loopback only: the port is reachable from this machine alone, and the tokens keep other local users out.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(socketPath, () => resolve());
+    server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
   });
+  endpoint = newEndpoint((server.address() as AddressInfo).port);
+  writeEndpoint(endpointPath, endpoint);
   const idle = helperIdleMs(env);
   await new Promise<void>((resolve) => {
     const timer = setInterval(
@@ -65,8 +77,11 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
         const gone = !existsSync(storePath) || !existsSync(lock);
         if (!gone && Date.now() - last < idle) return;
         clearInterval(timer);
-        server.close();
-        resolve();
+        // No new client finds this helper from here on; one that read the file just before gets a
+        // refused connection and falls back. Connections already taken are served to their end
+        // (close's callback waits for them) before the store closes.
+        removeOwnEndpoint(endpointPath, endpoint!);
+        server.close(() => resolve());
       },
       Math.min(idle, 1000),
     );
@@ -74,8 +89,12 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
   await queue;
   tracker?.close();
   await waypoint.close();
-  rmSync(socketPath, { force: true });
   releaseLock(lock);
+}
+
+/** Removes the endpoint file if it is still this helper's (a newer helper's is left alone). */
+function removeOwnEndpoint(path: string, endpoint: HelperEndpoint): void {
+  if (readEndpoint(path)?.serverToken === endpoint.serverToken) rmSync(path, { force: true });
 }
 
 /** Takes the helper lock: false when a live helper holds it. */

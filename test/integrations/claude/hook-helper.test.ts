@@ -26,11 +26,11 @@ function alive(pid: number): boolean {
 describe("the hooks' resident helper (real processes)", () => {
   let fixture: ReturnType<typeof createProject>;
   let lock: string;
-  let socket: string;
+  let endpoint: string;
   beforeEach(() => {
     fixture = createProject({ 'README.md': 'readme\n' });
     lock = join(fixture.home, '.waypoint', 'claude-hooks', 'helper.lock');
-    socket = join(fixture.home, '.waypoint', 'claude-hooks', 'helper.sock');
+    endpoint = join(fixture.home, '.waypoint', 'claude-hooks', 'helper.port');
   });
   afterEach(() => fixture.cleanup());
 
@@ -52,7 +52,7 @@ describe("the hooks' resident helper (real processes)", () => {
     const extra = [1, 2, 3, 4].map(() =>
       spawn(process.execPath, [BIN, 'hooks', 'serve', 'claude', '--store', fixture.storePath], { stdio: 'ignore', env: ENV }),
     );
-    for (let wait = 0; wait < 300 && !existsSync(socket); wait++) await sleep(100);
+    for (let wait = 0; wait < 300 && !existsSync(endpoint); wait++) await sleep(100);
     const pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
     expect(alive(pid)).toBe(true);
     // Every start but the helper's own ends by itself, soon.
@@ -66,17 +66,17 @@ describe("the hooks' resident helper (real processes)", () => {
     expect(alive(pid)).toBe(true);
     for (let wait = 0; wait < 900 && alive(pid); wait++) await sleep(100);
     expect(alive(pid)).toBe(false);
-    expect(existsSync(socket)).toBe(false);
+    expect(existsSync(endpoint)).toBe(false);
     expect(existsSync(lock)).toBe(false);
   });
 
-  it('a helper killed with SIGKILL leaves a dead socket: the next event is still recorded, and a new helper takes over', async () => {
+  it('a helper killed with SIGKILL leaves a stale endpoint file: the next event is still recorded, and a new helper takes over', async () => {
     expect(await hook({ hook_event_name: 'UserPromptSubmit', prompt: 'go' })).toBe(0);
-    for (let wait = 0; wait < 300 && !existsSync(socket); wait++) await sleep(100);
+    for (let wait = 0; wait < 300 && !existsSync(endpoint); wait++) await sleep(100);
     const first = Number(readFileSync(join(lock, 'pid'), 'utf8'));
     process.kill(first, 'SIGKILL');
     for (let wait = 0; wait < 300 && alive(first); wait++) await sleep(100);
-    expect(existsSync(socket)).toBe(true);
+    expect(existsSync(endpoint)).toBe(true);
     expect(await hook({ hook_event_name: 'PreToolUse', ...write('w1', 'b.txt') })).toBe(0);
     writeFileSync(join(fixture.project, 'b.txt'), 'b\n');
     expect(await hook({ hook_event_name: 'PostToolUse', ...write('w1', 'b.txt') })).toBe(0);
