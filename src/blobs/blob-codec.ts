@@ -60,9 +60,14 @@ export function decodeWhole(encoding: Exclude<BlobEncoding, 'delta'>, bytes: Buf
 
 /** Content of a delta blob given its base's content. Throws on undecodable bytes. */
 export function decodeDeltaBlob(base: Buffer, bytes: Buffer): Buffer {
+  return decodeDelta(base, deltaBody(bytes));
+}
+
+/** The delta a stored delta blob holds (inflated when it was kept deflated), for `decodeDelta` or `DeltaChain`. Throws on an unknown flag. */
+export function deltaBody(bytes: Buffer): Buffer {
   const flag = bytes[0];
   const body = bytes.subarray(1);
-  if (flag === DELTA_PLAIN) return decodeDelta(base, body);
-  if (flag === DELTA_DEFLATED) return decodeDelta(base, inflateRawSync(body));
+  if (flag === DELTA_PLAIN) return body;
+  if (flag === DELTA_DEFLATED) return inflateRawSync(body);
   throw new InvalidArgumentError({ parameter: 'delta', value: flag ?? null, reason: `unknown delta flag ${String(flag)}`, code: 'DELTA_MALFORMED' });
 }

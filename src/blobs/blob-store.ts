@@ -1,7 +1,8 @@
 import { checkHash, checkHashes, checkOptions, checkPut, checkPutMany, CompressOptionsSchema, GcOptionsSchema } from './blob-input-schemas.js';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, type BlobRecord } from '../model/index.js';
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
-import { decodeDeltaBlob, decodeWhole, encodeDeltaBlob, encodeForGood, encodeWhole, type EncodedBlob } from './blob-codec.js';
+import { encodeDeltaBlob, encodeForGood, encodeWhole, type EncodedBlob } from './blob-codec.js';
+import { decodeChain } from './chain-decode.js';
 import { canStage, EMPTY_COMPRESS_REPORT, type CompressReport } from './deferred-compression.js';
 import { pinBlobs, type BlobPin } from './blob-pin.js';
 import { collectGarbage, type GcOptions, type GcReport } from './gc.js';
@@ -403,14 +404,14 @@ export class BlobStore {
 
   /**
    * Decode `hash`, walking its delta chain down to a whole blob (or to a base already in
-   * `decoded`), then verify. `decoded` collects every level, unverified, for reuse as a base only;
-   * `chain` receives the records used and `added` the levels this call put into `decoded`.
+   * `decoded`), then verify. `decoded` collects levels, unverified, for reuse as a base only (see
+   * `decodeChain`); `chain` receives the records used and `added` the levels this call put into
+   * `decoded`.
    */
   private async readOnce(hash: string, decoded: Map<string, Buffer>, chain: BlobRecord[], added: string[]): Promise<Buffer> {
     const first = await this.store.blobs.getRecord(hash);
     if (!first) throw new NotFoundError({ entity: 'blob', id: hash });
     chain.push(first);
-    let below: Buffer | undefined;
     for (let record = first; !decoded.has(record.hash) && record.encoding === 'delta'; ) {
       const baseHash = record.baseHash!;
       if (decoded.has(baseHash)) break;
@@ -422,27 +423,7 @@ export class BlobStore {
       chain.push(base);
       record = base;
     }
-    for (let level = chain.length - 1; level >= 0; level--) {
-      const record = chain[level]!;
-      const cached = decoded.get(record.hash);
-      if (cached) {
-        below = cached;
-        continue;
-      }
-      const bytes = await this.store.blobs.readStored(record.hash);
-      try {
-        below = record.encoding === 'delta' ? decodeDeltaBlob(below ?? decoded.get(record.baseHash!)!, bytes) : decodeWhole(record.encoding, bytes);
-      } catch (error) {
-        throw new BlobCorruptError({
-          hash,
-          reason: `its stored bytes${record.hash === hash ? '' : ` (delta base ${record.hash})`} cannot be decoded: ${(error as Error).message}`,
-          cause: error,
-        });
-      }
-      decoded.set(record.hash, below);
-      added.push(record.hash);
-    }
-    const content = below!;
+    const content = await decodeChain(hash, chain, decoded, added, (record) => this.store.blobs.readStored(record.hash));
     if (content.length !== first.size || hashContent(content) !== hash) {
       throw new BlobCorruptError({ hash, reason: 'its decoded content does not match its hash' });
     }
