@@ -9,7 +9,7 @@ import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingP
 import { ForkStateUnavailableError } from './fork-errors.js';
 import { syncTree, writeJobs } from './fork-copy.js';
 import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
-import { addWorkTree, findGitWorkTree, listWorkTree, registrationOf, removeStaleRegistrations, repairWorkTree } from './git-checkout.js';
+import { addWorkTree, findGitWorkTree, listWorkTree, moveRegistration, registrationOf, removeStaleRegistrations } from './git-checkout.js';
 import type { IgnoredMode, IsolatedMaterialization, NotCopiedEntry } from './isolated-report.js';
 
 export type { IsolatedMaterialization } from './isolated-report.js';
@@ -101,7 +101,7 @@ export async function materializeAtForkPoint(input: {
     renameSync(building, target);
     placed = true;
     rmSync(staging, { recursive: true, force: true });
-    if (gitTree) await repairWorkTree(target);
+    if (gitTree) moveRegistration(building, target, { durable: input.durable ?? true });
     if (input.durable ?? true) fsyncDirectory(parent);
     for (const skipped of outcome.skipped) {
       // An ignored path that vanished since git listed it is no loss; a tracked one is reported.
