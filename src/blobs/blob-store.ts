@@ -3,6 +3,7 @@ import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, t
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
 import { encodeDeltaBlob, encodeForGood, encodeWhole, type EncodedBlob } from './blob-codec.js';
 import { decodeChain } from './chain-decode.js';
+import { DecodedCache } from './decoded-cache.js';
 import { canStage, EMPTY_COMPRESS_REPORT, type CompressReport } from './deferred-compression.js';
 import { pinBlobs, type BlobPin } from './blob-pin.js';
 import { collectGarbage, type GcOptions, type GcReport } from './gc.js';
@@ -112,6 +113,8 @@ const MIN_STAGED_BYTES = 32;
  */
 export class BlobStore {
   private readonly maxChainDepth: number;
+  /** Large contents read lately, verified (see `DecodedCache`): 32 MB, contents of 64 KB and more. */
+  private readonly recent = new DecodedCache(32 * 1024 * 1024, 64 * 1024);
 
   constructor(
     private readonly store: BlobStoreBackend,
@@ -411,9 +414,13 @@ export class BlobStore {
   private async readOnce(hash: string, decoded: Map<string, Buffer>, chain: BlobRecord[], added: string[]): Promise<Buffer> {
     const first = await this.store.blobs.getRecord(hash);
     if (!first) throw new NotFoundError({ entity: 'blob', id: hash });
+    const known = this.recent.get(hash);
+    if (known !== undefined) return known;
     chain.push(first);
     for (let record = first; !decoded.has(record.hash) && record.encoding === 'delta'; ) {
       const baseHash = record.baseHash!;
+      const kept = decoded.has(baseHash) ? undefined : this.recent.get(baseHash);
+      if (kept !== undefined) decoded.set(baseHash, kept);
       if (decoded.has(baseHash)) break;
       if (chain.length > this.maxChainDepth * 4 + 1 || chain.some((link) => link.hash === baseHash)) {
         throw new BlobCorruptError({ hash, reason: `its delta chain loops or is too long at ${record.hash}` });
@@ -427,6 +434,11 @@ export class BlobStore {
     if (content.length !== first.size || hashContent(content) !== hash) {
       throw new BlobCorruptError({ hash, reason: 'its decoded content does not match its hash' });
     }
+    this.recent.set(hash, content);
+    // The whole blob at the bottom of the chain is the base of the file's other versions too.
+    const bottom = chain[chain.length - 1]!;
+    const whole = bottom.encoding === 'delta' ? undefined : decoded.get(bottom.hash);
+    if (bottom !== first && whole !== undefined && this.recent.keeps(whole.length) && hashContent(whole) === bottom.hash) this.recent.set(bottom.hash, whole);
     return content;
   }
 
