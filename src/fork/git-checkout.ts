@@ -115,16 +115,23 @@ export async function listWorkTree(top: string): Promise<GitListing> {
 
 /**
  * Registers a new linked work tree at `dir` (which must not exist) on `commit`, detached, without
- * checking anything out (the fork writes the files itself). Its index is a copy of the parent's
- * (`parentIndex`), so what the parent has staged is staged there too and what it tracks (force-added
- * files included) is tracked; the entries' stat data belong to the parent's files, so git re-reads
- * each file once, at the fork's first `git status`, before taking it as unchanged. An index a copy
- * cannot carry over (split or sparse index, fsmonitor, sparse checkout), or none, is read from
- * `commit` instead (`git read-tree`). Returns which. This writes `<commonDir>/worktrees/<name>/`
- * in the parent's repository, as `git worktree add` does; nothing else of the parent's changes.
+ * checking anything out (the fork writes the files itself), as `git worktree add --no-checkout`
+ * does: this writes `<commonDir>/worktrees/<name>/` in the parent's repository; nothing else of
+ * the parent's changes. Its index is filled by {@link fillIndex}.
  */
-export async function addWorkTree(parentTop: string, dir: string, commit: string, parentIndex: string | null): Promise<'copied' | 'read_from_head'> {
+export async function registerWorkTree(parentTop: string, dir: string, commit: string): Promise<void> {
   await git(parentTop, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', dir, commit]);
+}
+
+/**
+ * Gives the work tree at `dir` (registered by {@link registerWorkTree}) its index: a copy of the
+ * parent's (`parentIndex`), so what the parent has staged is staged there too and what it tracks
+ * (force-added files included) is tracked; the entries' stat data belong to the parent's files, so
+ * git re-reads each file once, at the fork's first `git status`, before taking it as unchanged. An
+ * index a copy cannot carry over (split or sparse index, fsmonitor, sparse checkout), or none, is
+ * read from `commit` instead (`git read-tree`). Returns which.
+ */
+export async function fillIndex(dir: string, commit: string, parentIndex: string | null): Promise<'copied' | 'read_from_head'> {
   const registration = registrationOf(dir);
   if (parentIndex !== null && registration !== null) {
     try {
