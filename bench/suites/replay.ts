@@ -125,25 +125,23 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
     },
   );
 
-  // Undo of the last 20 turns, against git reset --hard + clean -fd in a checkout of the same history.
+  // Undo of the last 20 turns, against git reset --hard + clean -fd in a checkout of the same
+  // history, in interleaved rounds so a burst of load from elsewhere hits both alike.
   const target = replay.turns[commits - UNDO_TURNS]!;
-  const waypointTimes: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const start = process.hrtime.bigint();
-    const undone = await rewind({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, messageId: target.inputId, scope: 'both', cascade: true });
-    waypointTimes.push(elapsed(start));
-    await redo({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, rewindId: undone.files!.rewindId!, conversation: true });
-  }
-  await replay.close();
   const checkout = join(dir, 'git-checkout');
   execFileSync('git', ['clone', '-q', history.repo, checkout]);
   const back = history.commits[commits - UNDO_TURNS]!;
   const last = history.commits[commits]!;
+  const waypointTimes: number[] = [];
   const gitTimes: number[] = [];
   const gitDurableTimes: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    execFileSync('sync', ['-f', checkout]);
     let start = process.hrtime.bigint();
+    const undone = await rewind({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, messageId: target.inputId, scope: 'both', cascade: true });
+    waypointTimes.push(elapsed(start));
+    await redo({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, rewindId: undone.files!.rewindId!, conversation: true });
+    execFileSync('sync', ['-f', checkout]);
+    start = process.hrtime.bigint();
     execFileSync('git', ['reset', '-q', '--hard', back], { cwd: checkout });
     execFileSync('git', ['clean', '-q', '-fd'], { cwd: checkout });
     gitTimes.push(elapsed(start));
@@ -156,6 +154,7 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
     gitDurableTimes.push(elapsed(start));
     execFileSync('git', ['reset', '-q', '--hard', last], { cwd: checkout });
   }
+  await replay.close();
   const undo = median(waypointTimes);
   const gitUndo = median(gitTimes);
   results.push(

@@ -122,10 +122,25 @@ export function decodeWhole(encoding: Exclude<BlobEncoding, 'delta'>, bytes: Buf
 
 /** Content of a delta blob given its base's content. Throws on undecodable bytes. */
 export function decodeDeltaBlob(base: Buffer, bytes: Buffer): Buffer {
+  if (isDictionaryDelta(bytes)) return decodeDictionaryDelta(base, bytes);
+  return decodeDelta(base, deltaBody(bytes));
+}
+
+/** Whether a stored delta blob is a small file deflated against a shared dictionary (its base), not a copy/insert delta. */
+export function isDictionaryDelta(bytes: Buffer): boolean {
+  return bytes[0] === DELTA_DICTIONARY;
+}
+
+/** Content of a dictionary delta (`isDictionaryDelta`) given the dictionary's content. */
+export function decodeDictionaryDelta(dictionary: Buffer, bytes: Buffer): Buffer {
+  return inflateRawSync(bytes.subarray(1), { dictionary });
+}
+
+/** The delta a stored delta blob holds (inflated when it was kept deflated), for `decodeDelta` or `DeltaChain`. Throws on an unknown flag. */
+export function deltaBody(bytes: Buffer): Buffer {
   const flag = bytes[0];
   const body = bytes.subarray(1);
-  if (flag === DELTA_PLAIN) return decodeDelta(base, body);
-  if (flag === DELTA_DEFLATED) return decodeDelta(base, inflateRawSync(body));
-  if (flag === DELTA_DICTIONARY) return inflateRawSync(body, { dictionary: base });
+  if (flag === DELTA_PLAIN) return body;
+  if (flag === DELTA_DEFLATED) return inflateRawSync(body);
   throw new InvalidArgumentError({ parameter: 'delta', value: flag ?? null, reason: `unknown delta flag ${String(flag)}`, code: 'DELTA_MALFORMED' });
 }

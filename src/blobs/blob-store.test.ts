@@ -215,8 +215,43 @@ describe('BlobStore', () => {
     };
     expect(failed(rawHash)).toBe('BLOB_CORRUPT');
     expect(failed(missing)).toBe('BLOB_NOT_FOUND');
-    // The delta's base was read once, for the delta, and served again from memory.
-    expect(reads).toBe(3);
+    // The delta's base (a large content, read and verified when the delta was made) is served from memory.
+    expect(reads).toBe(2);
+  });
+
+  it('keeps recently read large contents: a version read again, or another version on the same chain, reads only what it lacks', async () => {
+    const backend = packBackend();
+    const lines = sourceLines();
+    const versions = [Buffer.from(lines.join('\n'))];
+    for (const row of [3, 400, 900]) {
+      lines[row] = `edited row ${row}`;
+      versions.push(Buffer.from(lines.join('\n')));
+    }
+    const writer = new BlobStore(backend);
+    const hashes = [await writer.put(versions[0]!)];
+    for (const version of versions.slice(1)) hashes.push(await writer.put(version, { baseHash: hashes[hashes.length - 1]! }));
+    const stored: string[] = [];
+    const readStored = backend.storage.readStored.bind(backend.storage);
+    backend.storage.readStored = async (hash) => {
+      stored.push(hash);
+      return readStored(hash);
+    };
+    const blobs = new BlobStore(backend);
+    expect((await blobs.get(hashes[2]!)).equals(versions[2]!)).toBe(true);
+    expect(stored).toEqual([hashes[0], hashes[1], hashes[2]]);
+    stored.length = 0;
+    const again = await blobs.get(hashes[2]!);
+    expect(again.equals(versions[2]!)).toBe(true);
+    expect(stored).toEqual([]);
+    // A caller's copy: changing it changes nothing kept.
+    again.fill(0);
+    expect((await blobs.get(hashes[2]!)).equals(versions[2]!)).toBe(true);
+    expect((await blobs.get(hashes[3]!)).equals(versions[3]!)).toBe(true);
+    expect(stored).toEqual([hashes[3]]);
+    // A blob gone from the index is not found, kept or not.
+    const db = (backend.storage as unknown as { db: import('better-sqlite3').Database }).db;
+    db.prepare('DELETE FROM blob_index WHERE hash = unhex(?)').run(hashes[3]);
+    await expect(blobs.get(hashes[3]!)).rejects.toMatchObject({ code: 'BLOB_NOT_FOUND' });
   });
 
   it('a verified item serves as the delta base of another without being read back', async () => {

@@ -1,7 +1,9 @@
 import { checkHash, checkHashes, checkOptions, checkPut, checkPutMany, CompressOptionsSchema, GcOptionsSchema } from './blob-input-schemas.js';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, type BlobRecord } from '../model/index.js';
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
-import { decodeDeltaBlob, decodeWhole, encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
+import { encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
+import { decodeChain } from './chain-decode.js';
+import { DecodedCache } from './decoded-cache.js';
 import { canStage, EMPTY_COMPRESS_REPORT, type CompressReport } from './deferred-compression.js';
 import { pinBlobs, type BlobPin } from './blob-pin.js';
 import { collectGarbage, type GcOptions, type GcReport } from './gc.js';
@@ -113,6 +115,8 @@ const MIN_STAGED_BYTES = 32;
 export class BlobStore {
   private readonly maxChainDepth: number;
   private readonly sharedBases = new SharedBases();
+  /** Large contents read lately, verified (see `DecodedCache`): 32 MB, contents of 64 KB and more. */
+  private readonly recent = new DecodedCache(32 * 1024 * 1024, 64 * 1024);
 
   constructor(
     private readonly store: BlobStoreBackend,
@@ -405,16 +409,20 @@ export class BlobStore {
 
   /**
    * Decode `hash`, walking its delta chain down to a whole blob (or to a base already in
-   * `decoded`), then verify. `decoded` collects every level, unverified, for reuse as a base only;
-   * `chain` receives the records used and `added` the levels this call put into `decoded`.
+   * `decoded`), then verify. `decoded` collects levels, unverified, for reuse as a base only (see
+   * `decodeChain`); `chain` receives the records used and `added` the levels this call put into
+   * `decoded`.
    */
   private async readOnce(hash: string, decoded: Map<string, Buffer>, chain: BlobRecord[], added: string[]): Promise<Buffer> {
     const first = await this.store.blobs.getRecord(hash);
     if (!first) throw new NotFoundError({ entity: 'blob', id: hash });
+    const known = this.recent.get(hash);
+    if (known !== undefined) return known;
     chain.push(first);
-    let below: Buffer | undefined;
     for (let record = first; !decoded.has(record.hash) && record.encoding === 'delta'; ) {
       const baseHash = record.baseHash!;
+      const kept = decoded.has(baseHash) ? undefined : this.recent.get(baseHash);
+      if (kept !== undefined) decoded.set(baseHash, kept);
       if (decoded.has(baseHash)) break;
       const shared = this.sharedBases.get(baseHash);
       if (shared) {
@@ -430,31 +438,22 @@ export class BlobStore {
       chain.push(base);
       record = base;
     }
-    for (let level = chain.length - 1; level >= 0; level--) {
-      const record = chain[level]!;
-      const cached = decoded.get(record.hash);
-      if (cached) {
-        below = cached;
-        continue;
-      }
-      const bytes = await this.store.blobs.readStored(record.hash);
-      try {
-        below = record.encoding === 'delta' ? decodeDeltaBlob(below ?? decoded.get(record.baseHash!)!, bytes) : decodeWhole(record.encoding, bytes);
-      } catch (error) {
-        throw new BlobCorruptError({
-          hash,
-          reason: `its stored bytes${record.hash === hash ? '' : ` (delta base ${record.hash})`} cannot be decoded: ${(error as Error).message}`,
-          cause: error,
-        });
-      }
-      decoded.set(record.hash, below);
-      added.push(record.hash);
-      if (level > 0 && record.encoding !== 'delta') this.sharedBases.keep(record, below);
-    }
-    const content = below!;
+    const content = await decodeChain(
+      hash,
+      chain,
+      decoded,
+      added,
+      (record) => this.store.blobs.readStored(record.hash),
+      (record, whole) => this.sharedBases.keep(record, whole),
+    );
     if (content.length !== first.size || hashContent(content) !== hash) {
       throw new BlobCorruptError({ hash, reason: 'its decoded content does not match its hash' });
     }
+    this.recent.set(hash, content);
+    // The whole blob at the bottom of the chain is the base of the file's other versions too.
+    const bottom = chain[chain.length - 1]!;
+    const whole = bottom.encoding === 'delta' ? undefined : decoded.get(bottom.hash);
+    if (bottom !== first && whole !== undefined && this.recent.keeps(whole.length) && hashContent(whole) === bottom.hash) this.recent.set(bottom.hash, whole);
     return content;
   }
 

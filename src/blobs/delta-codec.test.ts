@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { WaypointError } from '../model/index.js';
-import { decodeDelta, encodeDelta } from './delta-codec.js';
+import { decodeDelta, DeltaChain, encodeDelta } from './delta-codec.js';
 
 const bytes = (max: number) => fc.uint8Array({ maxLength: max }).map((array) => Buffer.from(array));
 
@@ -83,5 +83,61 @@ describe('delta codec', () => {
       }
       expect(WaypointError.is(caught, 'DELTA_MALFORMED')).toBe(true);
     }
+  });
+
+  it('composes a chain of deltas into the same content as decoding each level in turn', () => {
+    /** Versions made by editing the previous one, the shape a file's history has. */
+    const versions = fc
+      .tuple(bytes(3000), fc.array(fc.array(fc.tuple(fc.nat(), fc.nat({ max: 600 }), bytes(40)), { maxLength: 8 }), { maxLength: 20 }))
+      .map(([first, rounds]) => {
+        const all = [first];
+        for (const edits of rounds) {
+          const previous = all[all.length - 1]!;
+          const pieces: Buffer[] = [];
+          for (const [start, length, insert] of edits) {
+            const from = previous.length === 0 ? 0 : start % previous.length;
+            pieces.push(previous.subarray(from, from + length), insert);
+          }
+          all.push(Buffer.concat(pieces));
+        }
+        return all;
+      });
+    fc.assert(
+      fc.property(versions, (all) => {
+        const chain = new DeltaChain(all[0]!);
+        expect(chain.build().equals(all[0]!)).toBe(true);
+        for (let index = 1; index < all.length; index++) {
+          chain.apply(encodeDelta(all[index - 1]!, all[index]!));
+          expect(chain.build().equals(all[index]!)).toBe(true);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses a malformed delta in a chain with DELTA_MALFORMED and keeps the content built so far', () => {
+    const v1 = Buffer.from('one two three four five six seven eight nine ten');
+    const v2 = Buffer.from('one two THREE four five six seven eight nine ten eleven');
+    const chain = new DeltaChain(v1);
+    chain.apply(encodeDelta(v1, v2));
+    const good = encodeDelta(v2, Buffer.from('two THREE four'));
+    const failures = [
+      encodeDelta(v1, v2), // made against another base length
+      good.subarray(0, good.length - 1),
+      Buffer.from([v2.length, 4, 0x01, 60, 10]),
+      Buffer.from([v2.length, 4, 0x07]),
+    ];
+    for (const delta of failures) {
+      let caught: unknown;
+      try {
+        chain.apply(delta);
+      } catch (error) {
+        caught = error;
+      }
+      expect(WaypointError.is(caught, 'DELTA_MALFORMED')).toBe(true);
+      expect(chain.build().equals(v2)).toBe(true);
+    }
+    chain.apply(good);
+    expect(chain.build().toString()).toBe('two THREE four');
   });
 });

@@ -72,6 +72,31 @@ describe('compress pass with a shared dictionary', () => {
     expect((await backend.storage.stats()).blobCount).toBe(0);
   });
 
+  it('a later version stored as a copy/insert delta on top of a dictionary-compressed one reads back exactly', async () => {
+    const backend = packBackend();
+    const blobs = new BlobStore(backend);
+    const files = sourceFiles(200);
+    await blobs.putMany(files, { compression: 'deferred' });
+    await blobs.compress();
+    const first = hashContent(files[7]!);
+    expect((await backend.storage.getRecord(first))!.encoding).toBe('delta');
+    // Three more versions of that file, each a small edit of the one before: a chain ending in the dictionary delta.
+    let previous = first;
+    let content = files[7]!;
+    const versions: Buffer[] = [];
+    for (let version = 0; version < 3; version++) {
+      content = Buffer.concat([content, Buffer.from(`export const edit${version} = ${version};\n`)]);
+      previous = await blobs.put(content, { baseHash: previous });
+      versions.push(content);
+    }
+    const top = (await backend.storage.getRecord(previous))!;
+    expect(top.encoding).toBe('delta');
+    expect((await backend.storage.getRecord(hashContent(versions[0]!)))!.baseHash).toBe(first);
+    for (const reader of [new BlobStore(backend), new BlobStore(backend)]) {
+      for (const expected of [...versions].reverse()) expect((await reader.get(hashContent(expected))).equals(expected)).toBe(true);
+    }
+  });
+
   it('a blob whose dictionary is missing reads as BLOB_CORRUPT, never as wrong bytes', async () => {
     const backend = packBackend();
     const blobs = new BlobStore(backend);

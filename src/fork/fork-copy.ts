@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { constants, lstatSync, mkdirSync, type Stats } from 'node:fs';
-import { chmod, copyFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { constants, lstatSync, type Stats } from 'node:fs';
+import { chmod, copyFile, mkdir, readlink, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { copyNewFile, fsyncTreeEntries } from '../workspace/index.js';
 
@@ -25,7 +25,7 @@ const CONCURRENCY = 16;
 
 /**
  * Creates every job's entry under `dir` (a fresh directory nobody else writes into): the
- * directories first, then the entries by a bounded pool of parallel operations, each source
+ * directories first (in parallel, a level at a time), then the entries by a bounded pool of parallel operations, each source
  * examined (`lstat`) in the thread pool as it is copied. A file copy asks the kernel for a reflink
  * (`COPYFILE_FICLONE`: instant and sharing blocks on btrfs, XFS, APFS) and falls back to an
  * in-kernel copy; a sparse file is copied in chunks instead, so its holes stay holes.
@@ -38,7 +38,10 @@ export async function writeJobs(dir: string, jobs: readonly CopyJob[], onDone?: 
   for (const job of jobs) {
     for (let parent = dirname(job.path); parent !== '.' && !directories.has(parent); parent = dirname(parent)) directories.add(parent);
   }
-  for (const relative of [...directories].sort()) mkdirSync(join(dir, relative));
+  // Level by level, each level's directories created in parallel in the thread pool.
+  const levels: string[][] = [];
+  for (const relative of directories) (levels[relative.split('/').length - 1] ??= []).push(relative);
+  for (const level of levels) if (level) await Promise.all(level.map((relative) => mkdir(join(dir, relative))));
   const outcome: WriteOutcome = { files: new Map(), bytes: new Map(), skipped: [] };
   let next = 0;
   const worker = async () => {

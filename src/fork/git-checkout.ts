@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { constants, existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { closeSync, constants, existsSync, fsyncSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fsyncDirectory } from '../workspace/index.js';
 import { GitCommandFailedError } from './fork-errors.js';
 
 /** The parent's git work tree, when its workspace directory is the top of one with a commit. */
@@ -114,16 +115,23 @@ export async function listWorkTree(top: string): Promise<GitListing> {
 
 /**
  * Registers a new linked work tree at `dir` (which must not exist) on `commit`, detached, without
- * checking anything out (the fork writes the files itself). Its index is a copy of the parent's
- * (`parentIndex`), so what the parent has staged is staged there too and what it tracks (force-added
- * files included) is tracked; the entries' stat data belong to the parent's files, so git re-reads
- * each file once, at the fork's first `git status`, before taking it as unchanged. An index a copy
- * cannot carry over (split or sparse index, fsmonitor, sparse checkout), or none, is read from
- * `commit` instead (`git read-tree`). Returns which. This writes `<commonDir>/worktrees/<name>/`
- * in the parent's repository, as `git worktree add` does; nothing else of the parent's changes.
+ * checking anything out (the fork writes the files itself), as `git worktree add --no-checkout`
+ * does: this writes `<commonDir>/worktrees/<name>/` in the parent's repository; nothing else of
+ * the parent's changes. Its index is filled by {@link fillIndex}.
  */
-export async function addWorkTree(parentTop: string, dir: string, commit: string, parentIndex: string | null): Promise<'copied' | 'read_from_head'> {
+export async function registerWorkTree(parentTop: string, dir: string, commit: string): Promise<void> {
   await git(parentTop, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', dir, commit]);
+}
+
+/**
+ * Gives the work tree at `dir` (registered by {@link registerWorkTree}) its index: a copy of the
+ * parent's (`parentIndex`), so what the parent has staged is staged there too and what it tracks
+ * (force-added files included) is tracked; the entries' stat data belong to the parent's files, so
+ * git re-reads each file once, at the fork's first `git status`, before taking it as unchanged. An
+ * index a copy cannot carry over (split or sparse index, fsmonitor, sparse checkout), or none, is
+ * read from `commit` instead (`git read-tree`). Returns which.
+ */
+export async function fillIndex(dir: string, commit: string, parentIndex: string | null): Promise<'copied' | 'read_from_head'> {
   const registration = registrationOf(dir);
   if (parentIndex !== null && registration !== null) {
     try {
@@ -137,17 +145,46 @@ export async function addWorkTree(parentTop: string, dir: string, commit: string
   return 'read_from_head';
 }
 
-/** After the work tree moved from its staging place to `dir`: points its registration at `dir`. */
-export async function repairWorkTree(dir: string): Promise<void> {
-  await git(dir, ['worktree', 'repair']);
+/**
+ * After the work tree moved from `from` (its staging place) to `dir`: points its registration at
+ * `dir`, what `git worktree repair` does, without a git process. The registration's `gitdir`
+ * file is replaced atomically (a temp file renamed over it) and names `dir/.git` the way it named
+ * the old place, absolute or relative; a relative `.git` file in `dir` (git's
+ * `worktree.useRelativePaths`) is rewritten to lead to the registration from the new place.
+ */
+export function moveRegistration(from: string, dir: string, options: { durable: boolean }): void {
+  const registration = registrationOf(dir, from);
+  if (registration === null)
+    throw new GitCommandFailedError({ args: ['worktree', 'repair'], cwd: dir, stderr: `${join(dir, '.git')} names no work tree registration` });
+  const gitFile = join(dir, '.git');
+  const pointer = /^gitdir: (.*)$/m.exec(readFileSync(gitFile, 'utf8'))![1]!.trim();
+  if (!isAbsolute(pointer)) replaceFile(gitFile, `gitdir: ${relative(dir, registration)}\n`, options.durable);
+  const previous = readFileSync(join(registration, 'gitdir'), 'utf8').trim();
+  replaceFile(join(registration, 'gitdir'), `${isAbsolute(previous) ? gitFile : relative(registration, gitFile)}\n`, options.durable);
 }
 
-/** `dir`'s work tree registration in the repository (`<commonDir>/worktrees/<id>`), by reading its `.git` file. */
-export function registrationOf(dir: string): string | null {
+function replaceFile(path: string, text: string, durable: boolean): void {
+  const temp = `${path}.${process.pid}.wp-tmp`;
+  const fd = openSync(temp, 'w', 0o644);
+  try {
+    writeSync(fd, text);
+    if (durable) fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+  if (durable) fsyncDirectory(dirname(path));
+}
+
+/**
+ * `dir`'s work tree registration in the repository (`<commonDir>/worktrees/<id>`), by reading its
+ * `.git` file (`base`: the directory a relative `gitdir:` line is relative to, default `dir`).
+ */
+export function registrationOf(dir: string, base = dir): string | null {
   try {
     const text = readFileSync(join(dir, '.git'), 'utf8');
     const match = /^gitdir: (.*)$/m.exec(text);
-    return match ? resolve(dir, match[1]!.trim()) : null;
+    return match ? resolve(base, match[1]!.trim()) : null;
   } catch {
     return null;
   }

@@ -9,7 +9,7 @@ import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingP
 import { ForkStateUnavailableError } from './fork-errors.js';
 import { syncTree, writeJobs } from './fork-copy.js';
 import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
-import { addWorkTree, findGitWorkTree, listWorkTree, registrationOf, removeStaleRegistrations, repairWorkTree } from './git-checkout.js';
+import { fillIndex, findGitWorkTree, listWorkTree, moveRegistration, registerWorkTree, registrationOf, removeStaleRegistrations } from './git-checkout.js';
 import type { IgnoredMode, IsolatedMaterialization, NotCopiedEntry } from './isolated-report.js';
 
 export type { IsolatedMaterialization } from './isolated-report.js';
@@ -65,25 +65,6 @@ export async function materializeAtForkPoint(input: {
   const repository = rootName === PRIMARY_ROOT ? await findGitWorkTree(root.realDir) : { reason: 'not_a_git_work_tree' as const };
   const gitTree = 'commit' in repository ? repository : null;
   const notCopied: NotCopiedEntry[] = [];
-  let listed: ListedPath[];
-  let ignoredPaths: string[];
-  let portableIndex = false;
-  if (gitTree) {
-    const listing = await listWorkTree(gitTree.top);
-    listed = [];
-    for (const entry of listing.tracked) {
-      if (entry.mode === '160000') notCopied.push({ path: entry.path, reason: 'submodule' });
-      else listed.push({ path: entry.path });
-    }
-    for (const path of listing.untracked) listed.push(path.endsWith('/') ? { path: path.slice(0, -1), directory: true } : { path });
-    ignoredPaths = listing.ignored;
-    portableIndex = !listing.indexNotPortable;
-  } else {
-    ({ listed, ignoredPaths } = scannedPaths(input.workspace, rootName, prior, notCopied));
-  }
-  const excluded = [...input.workspace.exclusions.dirs, ...(input.workspace.exclusions.protected ?? [])];
-  const plan = planTree({ rootDir: root.realDir, listed, ignored: ignoredPaths, ignoredMode, prior, contents, excluded, notCopied });
-
   const parent = dirname(target);
   createDirectories(parent, target);
   removeStaleStaging(parent);
@@ -93,15 +74,36 @@ export async function materializeAtForkPoint(input: {
   let placed = false;
   try {
     mkdirSync(staging, { mode: 0o755 });
-    const index = gitTree ? await addWorkTree(gitTree.top, building, gitTree.commit, portableIndex ? gitTree.index : null) : null;
-    if (!gitTree) mkdirSync(building, { mode: 0o755 });
+    let listed: ListedPath[];
+    let ignoredPaths: string[];
+    let index: 'copied' | 'read_from_head' | null = null;
+    if (gitTree) {
+      // git lists the parent's work tree while another git registers the new one.
+      const [listingResult, registered] = await Promise.allSettled([listWorkTree(gitTree.top), registerWorkTree(gitTree.top, building, gitTree.commit)]);
+      if (registered.status === 'rejected') throw registered.reason;
+      if (listingResult.status === 'rejected') throw listingResult.reason;
+      const listing = listingResult.value;
+      listed = [];
+      for (const entry of listing.tracked) {
+        if (entry.mode === '160000') notCopied.push({ path: entry.path, reason: 'submodule' });
+        else listed.push({ path: entry.path });
+      }
+      for (const path of listing.untracked) listed.push(path.endsWith('/') ? { path: path.slice(0, -1), directory: true } : { path });
+      ignoredPaths = listing.ignored;
+      index = await fillIndex(building, gitTree.commit, listing.indexNotPortable ? null : gitTree.index);
+    } else {
+      ({ listed, ignoredPaths } = scannedPaths(input.workspace, rootName, prior, notCopied));
+      mkdirSync(building, { mode: 0o755 });
+    }
+    const excluded = [...input.workspace.exclusions.dirs, ...(input.workspace.exclusions.protected ?? [])];
+    const plan = planTree({ rootDir: root.realDir, listed, ignored: ignoredPaths, ignoredMode, prior, contents, excluded, notCopied });
     let done = 0;
     const outcome = await writeJobs(building, plan.jobs, () => input.onProgress?.(++done, plan.jobs.length));
     if (input.durable ?? true) await syncTree(staging);
     renameSync(building, target);
     placed = true;
     rmSync(staging, { recursive: true, force: true });
-    if (gitTree) await repairWorkTree(target);
+    if (gitTree) moveRegistration(building, target, { durable: input.durable ?? true });
     if (input.durable ?? true) fsyncDirectory(parent);
     for (const skipped of outcome.skipped) {
       // An ignored path that vanished since git listed it is no loss; a tracked one is reported.
