@@ -256,7 +256,7 @@ describe('waypoint chat in a terminal', () => {
       expect(fx.read('notes.txt')).toBe('alpha\nBETA\ngamma\ndelta\nepsilon (mine)\n');
     });
 
-    it('offers overwrite when merge cannot apply; the overwritten text comes back with /redo; cancel changes nothing', async () => {
+    it('offers overwrite and skip when merge cannot apply; skipping the only file is refused; the overwritten text comes back with /redo; cancel changes nothing', async () => {
       pty = chat(fx);
       await pty.waitFor('/help lists');
       await send(pty, 'shout beta', '/undo reverts them');
@@ -266,9 +266,16 @@ describe('waypoint chat in a terminal', () => {
       let screen = await send(pty, '/undo', 'What should happen to it?');
       expect(screen).not.toContain('Merge:');
       expect(screen).toContain('❯ Overwrite');
+      expect(screen).toContain('Skip: leave this file as it is');
       pty.mark();
-      await pty.keys('down', 'enter'); // cancel
+      await pty.keys('down', 'down', 'enter'); // cancel
       await pty.waitFor('Cancelled; nothing was changed.');
+      expect(fx.read('c.txt')).toBe('entirely mine\n');
+      // Skipping the turn's only file leaves nothing to undo: refused, the person's text untouched.
+      await send(pty, '/undo', 'What should happen to it?');
+      pty.mark();
+      await pty.keys('down', 'enter'); // skip
+      await pty.waitFor('nothing is left to rewind');
       expect(fx.read('c.txt')).toBe('entirely mine\n');
       screen = await send(pty, '/undo', 'What should happen to it?');
       pty.mark();
