@@ -88,7 +88,7 @@ export class PtySession {
     for (const key of keys) this.child.stdin.write(KEYS[key]);
   }
 
-  async waitFor(pattern: string | RegExp, timeoutMs = 20_000): Promise<string> {
+  async waitFor(pattern: string | RegExp, timeoutMs = 45_000): Promise<string> {
     const started = Date.now();
     for (;;) {
       const recent = this.recent;
