@@ -1,10 +1,9 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { forkFromSavePoint } from './fork-from-save-point.js';
 import { forkSession } from './fork-session.js';
 import { createOperationsFixture, type FixtureTurn, type OperationsFixture } from './fixtures/operations-fixture.js';
-import { previewFork } from './preview-fork.js';
 
 let fx: OperationsFixture;
 let first: FixtureTurn;
@@ -37,17 +36,20 @@ describe('forkSession', () => {
     expect(stable.session.kind).toBe('fork');
   });
 
-  it('refuses an isolated fork when the parent directory is gone, a session with no checkpoint, and bad input', async () => {
+  it('refuses a session with no checkpoint and bad input; with the parent directory gone, a shared fork is refused and an isolated one is built from the store', async () => {
     const empty = await fx.waypoint.history.createSession({ title: 'Empty', workdir: fx.ws });
     await fx.refused('NO_WORKSPACE_CHECKPOINT', (context) => forkSession(context, { from: 'checkpoint', sessionId: empty.id }));
     await fx.refused('INVALID_ARGUMENT', (context) => forkSession(context, { from: 'nowhere', sessionId: fx.sessionId } as never));
     rmSync(fx.ws, { recursive: true });
-    await fx.refused('WORKSPACE_MISSING', (context) =>
-      forkSession(context, { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } }),
+    await fx.refused('WORKSPACE_MISSING', (context) => forkSession(context, { from: 'checkpoint', sessionId: fx.sessionId, confirm: true }));
+    // The store holds every version the agent wrote: the fork point's files come back from it, and the report says so.
+    const fork = await forkSession(
+      { waypoint: fx.waypoint },
+      { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } },
     );
-    await fx.refused('WORKSPACE_MISSING', (context) =>
-      previewFork(context, { from: 'message', sessionId: fx.sessionId, messageId: first.replyId, workspace: { mode: 'isolated' } }),
-    );
+    expect(fork.materialized?.fromStore).toBeDefined();
+    expect(readFileSync(join(fork.workdir!, 'a.txt'), 'utf8')).toBe('a1\n');
+    expect(existsSync(fx.ws)).toBe(false);
   });
 
   it('an isolated fork materializes the fork point in its own directory, the parent untouched', async () => {
