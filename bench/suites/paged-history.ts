@@ -12,29 +12,9 @@ import type { Session } from '../../src/model/index.js';
 import { conversationPage } from '../../src/server/index.js';
 import { SqliteStore, type Store } from '../../src/store/index.js';
 import type { BenchContext, BenchResult, BenchSuite } from '../harness.js';
+import { seedLongSession } from '../long-session.js';
 
 const SUITE = 'paged-history';
-
-async function seed(store: Store, turns: number): Promise<string> {
-  const session = await store.createSession({ title: 'Long session' });
-  const output = 'o'.repeat(2048);
-  for (let turn = 0; turn < turns; turn++) {
-    await store.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: `question ${turn}` }] });
-    await store.appendMessage({
-      sessionId: session.id,
-      role: 'assistant',
-      parts: [{ type: 'tool-call', toolCallId: `c${turn}`, toolName: 'bash', input: { command: `ls part-${turn}` } }],
-    });
-    await store.appendMessage({
-      sessionId: session.id,
-      role: 'tool',
-      kind: 'tool_result',
-      parts: [{ type: 'tool-result', toolCallId: `c${turn}`, toolName: 'bash', output: { type: 'text', value: output } }],
-    });
-    await store.appendMessage({ sessionId: session.id, role: 'assistant', parts: [{ type: 'text', text: `answer ${turn}` }] });
-  }
-  return session.id;
-}
 
 /** The newest page as it was read before the outline: the whole path, its view, then the page. */
 async function wholePathPage(store: Store, session: Session, limit: number): Promise<number> {
@@ -70,7 +50,7 @@ const suite: BenchSuite = {
     const store = await SqliteStore.open({ path: join(dir, 'waypoint.db') });
     try {
       const turns = context.quick ? 250 : 2500;
-      const sessionId = await seed(store, turns);
+      const sessionId = await seedLongSession(store, turns);
       const session = await store.getSession(sessionId);
       const samples = {
         whole: [] as number[],

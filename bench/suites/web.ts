@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { SqliteStore } from '../../src/store/index.js';
 import type { BenchContext, BenchResult, BenchSuite } from '../harness.js';
+import { seedLongSession } from '../long-session.js';
 
 const SUITE = 'web';
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -20,24 +21,7 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 async function seed(storePath: string, workdir: string, turns: number): Promise<string> {
   const store = await SqliteStore.open({ path: storePath });
   try {
-    const session = await store.createSession({ title: 'Long session', workdir });
-    const output = 'o'.repeat(2048);
-    for (let turn = 0; turn < turns; turn++) {
-      await store.appendMessage({ sessionId: session.id, role: 'user', parts: [{ type: 'text', text: `question ${turn}: what about part ${turn}?` }] });
-      await store.appendMessage({
-        sessionId: session.id,
-        role: 'assistant',
-        parts: [{ type: 'tool-call', toolCallId: `c${turn}`, toolName: 'bash', input: { command: `ls part-${turn}` } }],
-      });
-      await store.appendMessage({
-        sessionId: session.id,
-        role: 'tool',
-        kind: 'tool_result',
-        parts: [{ type: 'tool-result', toolCallId: `c${turn}`, toolName: 'bash', output: { type: 'text', value: output } }],
-      });
-      await store.appendMessage({ sessionId: session.id, role: 'assistant', parts: [{ type: 'text', text: `answer ${turn}` }] });
-    }
-    return session.id;
+    return await seedLongSession(store, turns, workdir);
   } finally {
     await store.close();
   }
