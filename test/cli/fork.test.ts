@@ -54,6 +54,23 @@ describe('waypoint fork (built CLI)', () => {
     expect(inherited).not.toContain(fixture.second.inputId);
   });
 
+  it('continue --from-store: the files at the message built from the store alone in a new directory, the parent untouched; a missing --dir is refused', () => {
+    const before = snapshotTree(fixture.project);
+    const dir = join(fixture.dir, 'elsewhere');
+    const run = fixture.cli('continue', fixture.sessionId, '--dir', dir, '--at', fixture.first.replyId, '--from-store', '--json');
+    expect(run.code, run.stderr).toBe(0);
+    const report = run.json();
+    expect(report).toMatchObject({ type: 'fork', created: true, at: fixture.first.replyId, parentSessionId: fixture.sessionId, workdir: dir });
+    expect(report.materialized.fromStore).toBeDefined();
+    // The second turn's README change is undone in the copy: the version the store holds from before it.
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe(README_BEFORE);
+    expect(snapshotTree(fixture.project)).toEqual(before);
+    const refused = fixture.cli('continue', fixture.sessionId, '--json');
+    expect(refused.code).not.toBe(0);
+    expect(refused.json().error.code).toBe('USAGE');
+    expect(snapshotTree(fixture.project)).toEqual(before);
+  });
+
   it('<checkpointId> --isolated <dir>: materialized at the fork point, parent untouched, progress as plain lines', () => {
     const before = snapshotTree(fixture.project);
     const dir = join(fixture.dir, 'alt');
