@@ -31,6 +31,8 @@ describe.skipIf(!browserAvailable())('the conversation in the browser', () => {
         { text: 'Bye, edited.' },
         { text: 'The side answer.' },
         { text: 'By the way answer.' },
+        { toolCalls: [{ toolName: 'read', input: { path: 'missing.txt' } }] },
+        { text: 'That file does not exist.' },
       ],
       { 'notes.txt': NOTES },
     );
@@ -194,6 +196,23 @@ describe.skipIf(!browserAvailable())('the conversation in the browser', () => {
     const panel = page.getByRole('complementary', { name: 'Side chat' });
     await expect.poll(() => panel.innerText(), { timeout: 30_000 }).toContain('By the way answer.');
     await panel.getByRole('button', { name: 'Close side chat' }).click();
+  });
+
+  it('marks a failed tool call as an error once its output is loaded, after a reload too', async () => {
+    await send('Read the missing file');
+    await expect.poll(() => lastReply().innerText(), { timeout: 30_000 }).toContain('That file does not exist.');
+    await idle();
+    await page.reload();
+    const calls = page.locator('details.tool-call');
+    await expect.poll(() => calls.count()).toBe(2);
+    const failed = calls.filter({ hasText: 'read' });
+    await failed.locator('summary').click();
+    await expect.poll(() => failed.locator('.tool-output').innerText()).toContain('missing.txt');
+    expect(await failed.locator('summary .badge').innerText()).toBe('error');
+    const written = calls.filter({ hasText: 'write' });
+    await written.locator('summary').click();
+    await expect.poll(() => written.locator('.tool-output').innerText()).not.toBe('Loading output…');
+    expect(await written.locator('summary .badge').count()).toBe(0);
   });
 
   it('shows a rewind made by the CLI in another process without a reload', async () => {

@@ -24,11 +24,11 @@ export const MessageList = memo(function MessageList(props: {
   summaries?: boolean;
 }): ReactNode {
   const { messages } = props;
-  const results = new Map<string, { messageId: string; index: number; isError: boolean | null; size: number }>();
+  const results = new Map<string, { messageId: string; index: number; size: number }>();
   for (const message of messages)
     message.parts.forEach((part, index) => {
       if (part.type === 'tool-result' && part.toolCallId)
-        results.set(part.toolCallId, { messageId: message.id, index, isError: part.isError ?? null, size: part.size ?? 0 });
+        results.set(part.toolCallId, { messageId: message.id, index, size: part.size ?? 0 });
     });
   const lastOfTurn = new Map<string, string>();
   for (const message of messages) if (message.turnId && message.role === 'assistant') lastOfTurn.set(message.turnId, message.id);
@@ -61,7 +61,7 @@ export const MessageList = memo(function MessageList(props: {
 function MessageBody(props: {
   api: Api;
   message: MessageView;
-  results: Map<string, { messageId: string; index: number; isError: boolean | null; size: number }>;
+  results: Map<string, { messageId: string; index: number; size: number }>;
 }): ReactNode {
   const { message } = props;
   if (message.kind === 'summary')
@@ -108,20 +108,25 @@ function Texts(props: { parts: PartView[] }): ReactNode {
     ));
 }
 
-function ToolCall(props: { api: Api; part: PartView; result: { messageId: string; index: number; isError: boolean | null; size: number } | null }): ReactNode {
+function ToolCall(props: { api: Api; part: PartView; result: { messageId: string; index: number; size: number } | null }): ReactNode {
   const [output, setOutput] = useState<string | null>(null);
+  // A page carries tool outputs by size only; whether one was an error is known once it is loaded.
+  const [isError, setIsError] = useState(false);
   const [failed, setFailed] = useState<string | null>(null);
   const onToggle = (event: React.SyntheticEvent<HTMLDetailsElement>) => {
     if (!event.currentTarget.open || output !== null || !props.result) return;
     props.api
       .part(props.result.messageId, props.result.index)
-      .then(({ content }) => setOutput(formatOutput(content.output)))
+      .then(({ content }) => {
+        setIsError(isErrorOutput(content.output));
+        setOutput(formatOutput(content.output));
+      })
       .catch((error) => setFailed(describeError(error)));
   };
   return (
     <details className="tool-call" onToggle={onToggle}>
       <summary>
-        Tool <code>{props.part.toolName}</code> {props.result?.isError ? <span className="badge">error</span> : null}
+        Tool <code>{props.part.toolName}</code> {isError ? <span className="badge">error</span> : null}
       </summary>
       <pre className="tool-input">{JSON.stringify(props.part.input, null, 2)}</pre>
       {props.result ? (
@@ -133,6 +138,12 @@ function ToolCall(props: { api: Api; part: PartView; result: { messageId: string
       )}
     </details>
   );
+}
+
+/** The AI SDK's tool output types for a failed call. */
+function isErrorOutput(output: unknown): boolean {
+  const type = output && typeof output === 'object' && 'type' in output ? (output as { type: unknown }).type : null;
+  return type === 'error-text' || type === 'error-json';
 }
 
 function formatOutput(output: unknown): string {

@@ -23,11 +23,12 @@ export interface SessionRow {
 export interface PartView {
   type: string;
   text?: string;
-  toolCallId?: string;
-  toolName?: string;
+  /** On a tool output: null when no call before it in the page named it. */
+  toolCallId?: string | null;
+  toolName?: string | null;
   input?: unknown;
+  index?: number;
   size?: number;
-  isError?: boolean | null;
   loaded?: false;
 }
 
