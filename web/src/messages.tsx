@@ -27,8 +27,7 @@ export const MessageList = memo(function MessageList(props: {
   const results = new Map<string, { messageId: string; index: number; size: number }>();
   for (const message of messages)
     message.parts.forEach((part, index) => {
-      if (part.type === 'tool-result' && part.toolCallId)
-        results.set(part.toolCallId, { messageId: message.id, index, size: part.size ?? 0 });
+      if (part.type === 'tool-result' && part.toolCallId) results.set(part.toolCallId, { messageId: message.id, index, size: part.size ?? 0 });
     });
   const lastOfTurn = new Map<string, string>();
   for (const message of messages) if (message.turnId && message.role === 'assistant') lastOfTurn.set(message.turnId, message.id);
@@ -58,11 +57,7 @@ export const MessageList = memo(function MessageList(props: {
   );
 });
 
-function MessageBody(props: {
-  api: Api;
-  message: MessageView;
-  results: Map<string, { messageId: string; index: number; size: number }>;
-}): ReactNode {
+function MessageBody(props: { api: Api; message: MessageView; results: Map<string, { messageId: string; index: number; size: number }> }): ReactNode {
   const { message } = props;
   if (message.kind === 'summary')
     return (
