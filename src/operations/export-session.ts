@@ -54,7 +54,7 @@ export async function exportSession(
   const endpoint = transferEndpoint(input.to);
   const frames = exportFrames(store, blobs, { sessionId: input.sessionId, family: input.family }, options.onProgress);
   if (endpoint.kind === 'store') {
-    const target = await openOtherStore(context.waypoint, endpoint.location);
+    const target = await openOtherStore(context.waypoint, endpoint.location, { readOnly: false });
     try {
       const report = await importFrames(target.store, target.blobs, frames, { source: storeLabel(store.location), ...options });
       return { to: 'store', location: storeLabel(endpoint.location), ...report };

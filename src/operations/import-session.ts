@@ -47,7 +47,7 @@ export async function importSession(
   if (input.sessionId === undefined) {
     throw new InvalidArgumentError({ parameter: 'sessionId', value: undefined, reason: 'importing from a store needs the session to copy.' });
   }
-  const source = await openOtherStore(context.waypoint, endpoint.location);
+  const source = await openOtherStore(context.waypoint, endpoint.location, { readOnly: true });
   try {
     const frames = exportFrames(source.store, source.blobs, { sessionId: input.sessionId, family: input.family }, options.onProgress);
     const report = await importFrames(store, blobs, frames, { source: storeLabel(endpoint.location), ...options });

@@ -31,8 +31,14 @@ function startsWithSqliteHeader(path: string): boolean {
   }
 }
 
-/** Opens the other store of a transfer (created when it is a new SQLite file), refusing the store already open. */
-export async function openOtherStore(waypoint: Waypoint, location: string): Promise<Waypoint> {
+/**
+ * Opens the other store of a transfer, refusing the store already open. An export's target is
+ * opened writable (created when it is a new SQLite file); an import's source read-only: reading a
+ * session out of a store must not migrate it, nor run its recovery, which would put back files
+ * its journals name in directories of the machine it came from. A source that does not exist is
+ * refused, never created.
+ */
+export async function openOtherStore(waypoint: Waypoint, location: string, access: { readOnly: boolean }): Promise<Waypoint> {
   if (location === waypoint.store.location || storeLabel(location) === waypoint.store.location) {
     throw new TransferError({
       code: 'EXPORT_SAME_STORE',
@@ -40,5 +46,12 @@ export async function openOtherStore(waypoint: Waypoint, location: string): Prom
       details: { location: storeLabel(location) },
     });
   }
-  return openWaypoint({ path: location });
+  if (access.readOnly && isStoreFile(location) && !existsSync(location)) {
+    throw new TransferError({
+      code: 'IMPORT_SOURCE_NOT_FOUND',
+      message: `There is no store at ${location} to import from. Give the path of an existing store, or of an export file.`,
+      details: { location },
+    });
+  }
+  return openWaypoint({ path: location, readOnly: access.readOnly });
 }

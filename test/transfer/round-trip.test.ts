@@ -141,4 +141,22 @@ describe('waypoint export / import through a portable file (SQLite → file → 
     expect(cli(['import', '--store', target, notExport, '--json']).json().error.code).toBe('EXPORT_FILE_CORRUPT');
     expect(await sessionIds(target)).toEqual([]);
   });
+
+  it('imports straight from another store, opened read-only: its files are left as they were; a missing source is refused, not created', async () => {
+    const storeFiles = () =>
+      Object.fromEntries(Object.entries(snapshotTree(join(fixture.storePath, '..'))).filter(([path]) => !path.endsWith('-shm') && !path.includes('.lock')));
+    const before = storeFiles();
+    const run = cli(['import', '--store', target, fixture.storePath, '--session', fixture.sessionId, '--family', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json()).toMatchObject({ alreadyImported: false, sessionId: fixture.sessionId });
+    expect(await familySnapshot(target, fixture.sessionId)).toEqual(await familySnapshot(fixture.storePath, fixture.sessionId));
+    expect(storeFiles()).toEqual(before);
+
+    const missing = join(fixture.dir, 'elsewhere', 'gone.db');
+    const refused = cli(['import', '--store', target, missing, '--session', fixture.sessionId, '--json']);
+    expect(refused.code).toBe(3);
+    expect(refused.json().error).toMatchObject({ code: 'IMPORT_SOURCE_NOT_FOUND', details: { location: missing } });
+    expect(existsSync(missing)).toBe(false);
+    expect(existsSync(join(fixture.dir, 'elsewhere'))).toBe(false);
+  });
 });
