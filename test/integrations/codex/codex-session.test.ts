@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contents, createProject, write } from '../claude/project-fixture.js';
 import { runCodex, writeCodexConfig } from './codex-harness.js';
@@ -42,6 +43,11 @@ describe('Codex CLI through its hooks (real binary)', () => {
   let prompts: Array<{ id: string; text: string }> = [];
   const installs: Array<{ code: number | null; stdout: string }> = [];
   let personsHooks = '';
+  const eventLog = () => join(fixture.dir, 'events-log');
+  const fired = () => (existsSync(eventLog()) ? readFileSync(eventLog(), 'utf8').split('\n').filter(Boolean).length : 0);
+  const helperStatus = () => fixture.waypoint('hooks', 'status', '--scope', 'user', '--json').json().helper;
+  // What the store's resident helper recorded of the second prompt's run, and what Codex fired in it.
+  const second = { firedEvents: 0, helperEvents: 0, helperPid: 0, pidAfter: 0 };
 
   beforeAll(async () => {
     server = await ResponsesServer.start({
@@ -58,8 +64,20 @@ describe('Codex CLI through its hooks (real binary)', () => {
       ],
     });
     writeCodexConfig(codexHome, server.url);
-    // The person's own hook, which Waypoint's install must keep (and which must still run).
-    personsHooks = `${JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: `echo stopped >> ${join(fixture.dir, 'stop-marker')}` }] }] } }, null, 2)}\n`;
+    // The person's own hooks, which Waypoint's install must keep (and which must still run): one on
+    // Stop, and one on every event Waypoint hooks, counting what Codex fires.
+    const count = (event: string) => ({ type: 'command', command: `echo ${event} >> ${eventLog()}` });
+    const persons = {
+      hooks: {
+        SessionStart: [{ hooks: [count('SessionStart')] }],
+        UserPromptSubmit: [{ hooks: [count('UserPromptSubmit')] }],
+        PreToolUse: [{ matcher: '*', hooks: [count('PreToolUse')] }],
+        PostToolUse: [{ matcher: '*', hooks: [count('PostToolUse')] }],
+        Stop: [{ hooks: [{ type: 'command', command: `echo stopped >> ${join(fixture.dir, 'stop-marker')}` }, count('Stop')] }],
+        SessionEnd: [{ hooks: [count('SessionEnd')] }],
+      },
+    };
+    personsHooks = `${JSON.stringify(persons, null, 2)}\n`;
     write(codexHome, 'hooks.json', personsHooks);
     installs.push(fixture.waypoint('hooks', 'install', 'codex', '--scope', 'user', '--dry-run'));
     installs.push(fixture.waypoint('hooks', 'install', 'codex', '--scope', 'user'));
@@ -73,9 +91,20 @@ describe('Codex CLI through its hooks (real binary)', () => {
     write(project, 'person.txt', 'mine\n');
     write(project, 'keep.txt', 'kept, and edited by the person\n');
     trees.personEdited = contents(project);
-    const second = await runCodex('Tidy up with the shell', { cwd: project, home, codexHome, resume: codexId });
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.sessionId).toBe(codexId);
+    // The first prompt's first event started the store's resident helper: every event of the second goes through it.
+    for (let wait = 0; wait < 300 && helperStatus().state !== 'serving'; wait++) await sleep(200);
+    const before = helperStatus();
+    const firedBefore = fired();
+    const resumed = await runCodex('Tidy up with the shell', { cwd: project, home, codexHome, resume: codexId });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.sessionId).toBe(codexId);
+    const after = helperStatus();
+    Object.assign(second, {
+      firedEvents: fired() - firedBefore,
+      helperEvents: after.events.codex - before.events.codex,
+      helperPid: before.pid,
+      pidAfter: after.pid,
+    });
     trees.afterSecond = contents(project);
     const status = fixture.waypoint('rewind', codexId, 'status', '--json').json();
     prompts = status.targets.map((target: { messageId: string; text: string }) => ({ id: target.messageId, text: target.text }));
@@ -96,7 +125,17 @@ describe('Codex CLI through its hooks (real binary)', () => {
     expect(again!.stdout).toContain('already in');
     const hooks = JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).hooks;
     expect(hooks.Stop[0].hooks[0].command).toContain('stop-marker');
-    expect(hooks.PreToolUse[0].hooks[0].command).toMatch(/waypoint\.js hooks run codex --store /);
+    expect(hooks.PreToolUse[0].hooks[0].command).toContain('events-log');
+    // The bash client first (one process an event, handing it to the store's helper), the Node client behind it.
+    expect(hooks.PreToolUse[1].hooks[0].command).toMatch(/^\/bin\/bash \S+\/bin\/claude-hook\.bash \S+ \S+\/waypoint\.js hooks run codex --store /);
+  });
+
+  it("hands every event of the resumed session to the store's resident helper, which records them for Codex", () => {
+    // SessionStart, UserPromptSubmit, PreToolUse and PostToolUse of the shell call, Stop, SessionEnd.
+    expect(second.firedEvents).toBe(6);
+    expect(second.helperEvents).toBe(second.firedEvents);
+    expect(second.pidAfter).toBe(second.helperPid);
+    expect(helperStatus().events.claude).toBe(0);
   });
 
   it("ran the scripted tools for real, kept the person's hook running, and logged no hook failure", () => {
