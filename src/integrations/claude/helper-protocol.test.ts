@@ -29,7 +29,7 @@ describe("the helper protocol's request line", () => {
     expect(read(`${TOKEN} ${'x'.repeat(300)}`)).toBe('denied');
   });
 
-  it("a Codex or status line never passes a helper that compares the whole line with its token (a helper from before agents were named)", () => {
+  it('a Codex or status line never passes a helper that compares the whole line with its token (a helper from before agents were named)', () => {
     for (const kind of ['codex', 'status'] as const) expect(tokensMatch(tokenLine(TOKEN, kind).trimEnd(), TOKEN)).toBe(false);
     expect(tokensMatch(tokenLine(TOKEN, 'claude').trimEnd(), TOKEN)).toBe(true);
   });
