@@ -51,7 +51,7 @@ export const hooksCommand = defineCommand({
   summary: "record Claude Code and Codex CLI sessions through their hooks: install, remove, check; `run` is the hooks' own command",
   description: [
     "install: adds Waypoint's entries to the agent's hooks file (Claude Code's settings.json, Codex's hooks.json; every hook already there is kept) and prints the change; installing twice changes nothing.",
-    "uninstall: removes exactly those entries. status: what is installed where, and the handler's latest failures.",
+    "uninstall: removes exactly those entries. status: what is installed where, the resident helper (pid, port, events recorded per agent), and the handlers' latest failures.",
     'run: what Claude Code and Codex CLI run for each event (the event JSON on stdin); it always exits 0, so a failure never stops the agent (see status).',
     "It hands the event to the store's resident helper, one for both agents (`hooks serve`, started on demand, stopping after 10 idle minutes; status shows it); WAYPOINT_HOOK_HELPER=off handles each event in its own process.",
     'A Claude or Codex session can then be named by its own session id wherever a session id is taken: `waypoint rewind <session-id> …`.',
@@ -149,7 +149,7 @@ async function status(context: CommandContext, scope: 'project' | 'user') {
 function helperLine(helper: HelperReport, handled: number | null): string {
   if (helper.state === 'stopped') return 'Resident helper: not running (the next event starts it).';
   if (helper.state === 'running')
-    return `Resident helper: running${helper.pid === null ? '' : ` (pid ${helper.pid})`}, no counts (started by another Waypoint version, or busy).`;
+    return `Resident helper: running${helper.pid === null ? '' : ` (pid ${helper.pid})`}, no counts (starting, or started by another Waypoint version).`;
   return `Resident helper: pid ${helper.pid} on 127.0.0.1:${helper.port} since ${helper.startedAt}, ${handled} event${handled === 1 ? '' : 's'} of this agent recorded.`;
 }
 

@@ -7,7 +7,7 @@ import { type HelperStatus, readEndpoint, tokenLine, tokensMatch } from './helpe
 /** What `hooks status` says of a store's resident helper. */
 export type HelperReport =
   | { state: 'stopped' }
-  /** A live helper that does not answer `status` (one started by an older Waypoint, or busy past the wait). */
+  /** A live helper that does not answer `status` (still starting, or started by an older Waypoint). */
   | { state: 'running'; pid: number | null }
   | ({ state: 'serving' } & HelperStatus);
 
