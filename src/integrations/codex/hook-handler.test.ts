@@ -130,7 +130,13 @@ describe('the Codex CLI hook handler (events as Codex sends them)', () => {
   it("records through a store kept open and the scans' filesystem calls it is given (as the resident helper passes them), leaving the store open", async () => {
     const waypoint = await openWaypoint({ path: storePath });
     const listed: string[] = [];
-    const scanIo: ScanIo = { ...nodeScanIo, readdir: (path) => (listed.push(path), nodeScanIo.readdir(path)) };
+    const scanIo: ScanIo = {
+      ...nodeScanIo,
+      readdir: (path) => {
+        listed.push(path);
+        return nodeScanIo.readdir(path);
+      },
+    };
     try {
       const event = (hook_event_name: string, extra: Record<string, unknown> = {}) =>
         handleCodexHook({ session_id: S, cwd: project, hook_event_name, turn_id: 't1', transcript_path: null, ...extra }, { storePath, waypoint, scanIo });
