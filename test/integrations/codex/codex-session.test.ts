@@ -92,8 +92,9 @@ describe('Codex CLI through its hooks (real binary)', () => {
     write(project, 'keep.txt', 'kept, and edited by the person\n');
     trees.personEdited = contents(project);
     // The first prompt's first event started the store's resident helper: every event of the second goes through it.
-    for (let wait = 0; wait < 300 && helperStatus().state !== 'serving'; wait++) await sleep(200);
+    for (let wait = 0; wait < 100 && helperStatus().state !== 'serving'; wait++) await sleep(200);
     const before = helperStatus();
+    expect(before.state).toBe('serving');
     const firedBefore = fired();
     const resumed = await runCodex('Tidy up with the shell', { cwd: project, home, codexHome, resume: codexId });
     expect(resumed.code, resumed.stderr).toBe(0);
