@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,8 @@ describe('Codex CLI through its hooks (real binary)', () => {
         [{ type: 'shell', cmd: "sed -i 's/world/there/' a.txt && rm notes.md && mv e.txt f.txt && printf 'made\\n' > made.txt" }],
         [{ type: 'message', text: 'Done with the shell.' }],
       ],
+      // The forked conversation's prompt (asked after the fork, below).
+      'Carry on in the fork': [[{ type: 'shell', cmd: 'pwd > where.txt' }], [{ type: 'message', text: 'Carried on.' }]],
     });
     writeCodexConfig(codexHome, server.url);
     // The person's own hooks, which Waypoint's install must keep (and which must still run): one on
@@ -140,7 +142,7 @@ describe('Codex CLI through its hooks (real binary)', () => {
   });
 
   it("ran the scripted tools for real, kept the person's hook running, and logged no hook failure", () => {
-    expect(server.unused).toEqual([]);
+    expect(server.unused.filter((step) => !step.startsWith('Carry on in the fork'))).toEqual([]);
     expect(trees.afterFirst).toEqual({ 'a.txt': 'hello world\nmiddle\nend\n', 'e.txt': 'moved\n', 'keep.txt': 'kept\n', 'notes.md': 'line one\nline two\n' });
     expect(trees.afterSecond).toEqual({
       'a.txt': 'hello there\nmiddle\nend\n',
@@ -235,6 +237,40 @@ describe('Codex CLI through its hooks (real binary)', () => {
     expect(fork.code, fork.stdout + fork.stderr).toBe(0);
     expect(contents(project)).toEqual(before);
     expect(contents(target)).toEqual(trees.personEdited);
+  });
+
+  it("forks Codex's conversation before the second prompt too: `codex exec resume` of the new id goes on without it, in the fork's directory", async () => {
+    const target = join(fixture.dir, 'fork-with-codex');
+    const rollouts = () => readdirSync(join(codexHome, 'sessions'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl'));
+    const [rollout] = rollouts().filter((name) => name.includes(codexId));
+    const original = readFileSync(join(codexHome, 'sessions', rollout!));
+    const fork = fixture.waypoint('fork', codexId, '--message', prompts[1]!.id, '--isolated', target, '--codex', '--json');
+    expect(fork.code, fork.stdout + fork.stderr).toBe(0);
+    const { codex } = fork.json();
+    expect(codex.parentCodexSessionId).toBe(codexId);
+    expect(codex.codexSessionId).not.toBe(codexId);
+    expect(contents(target)).toEqual(trees.personEdited);
+    const asked = server.requests.length;
+    const resumed = await runCodex('Carry on in the fork', { cwd: target, home, codexHome, resume: codex.codexSessionId });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.sessionId).toBe(codex.codexSessionId);
+    // What the model was sent: the first prompt and its replies, then the new prompt; the cut prompt is gone.
+    const sent = server.requests.slice(asked).map((request) =>
+      ((request.body as { input?: Array<{ type?: string; role?: string; content?: Array<{ text?: string }> }> }).input ?? [])
+        .filter((item) => item.type === 'message' && (item.role === 'user' || item.role === 'assistant'))
+        .map((item) => `${item.role}: ${(item.content ?? []).map((part) => part.text ?? '').join('')}`)
+        .filter((line) => !line.includes('<environment_context>')),
+    );
+    expect(sent.length).toBe(2);
+    expect(sent[0]).toEqual(['user: Patch the files', 'assistant: Patching.', 'assistant: Done with the patch.', 'user: Carry on in the fork']);
+    expect(server.unused).toEqual([]);
+    // Its shell command ran in the fork's directory, not the project's.
+    expect(readFileSync(join(target, 'where.txt'), 'utf8')).toBe(`${target}\n`);
+    expect(existsSync(join(project, 'where.txt'))).toBe(false);
+    // The original rollout was only read, and Waypoint's record of the session is as it was.
+    expect(readFileSync(join(codexHome, 'sessions', rollout!)).equals(original)).toBe(true);
+    const status = fixture.waypoint('rewind', codexId, 'status', '--json').json();
+    expect(status.targets.map((target: { text: string }) => target.text)).toEqual(['Patch the files', 'Tidy up with the shell']);
   });
 
   it('refuses to overwrite a later edit of the person, then merges it, cascades back past it by force, and redoes that', () => {
