@@ -1,11 +1,7 @@
 #!/usr/bin/env node
 const argv = process.argv.slice(2);
-if (argv[0] === 'hooks' && argv[1] === 'run' && argv[2] === 'codex') {
-  // The hook command Codex CLI waits for on every event: loaded alone, without the rest of the CLI.
-  const { runCodexHookCommand } = await import('../dist/integrations/codex/hook-entry.js');
-  process.exitCode = await runCodexHookCommand(argv.slice(3));
-} else if (argv[0] === 'hooks' && (argv[1] === 'run' || argv[1] === 'serve')) {
-  // The hook command Claude Code waits for on every event: loaded alone, without the rest of the CLI.
+if (argv[0] === 'hooks' && (argv[1] === 'run' || argv[1] === 'serve')) {
+  // The hook command Claude Code and Codex CLI wait for on every event: loaded alone, without the rest of the CLI.
   const { runHookCommand } = await import('../dist/integrations/claude/hook-client.js');
   process.exitCode = await runHookCommand(argv.slice(1));
 } else {

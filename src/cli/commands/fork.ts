@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ForkConfirmationRequiredError, ForkHasUnrecordedChangesError, type ForkPreview, type ForkRequest, type IgnoredMode } from '../../fork/index.js';
 
@@ -6,6 +7,7 @@ import { WaypointError } from '../../model/index.js';
 import { discardFork, forkSession, previewFork, type ForkSessionResult } from '../../operations/index.js';
 import type { DiscardForkResult } from '../../fork/index.js';
 import type { ConflictResolution } from '../../rewind/index.js';
+import { type CodexConversationFork, forkCodexConversation } from '../../integrations/index.js';
 import { keyValueFlags } from '../args.js';
 import { UsageError } from '../cli-errors.js';
 import { defineCommand, withWaypoint, type CommandContext } from '../command.js';
@@ -32,6 +34,10 @@ export const forkFlags = {
   yes: { type: 'boolean', short: 'y', description: "confirm a shared-workspace fork that changes the parent's files" },
   preview: { type: 'boolean', description: 'show what the fork would do (fork point, files it would change); change nothing' },
   force: { type: 'boolean', description: 'with discard: delete even files whose content is recorded nowhere (they are listed)' },
+  codex: {
+    type: 'boolean',
+    description: 'with --message on a Codex CLI session: also write Codex a copy of its conversation cut before that prompt, under a new id for `codex resume`',
+  },
   resolve: {
     type: 'string',
     value: 'path=merge|force',
@@ -146,7 +152,7 @@ export const forkCommand = defineCommand({
   name: 'fork',
   synopsis: [
     'fork <session> [latest|<checkpointId>] [--isolated [dir] [--ignored copy|link|omit]] [--yes] [--title <title>]',
-    'fork <session> --message <messageId> [--isolated [dir]] [--yes]',
+    'fork <session> --message <messageId> [--isolated [dir]] [--yes] [--codex]',
     'fork <session> --stable <messageId> [--isolated [dir]]',
     'fork <session> --side <question>',
     'fork <session> … --preview',
@@ -162,6 +168,8 @@ export const forkCommand = defineCommand({
     "it registers in the parent's .git/worktrees. Outside git, a plain copy.",
     "`fork discard <fork-session>` deletes an isolated fork's directory and its work tree registration (the session stays); it refuses while a",
     "tracked file there holds content recorded neither in the store nor in git's HEAD (FORK_HAS_UNRECORDED_CHANGES) unless --force.",
+    '--codex (a Codex CLI session, with --message at a prompt): Codex gets a copy of its conversation cut before that prompt, under a new Codex',
+    "session id printed with the fork; `codex resume <id>` in the fork's directory continues it. The original Codex session is left as it is.",
   ],
   flags: forkFlags,
   positionals: { min: 1, max: 2 },
@@ -181,6 +189,8 @@ export const forkCommand = defineCommand({
       });
     }
     if (args.flags.force) throw new UsageError('--force applies to fork discard only', { command: 'fork' });
+    if (args.flags.codex && (args.flags.message === undefined || args.flags.preview))
+      throw new UsageError("--codex forks Codex's conversation at a prompt: use it with --message <promptMessageId>, without --preview", { command: 'fork' });
     const [sessionId, point] = args.positionals as [string, string | undefined];
     const resolutions = Object.fromEntries(keyValueFlags('resolve', args.flags.resolve, ['merge', 'force'] as const).map(({ key, choice }) => [key, choice]));
     const request = forkRequest(sessionId, {
@@ -199,6 +209,8 @@ export const forkCommand = defineCommand({
         const report: ForkPreviewReport = { type: 'preview', parentSessionId: sessionId, preview: await previewFork({ waypoint }, request) };
         return { data: report, text: renderFork(report) };
       }
+      // Codex's copy first: a prompt or rollout it refuses stops the fork before anything is written.
+      const codex = args.flags.codex ? await forkCodexConversation(waypoint, sessionId, args.flags.message!) : null;
       const progress = request.workspace?.mode === 'isolated' ? context.output.progress('materializing') : null;
       try {
         const report = await forkSession(
@@ -207,14 +219,24 @@ export const forkCommand = defineCommand({
           progress ? { onProgress: (done, total) => progress.update(done, total) } : {},
         );
         progress?.done(report.materialized ? `${plural(report.materialized.files, 'file')} written` : undefined);
-        return { data: report, text: renderFork(report) };
+        if (codex === null) return { data: report, text: renderFork(report) };
+        return { data: { ...report, codex }, text: [...renderFork(report), ...renderCodexFork(codex, report.workdir)] };
       } catch (error) {
         progress?.done();
+        if (codex !== null) rmSync(codex.rolloutPath, { force: true });
         throw confirmOnCommandLine(context, error);
       }
     });
   },
 });
+
+/** Where Codex's copy of the conversation is, and how to go on with it. */
+function renderCodexFork(codex: CodexConversationFork, workdir: string | null): string[] {
+  return [
+    `  Codex conversation: ${codex.codexSessionId}, cut before that prompt (from ${codex.parentCodexSessionId}; ${codex.rolloutPath})`,
+    `  continue it: ${workdir ? `cd ${workdir} && ` : ''}codex resume ${codex.codexSessionId}`,
+  ];
+}
 
 /** What `fork discard` deleted, in words. */
 export function renderDiscard(report: DiscardForkResult): string[] {

@@ -4,6 +4,8 @@ import {
   codexHooksPath,
   hookCommand,
   hookFilesPath,
+  helperReport,
+  type HelperReport,
   hookStoreFlags,
   installedCodexHooks,
   planCodexInstall,
@@ -44,13 +46,14 @@ export const hooksCommand = defineCommand({
     'hooks uninstall claude|codex [--scope project|user] [--dry-run]',
     'hooks status [--scope project|user]',
     'hooks run claude|codex',
+    'hooks serve claude|codex',
   ],
   summary: "record Claude Code and Codex CLI sessions through their hooks: install, remove, check; `run` is the hooks' own command",
   description: [
     "install: adds Waypoint's entries to the agent's hooks file (Claude Code's settings.json, Codex's hooks.json; every hook already there is kept) and prints the change; installing twice changes nothing.",
-    "uninstall: removes exactly those entries. status: what is installed where, and the handler's latest failures.",
-    'run: what Claude Code runs for each event (the event JSON on stdin); it always exits 0, so a failure never stops the agent (see status).',
-    'It hands the event to a resident helper of the store (`hooks serve claude`, started on demand, stopping after 10 idle minutes); WAYPOINT_HOOK_HELPER=off handles each event in its own process.',
+    "uninstall: removes exactly those entries. status: what is installed where, the resident helper (pid, port, events recorded per agent), and the handlers' latest failures.",
+    'run: what Claude Code and Codex CLI run for each event (the event JSON on stdin); it always exits 0, so a failure never stops the agent (see status).',
+    "It hands the event to the store's resident helper, one for both agents (`hooks serve`, started on demand, stopping after 10 idle minutes; status shows it); WAYPOINT_HOOK_HELPER=off handles each event in its own process.",
     'A Claude or Codex session can then be named by its own session id wherever a session id is taken: `waypoint rewind <session-id> …`.',
     "With a database store (--store postgres://… or $WAYPOINT_STORE), install keeps the URL in a file only you can read ($WAYPOINT_HOME/stores/<id>/store.url, 0600) and the hook command names that file: the password is never written into the agent's settings.",
     'Codex runs a new hook only once it is trusted: review it with /hooks in Codex (or pass --dangerously-bypass-hook-trust to `codex exec`); project hooks load once the project is trusted.',
@@ -66,11 +69,12 @@ export const hooksCommand = defineCommand({
       throw new UsageError(`"${action}" is not a hooks action; use install, uninstall, status, run or serve`, { command: 'hooks' });
     if (agent === undefined || !AGENTS.includes(agent as HookAgent))
       throw new UsageError(`\`waypoint hooks ${action}\` needs the agent: claude or codex`, { command: 'hooks' });
-    if (agent === 'codex') return codex(context, action, scope, args.flags['dry-run']);
     if (action === 'serve') {
+      // One helper per store records both agents' events.
       await serveHookHelper(hookFilesPath(context.storePath), process.env, context.storePath);
       return { data: null, text: [] };
     }
+    if (agent === 'codex') return codex(context, action, scope, args.flags['dry-run']);
     if (action === 'run') {
       await runClaudeHook(await readStdin(), { storePath: hookFilesPath(context.storePath), location: context.storePath });
       return { data: null, text: [] };
@@ -100,9 +104,7 @@ function renderChange(action: 'install' | 'uninstall', change: SettingsChange, d
   return [...change.diff.trimEnd().split('\n'), '', `${verb} Waypoint's hooks ${action === 'install' ? 'to' : 'from'} ${change.path}.`];
 }
 
-async function codex(context: CommandContext, action: 'install' | 'uninstall' | 'run' | 'serve', scope: 'project' | 'user', dryRun: boolean) {
-  if (action === 'serve')
-    throw new UsageError('`waypoint hooks serve` is for claude only: Codex events are handled in their own process', { command: 'hooks' });
+async function codex(context: CommandContext, action: 'install' | 'uninstall' | 'run', scope: 'project' | 'user', dryRun: boolean) {
   if (action === 'run') {
     await runCodexHook(await readStdin(), { storePath: hookFilesPath(context.storePath), location: context.storePath });
     return { data: null, text: [] };
@@ -115,23 +117,40 @@ async function codex(context: CommandContext, action: 'install' | 'uninstall' | 
   return result;
 }
 
-function status(context: CommandContext, scope: 'project' | 'user') {
+async function status(context: CommandContext, scope: 'project' | 'user') {
+  const helper = await helperReport(hookFilesPath(context.storePath));
   const agents = AGENTS.map((agent) => {
     const path = agent === 'claude' ? settingsPath(scope, context.cwd, process.env.HOME) : codexHooksPath(scope, context.cwd);
     const installed = agent === 'claude' ? installedHooks(path) : installedCodexHooks(path);
-    return { agent, path, ...installed, failures: recentHookFailures(hookFilesPath(context.storePath), 5, agent) };
+    const handled = helper.state === 'serving' ? helper.events[agent] : null;
+    return {
+      agent,
+      path,
+      ...installed,
+      helper: { state: helper.state, events: handled },
+      failures: recentHookFailures(hookFilesPath(context.storePath), 5, agent),
+    };
   });
-  const text = agents.flatMap(({ agent, path, events, command, failures }) => [
+  const text = agents.flatMap(({ agent, path, events, command, failures, helper: { events: handled } }) => [
     events.length > 0
       ? `${AGENT_NAMES[agent]} (${scope}): installed in ${path} for ${events.join(', ')}.`
       : `${AGENT_NAMES[agent]} (${scope}): not installed in ${path}.`,
     ...(command ? [`  runs: ${command}`] : []),
+    `  ${helperLine(helper, handled)}`,
     failures.length === 0 ? '  No hook failures logged.' : `  Latest hook failures (${failures.length}):`,
     ...failures.map((failure) => `    ${failure.at} ${failure.event ?? '?'} ${failure.code}: ${failure.message}`),
   ]);
-  // Claude's entry at the top level, as before; every agent's under `agents`.
+  // Claude's entry at the top level, as before; every agent's under `agents`, the store's helper under `helper`.
   const claude = agents[0]!;
-  return { data: { scope, path: claude.path, events: claude.events, command: claude.command, failures: claude.failures, agents }, text };
+  return { data: { scope, path: claude.path, events: claude.events, command: claude.command, failures: claude.failures, agents, helper }, text };
+}
+
+/** The store's resident helper, which both agents' events go through. */
+function helperLine(helper: HelperReport, handled: number | null): string {
+  if (helper.state === 'stopped') return 'Resident helper: not running (the next event starts it).';
+  if (helper.state === 'running')
+    return `Resident helper: running${helper.pid === null ? '' : ` (pid ${helper.pid})`}, no counts (starting, or started by another Waypoint version).`;
+  return `Resident helper: pid ${helper.pid} on 127.0.0.1:${helper.port} since ${helper.startedAt}, ${handled} event${handled === 1 ? '' : 's'} of this agent recorded.`;
 }
 
 async function readStdin(): Promise<string> {

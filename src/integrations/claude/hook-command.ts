@@ -11,17 +11,22 @@ function quote(word: string): string {
 export const BASH = '/bin/bash';
 
 /**
- * The command Claude Code runs for each hooked event (through `/bin/sh -c`): `/bin/bash` with this
- * package's `bin/claude-hook.bash` (which hands the event to the store's resident helper over
- * loopback TCP with bash builtins alone, so one process starts and no Node), followed by the Node
- * client it falls back to — this Node and `bin/waypoint.js` by absolute path (so it works from any
- * directory and whatever `PATH` Claude has), `hooks run claude`, and the store when one was named
- * at install (`storeFlags`: a database store by the file its URL is kept in). Without `/bin/bash`, or with `shell: false`, the Node client alone.
+ * The command Claude Code (through `/bin/sh -c`) or Codex CLI (through `/bin/bash -c`) runs for
+ * each hooked event: `/bin/bash` with this package's `bin/claude-hook.bash` (which hands the event
+ * to the store's resident helper over loopback TCP with bash builtins alone, so one process starts
+ * and no Node), followed by the Node client it falls back to — this Node and `bin/waypoint.js` by
+ * absolute path (so it works from any directory and whatever `PATH` the agent has), `hooks run
+ * claude|codex` (`agent`, default claude), and the store when one was named at install
+ * (`storeFlags`: a database store by the file its URL is kept in). Without `/bin/bash`, or with
+ * `shell: false`, the Node client alone.
  */
-export function hookCommand(options: { storePath?: string; storeFlags?: readonly string[]; node?: string; bin?: string; shell?: boolean } = {}): string {
+export function hookCommand(
+  options: { agent?: 'claude' | 'codex'; storePath?: string; storeFlags?: readonly string[]; node?: string; bin?: string; shell?: boolean } = {},
+): string {
   const node = options.node ?? process.execPath;
   const bin = options.bin ?? realpathSync(fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url)));
-  const client = [node, bin, 'hooks', 'run', 'claude', ...(options.storeFlags ?? (options.storePath ? ['--store', options.storePath] : []))];
+  const storeFlags = options.storeFlags ?? (options.storePath ? ['--store', options.storePath] : []);
+  const client = [node, bin, 'hooks', 'run', options.agent ?? 'claude', ...storeFlags];
   const shellClient = join(dirname(bin), 'claude-hook.bash');
   const words = options.shell === false || !existsSync(shellClient) || !existsSync(BASH) ? client : [BASH, shellClient, ...client];
   return words.map(quote).join(' ');

@@ -2,10 +2,20 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { openWaypoint } from '../../engine/index.js';
+import { runCodexHook } from '../codex/hook-handler.js';
 import { runClaudeHook } from './hook-handler.js';
 import { ChangeTracker } from './change-tracker.js';
 import { helperIdleMs, helperPaths } from './helper-paths.js';
-import { type HelperEndpoint, HelperRequestReader, newEndpoint, readEndpoint, REPLY_DENIED, REPLY_OK, writeEndpoint } from './helper-protocol.js';
+import {
+  type HelperEndpoint,
+  HelperRequestReader,
+  type HelperStatus,
+  newEndpoint,
+  readEndpoint,
+  REPLY_DENIED,
+  REPLY_OK,
+  writeEndpoint,
+} from './helper-protocol.js';
 
 /** How long a connection may stay silent (no request yet, or no reply read) before it is dropped. */
 const CONNECTION_IDLE_MS = 120_000;
@@ -13,7 +23,9 @@ const CONNECTION_IDLE_MS = 120_000;
 /**
  * The resident helper of one store: keeps the engine loaded and the store open, so a hook event
  * costs the client's start and the event's own work instead of loading and opening everything
- * again. The hook client starts it on demand (`waypoint hooks serve claude`). One per store: it
+ * again. It records Claude Code's and Codex CLI's events alike (the request names the agent, see
+ * `helper-protocol.ts`), each through its agent's handler, which logs its failures in its own
+ * folder. The hook client starts it on demand (`waypoint hooks serve claude|codex`). One per store: it
  * holds a lock directory with its pid for its lifetime (a dead holder's is taken over), so
  * concurrent starts leave one helper and the others exit at once. Events are handled one at a
  * time, each under its session's lock like any hook process, and answered `ok` when recorded. It
@@ -35,9 +47,12 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
   let queue: Promise<void> = Promise.resolve();
   let last = Date.now();
   let endpoint: HelperEndpoint | null = null;
+  const startedAt = new Date().toISOString();
+  const events = { claude: 0, codex: 0 };
   const server = createServer((connection) => serve(connection));
   const serve = (connection: Socket) => {
     if (endpoint === null) return connection.destroy();
+    const { port } = endpoint;
     const reader = new HelperRequestReader(endpoint.clientToken);
     let taken = false;
     connection.setNoDelay(true);
@@ -54,10 +69,19 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
         connection.end(REPLY_DENIED);
         return;
       }
+      if (request.kind === 'status') {
+        const status: HelperStatus = { pid: process.pid, port, startedAt, events: { ...events } };
+        connection.end(`${JSON.stringify(status)}\n`);
+        return;
+      }
+      const { kind, stdin } = request;
       queue = queue.then(async () => {
         last = Date.now();
         await tracker?.settle();
-        await runClaudeHook(request.stdin, { storePath, waypoint, ...(tracker ? { scanIo: tracker.io } : {}) });
+        const options = { storePath, waypoint, ...(tracker ? { scanIo: tracker.io } : {}) };
+        if (kind === 'codex') await runCodexHook(stdin, options);
+        else await runClaudeHook(stdin, options);
+        events[kind]++;
         last = Date.now();
         connection.end(REPLY_OK);
       });

@@ -6,4 +6,5 @@ export { handleClaudeHook, runClaudeHook, type ClaudeHookOptions } from './hook-
 export { hookCommand } from './hook-command.js';
 export { serveHookHelper } from './hook-helper.js';
 export { runHookCommand } from './hook-client.js';
+export { helperReport, type HelperReport } from './helper-status.js';
 export { installedHooks, planInstall, planUninstall, settingsPath } from './claude-settings.js';

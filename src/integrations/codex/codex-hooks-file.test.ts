@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applySettingsChange } from '../hook-settings.js';
-import { codexHooksPath, installedCodexHooks, planCodexInstall, planCodexUninstall } from './codex-hooks-file.js';
+import { codexHookCommand, codexHooksPath, installedCodexHooks, planCodexInstall, planCodexUninstall } from './codex-hooks-file.js';
 import { CODEX_HOOKED_EVENTS } from './hook-event.js';
 
 const COMMAND = '/usr/bin/node /opt/waypoint/bin/waypoint.js hooks run codex --store /s/waypoint.db';
@@ -57,4 +57,24 @@ describe("Codex's hooks.json: Waypoint's entries", () => {
     expect(() => planCodexInstall(path, COMMAND)).toThrow(expect.objectContaining({ code: 'CODEX_HOOKS_INVALID' }));
     expect(readFileSync(path, 'utf8')).toBe('{ not json');
   });
+
+  it.skipIf(!existsSync('/bin/bash'))(
+    "runs the bash client in front of the Node client (`hooks run codex`), and replaces an older install's Node-only command",
+    () => {
+      const node = '/usr/bin/node';
+      // This package's own bin/: the bash client beside waypoint.js.
+      const bin = join(import.meta.dirname, '..', '..', '..', 'bin', 'waypoint.js');
+      const nodeOnly = `${node} ${bin} hooks run codex --store /s/waypoint.db`;
+      const shell = codexHookCommand({ storePath: '/s/waypoint.db', node, bin });
+      expect(shell).toBe(`/bin/bash ${join(bin, '..', 'claude-hook.bash')} ${nodeOnly}`);
+      expect(codexHookCommand({ storePath: '/s/waypoint.db', node, bin, shell: false })).toBe(nodeOnly);
+      applySettingsChange(planCodexInstall(path, nodeOnly));
+      const upgrade = planCodexInstall(path, shell);
+      expect(upgrade.changed).toBe(true);
+      applySettingsChange(upgrade);
+      expect(installedCodexHooks(path).command).toBe(shell);
+      const written = JSON.parse(readFileSync(path, 'utf8'));
+      expect(written.hooks.PreToolUse).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: shell }] }]);
+    },
+  );
 });

@@ -1,8 +1,7 @@
-import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { installedHooksIn, planHooksInstall, planHooksUninstall, type HooksFileFormat, type SettingsChange, type SettingsScope } from '../hook-settings.js';
+import { hookCommand } from '../claude/hook-command.js';
 import { CODEX_HOOKED_EVENTS } from './hook-event.js';
 
 /** Codex's `hooks.json`: Waypoint's entries run `waypoint … hooks run codex`. */
@@ -35,17 +34,11 @@ export function installedCodexHooks(path: string): { events: string[]; command: 
   return installedHooksIn(CODEX_HOOKS, path);
 }
 
-function quote(word: string): string {
-  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
 /**
- * The command Codex runs for each hooked event: this Node and this package's `bin/waypoint.js` by
- * absolute path, `hooks run codex`, and the store when one was named at install (`storeFlags`: a
- * database store by the file its URL is kept in).
+ * The command Codex runs for each hooked event (through `/bin/bash -c`): the bash client handing
+ * the event to the store's resident helper, with the Node client (`hooks run codex`) behind it —
+ * the same command as Claude Code's but for the agent (see {@link hookCommand}).
  */
-export function codexHookCommand(options: { storePath?: string; storeFlags?: readonly string[]; node?: string; bin?: string } = {}): string {
-  const node = options.node ?? process.execPath;
-  const bin = options.bin ?? realpathSync(fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url)));
-  return [node, bin, 'hooks', 'run', 'codex', ...(options.storeFlags ?? (options.storePath ? ['--store', options.storePath] : []))].map(quote).join(' ');
+export function codexHookCommand(options: { storePath?: string; storeFlags?: readonly string[]; node?: string; bin?: string; shell?: boolean } = {}): string {
+  return hookCommand({ ...options, agent: 'codex' });
 }

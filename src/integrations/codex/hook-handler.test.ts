@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openWaypoint } from '../../engine/index.js';
+import { nodeScanIo, type ScanIo } from '../../workspace/index.js';
 import { waypointSessionIdFor } from '../claude/claude-ids.js';
 import { recentHookFailures } from '../hook-log.js';
 import { handleCodexHook, runCodexHook } from './hook-handler.js';
@@ -124,5 +125,33 @@ describe('the Codex CLI hook handler (events as Codex sends them)', () => {
     await expect(runCodexHook(JSON.stringify({ hook_event_name: 'Stop' }), { storePath })).resolves.toBeUndefined();
     expect(recentHookFailures(storePath, 5, 'codex').map((failure) => failure.code)).toEqual(['INVALID_HOOK_INPUT', 'INVALID_ARGUMENT']);
     expect(recentHookFailures(storePath, 5, 'claude')).toEqual([]);
+  });
+
+  it("records through a store kept open and the scans' filesystem calls it is given (as the resident helper passes them), leaving the store open", async () => {
+    const waypoint = await openWaypoint({ path: storePath });
+    const listed: string[] = [];
+    const scanIo: ScanIo = {
+      ...nodeScanIo,
+      readdir: (path) => {
+        listed.push(path);
+        return nodeScanIo.readdir(path);
+      },
+    };
+    try {
+      const event = (hook_event_name: string, extra: Record<string, unknown> = {}) =>
+        handleCodexHook({ session_id: S, cwd: project, hook_event_name, turn_id: 't1', transcript_path: null, ...extra }, { storePath, waypoint, scanIo });
+      const shell = { tool_name: 'Bash', tool_use_id: 's1', tool_input: { command: 'touch made.txt' } };
+      await event('UserPromptSubmit', { prompt: 'make it' });
+      await event('PreToolUse', shell);
+      writeFileSync(join(project, 'made.txt'), 'made\n');
+      await event('PostToolUse', shell);
+      await event('Stop', { last_assistant_message: 'made' });
+      // Both scans went through the calls given, and the store is still open for the next event.
+      expect(listed.filter((path) => path === project).length).toBeGreaterThanOrEqual(2);
+      const rows = await waypoint.store.listCheckpoints(waypointSessionIdFor(S));
+      expect(rows.map((row) => `${row.source} ${row.op} ${row.path}`)).toEqual(['exec create workspace:made.txt']);
+    } finally {
+      await waypoint.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { openCaptureContext, type CaptureContext } from '../../checkpoint/index.js';
 import { openWaypoint, type Waypoint } from '../../engine/index.js';
 import { parseInput, WaypointError, type Session } from '../../model/index.js';
+import type { ScanIo } from '../../workspace/index.js';
 import { startTurn } from '../../runtime/external-turn.js';
 import { endRunningTurns, isRunning, recordFinalReply, runningTurn, titleOf } from '../agent-turns.js';
 import { waypointSessionIdFor } from '../claude/claude-ids.js';
@@ -22,6 +23,10 @@ export interface CodexHookOptions {
   location?: string;
   /** How long to wait for another hook process of the same session (default 30 s). */
   lockTimeoutMs?: number;
+  /** The store already open (the resident helper keeps it open between events); default: opened and closed for this event. */
+  waypoint?: Waypoint;
+  /** The workspace scans' filesystem calls (the resident helper's change tracker); default node:fs. */
+  scanIo?: Partial<ScanIo>;
 }
 
 /**
@@ -37,22 +42,25 @@ export async function handleCodexHook(input: unknown, options: CodexHookOptions)
   const event = parseInput(CodexHookEvent, input, 'Codex hook event');
   const sessionId = waypointSessionIdFor(event.session_id);
   await withPathLock(sessionLockPath(options.storePath, sessionId, 'codex'), options.lockTimeoutMs ?? 30_000, async () => {
-    const waypoint = await openWaypoint({ path: options.location ?? options.storePath });
+    const waypoint = options.waypoint ?? (await openWaypoint({ path: options.location ?? options.storePath }));
     try {
       const session = await ensureCodexSession(waypoint, event);
       const statePath = sessionStatePath(options.storePath, session.id, 'codex');
       const state = loadHookState(statePath, event.session_id);
-      await dispatch(waypoint, session, state, event);
+      await dispatch(waypoint, session, state, event, options.scanIo);
       saveHookState(statePath, state);
     } finally {
-      await waypoint.close();
+      if (options.waypoint === undefined) await waypoint.close();
     }
   });
 }
 
-async function dispatch(waypoint: Waypoint, session: Session, state: HookState, event: CodexHookEvent): Promise<void> {
+async function dispatch(waypoint: Waypoint, session: Session, state: HookState, event: CodexHookEvent, scanIo: Partial<ScanIo> | undefined): Promise<void> {
   const name = event.hook_event_name;
-  const open = (turnId: string) => openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
+  const open = async (turnId: string): Promise<CaptureContext> => {
+    const context = await openCaptureContext({ store: waypoint.store, blobs: waypoint.blobs, sessionId: session.id, turnId });
+    return scanIo === undefined ? context : { ...context, scanIo };
+  };
   const mirror = (turnId: string | null) => mirrorRollout(waypoint, session.id, state, event.transcript_path, turnId);
   if (name === 'UserPromptSubmit') {
     await closeScanWindow(open, state);
@@ -64,7 +72,7 @@ async function dispatch(waypoint: Waypoint, session: Session, state: HookState, 
   if (name === 'PreToolUse' || name === 'PostToolUse') {
     const turnId = await turnForEvent(waypoint, session, state, event);
     await mirror(turnId);
-    const context: CaptureContext = await open(turnId);
+    const context = await open(turnId);
     if (name === 'PreToolUse') await beforeTool(context, state, event, codexCoverage(event));
     else await afterTool(context, state, event);
     return;

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contents, createProject, write } from '../claude/project-fixture.js';
 import { runCodex, writeCodexConfig } from './codex-harness.js';
@@ -42,6 +43,11 @@ describe('Codex CLI through its hooks (real binary)', () => {
   let prompts: Array<{ id: string; text: string }> = [];
   const installs: Array<{ code: number | null; stdout: string }> = [];
   let personsHooks = '';
+  const eventLog = () => join(fixture.dir, 'events-log');
+  const fired = () => (existsSync(eventLog()) ? readFileSync(eventLog(), 'utf8').split('\n').filter(Boolean).length : 0);
+  const helperStatus = () => fixture.waypoint('hooks', 'status', '--scope', 'user', '--json').json().helper;
+  // What the store's resident helper recorded of the second prompt's run, and what Codex fired in it.
+  const second = { firedEvents: 0, helperEvents: 0, helperPid: 0, pidAfter: 0 };
 
   beforeAll(async () => {
     server = await ResponsesServer.start({
@@ -56,10 +62,24 @@ describe('Codex CLI through its hooks (real binary)', () => {
         [{ type: 'shell', cmd: "sed -i 's/world/there/' a.txt && rm notes.md && mv e.txt f.txt && printf 'made\\n' > made.txt" }],
         [{ type: 'message', text: 'Done with the shell.' }],
       ],
+      // The forked conversation's prompt (asked after the fork, below).
+      'Carry on in the fork': [[{ type: 'shell', cmd: 'pwd > where.txt' }], [{ type: 'message', text: 'Carried on.' }]],
     });
     writeCodexConfig(codexHome, server.url);
-    // The person's own hook, which Waypoint's install must keep (and which must still run).
-    personsHooks = `${JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: `echo stopped >> ${join(fixture.dir, 'stop-marker')}` }] }] } }, null, 2)}\n`;
+    // The person's own hooks, which Waypoint's install must keep (and which must still run): one on
+    // Stop, and one on every event Waypoint hooks, counting what Codex fires.
+    const count = (event: string) => ({ type: 'command', command: `echo ${event} >> ${eventLog()}` });
+    const persons = {
+      hooks: {
+        SessionStart: [{ hooks: [count('SessionStart')] }],
+        UserPromptSubmit: [{ hooks: [count('UserPromptSubmit')] }],
+        PreToolUse: [{ matcher: '*', hooks: [count('PreToolUse')] }],
+        PostToolUse: [{ matcher: '*', hooks: [count('PostToolUse')] }],
+        Stop: [{ hooks: [{ type: 'command', command: `echo stopped >> ${join(fixture.dir, 'stop-marker')}` }, count('Stop')] }],
+        SessionEnd: [{ hooks: [count('SessionEnd')] }],
+      },
+    };
+    personsHooks = `${JSON.stringify(persons, null, 2)}\n`;
     write(codexHome, 'hooks.json', personsHooks);
     installs.push(fixture.waypoint('hooks', 'install', 'codex', '--scope', 'user', '--dry-run'));
     installs.push(fixture.waypoint('hooks', 'install', 'codex', '--scope', 'user'));
@@ -73,9 +93,21 @@ describe('Codex CLI through its hooks (real binary)', () => {
     write(project, 'person.txt', 'mine\n');
     write(project, 'keep.txt', 'kept, and edited by the person\n');
     trees.personEdited = contents(project);
-    const second = await runCodex('Tidy up with the shell', { cwd: project, home, codexHome, resume: codexId });
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.sessionId).toBe(codexId);
+    // The first prompt's first event started the store's resident helper: every event of the second goes through it.
+    for (let wait = 0; wait < 100 && helperStatus().state !== 'serving'; wait++) await sleep(200);
+    const before = helperStatus();
+    expect(before.state).toBe('serving');
+    const firedBefore = fired();
+    const resumed = await runCodex('Tidy up with the shell', { cwd: project, home, codexHome, resume: codexId });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.sessionId).toBe(codexId);
+    const after = helperStatus();
+    Object.assign(second, {
+      firedEvents: fired() - firedBefore,
+      helperEvents: after.events.codex - before.events.codex,
+      helperPid: before.pid,
+      pidAfter: after.pid,
+    });
     trees.afterSecond = contents(project);
     const status = fixture.waypoint('rewind', codexId, 'status', '--json').json();
     prompts = status.targets.map((target: { messageId: string; text: string }) => ({ id: target.messageId, text: target.text }));
@@ -96,11 +128,21 @@ describe('Codex CLI through its hooks (real binary)', () => {
     expect(again!.stdout).toContain('already in');
     const hooks = JSON.parse(readFileSync(join(codexHome, 'hooks.json'), 'utf8')).hooks;
     expect(hooks.Stop[0].hooks[0].command).toContain('stop-marker');
-    expect(hooks.PreToolUse[0].hooks[0].command).toMatch(/waypoint\.js hooks run codex --store /);
+    expect(hooks.PreToolUse[0].hooks[0].command).toContain('events-log');
+    // The bash client first (one process an event, handing it to the store's helper), the Node client behind it.
+    expect(hooks.PreToolUse[1].hooks[0].command).toMatch(/^\/bin\/bash \S+\/bin\/claude-hook\.bash \S+ \S+\/waypoint\.js hooks run codex --store /);
+  });
+
+  it("hands every event of the resumed session to the store's resident helper, which records them for Codex", () => {
+    // SessionStart, UserPromptSubmit, PreToolUse and PostToolUse of the shell call, Stop, SessionEnd.
+    expect(second.firedEvents).toBe(6);
+    expect(second.helperEvents).toBe(second.firedEvents);
+    expect(second.pidAfter).toBe(second.helperPid);
+    expect(helperStatus().events.claude).toBe(0);
   });
 
   it("ran the scripted tools for real, kept the person's hook running, and logged no hook failure", () => {
-    expect(server.unused).toEqual([]);
+    expect(server.unused.filter((step) => !step.startsWith('Carry on in the fork'))).toEqual([]);
     expect(trees.afterFirst).toEqual({ 'a.txt': 'hello world\nmiddle\nend\n', 'e.txt': 'moved\n', 'keep.txt': 'kept\n', 'notes.md': 'line one\nline two\n' });
     expect(trees.afterSecond).toEqual({
       'a.txt': 'hello there\nmiddle\nend\n',
@@ -195,6 +237,40 @@ describe('Codex CLI through its hooks (real binary)', () => {
     expect(fork.code, fork.stdout + fork.stderr).toBe(0);
     expect(contents(project)).toEqual(before);
     expect(contents(target)).toEqual(trees.personEdited);
+  });
+
+  it("forks Codex's conversation before the second prompt too: `codex exec resume` of the new id goes on without it, in the fork's directory", async () => {
+    const target = join(fixture.dir, 'fork-with-codex');
+    const rollouts = () => readdirSync(join(codexHome, 'sessions'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl'));
+    const [rollout] = rollouts().filter((name) => name.includes(codexId));
+    const original = readFileSync(join(codexHome, 'sessions', rollout!));
+    const fork = fixture.waypoint('fork', codexId, '--message', prompts[1]!.id, '--isolated', target, '--codex', '--json');
+    expect(fork.code, fork.stdout + fork.stderr).toBe(0);
+    const { codex } = fork.json();
+    expect(codex.parentCodexSessionId).toBe(codexId);
+    expect(codex.codexSessionId).not.toBe(codexId);
+    expect(contents(target)).toEqual(trees.personEdited);
+    const asked = server.requests.length;
+    const resumed = await runCodex('Carry on in the fork', { cwd: target, home, codexHome, resume: codex.codexSessionId });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.sessionId).toBe(codex.codexSessionId);
+    // What the model was sent: the first prompt and its replies, then the new prompt; the cut prompt is gone.
+    const sent = server.requests.slice(asked).map((request) =>
+      ((request.body as { input?: Array<{ type?: string; role?: string; content?: Array<{ text?: string }> }> }).input ?? [])
+        .filter((item) => item.type === 'message' && (item.role === 'user' || item.role === 'assistant'))
+        .map((item) => `${item.role}: ${(item.content ?? []).map((part) => part.text ?? '').join('')}`)
+        .filter((line) => !line.includes('<environment_context>')),
+    );
+    expect(sent.length).toBe(2);
+    expect(sent[0]).toEqual(['user: Patch the files', 'assistant: Patching.', 'assistant: Done with the patch.', 'user: Carry on in the fork']);
+    expect(server.unused).toEqual([]);
+    // Its shell command ran in the fork's directory, not the project's.
+    expect(readFileSync(join(target, 'where.txt'), 'utf8')).toBe(`${target}\n`);
+    expect(existsSync(join(project, 'where.txt'))).toBe(false);
+    // The original rollout was only read, and Waypoint's record of the session is as it was.
+    expect(readFileSync(join(codexHome, 'sessions', rollout!)).equals(original)).toBe(true);
+    const status = fixture.waypoint('rewind', codexId, 'status', '--json').json();
+    expect(status.targets.map((target: { text: string }) => target.text)).toEqual(['Patch the files', 'Tidy up with the shell']);
   });
 
   it('refuses to overwrite a later edit of the person, then merges it, cascades back past it by force, and redoes that', () => {

@@ -1,0 +1,147 @@
+/**
+ * A Codex CLI hook call in the agent's tool loop: the time Waypoint's hook commands add to one
+ * tool call (its PreToolUse and PostToolUse commands, run through `/bin/bash -c` as Codex runs
+ * them, process starts included) on a generated workspace, against a shadow-git hook run at the
+ * same two events (`git add -A` + `git write-tree` into a separate GIT_DIR), measured in the same
+ * run, interleaved call by call so load hits all alike (the method of the claude-hook suite).
+ *
+ * Variants, each with a store of its own (so each has its own resident helper):
+ * - `installed`: the command `hooks install codex` writes (the bash client: one bash process,
+ *   /dev/tcp to the store's resident helper, which tracks changes with inotify);
+ * - `node client`: the Node client alone, to the same kind of helper (`codexHookCommand({ shell: false })`);
+ * - `one process per event`: `WAYPOINT_HOOK_HELPER=off`, each event loading the engine, opening the
+ *   store and scanning the whole tree — what every Codex event cost before it went through the helper.
+ * Calls: a shell command (`Bash`: scanned before and after) and an `apply_patch` of one file (that
+ * file read before and after). Floors, per event: `bash -c true`, and `node -e 0`.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { codexHookCommand } from '../../src/integrations/codex/codex-hooks-file.js';
+import type { BenchContext, BenchResult, BenchSuite } from '../harness.js';
+import { backdate, generateWorkspace } from '../workspace-generator.js';
+
+interface Variant {
+  name: string;
+  command: string;
+  env: NodeJS.ProcessEnv;
+}
+
+const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+const summary = (times: number[]) => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { median: percentile(sorted, 0.5), p90: percentile(sorted, 0.9) };
+};
+
+async function run(context: BenchContext): Promise<BenchResult[]> {
+  const suite = 'codex-hook';
+  const fileCount = context.quick ? 2000 : 10_000;
+  const label = `${fileCount / 1000}k`;
+  const root = context.tempDir('waypoint-codex-hook-');
+  const dir = join(root, 'project');
+  mkdirSync(dir);
+  const paths = generateWorkspace(dir, fileCount);
+  backdate(dir);
+  const rollout = join(root, 'rollout.jsonl');
+  writeFileSync(rollout, '');
+  const base = { session_id: '019a0000-0000-7000-8000-0000000be4c1', transcript_path: rollout, cwd: dir, turn_id: 'turn-1' };
+  const env = { ...process.env, WAYPOINT_HOOK_HELPER_IDLE_MS: '60000' };
+  const store = (name: string) => join(root, name, 'waypoint.db');
+  const variants: Variant[] = [
+    { name: 'installed', command: codexHookCommand({ storePath: store('installed') }), env },
+    { name: 'node client', command: codexHookCommand({ storePath: store('node'), shell: false }), env },
+  ];
+  const perEvent: Variant = {
+    name: 'one process per event',
+    command: codexHookCommand({ storePath: store('alone') }),
+    env: { ...env, WAYPOINT_HOOK_HELPER: 'off' },
+  };
+  const hook = (variant: Variant, event: Record<string, unknown>) => {
+    const result = spawnSync('/bin/bash', ['-c', variant.command], { input: JSON.stringify({ ...base, ...event }), env: variant.env });
+    if (result.status !== 0) throw new Error(`hook exited ${result.status}: ${result.stderr}`);
+  };
+  const gitDir = join(root, 'shadow.git');
+  spawnSync('git', ['init', '-q', '--bare', gitDir]);
+  const shadowCommand = 'git --git-dir="$G" --work-tree="$W" add -A && git --git-dir="$G" --work-tree="$W" write-tree >/dev/null';
+  const shadowHook = () => {
+    const result = spawnSync('/bin/bash', ['-c', shadowCommand], { env: { ...process.env, G: gitDir, W: dir }, input: JSON.stringify(base) });
+    if (result.status !== 0) throw new Error('shadow git failed');
+  };
+  // Every store's session starts (the first event also starts that store's helper, and its first
+  // scans read every file): not timed.
+  for (const variant of [...variants, perEvent]) hook(variant, { hook_event_name: 'UserPromptSubmit', prompt: 'bench' });
+  await sleep(3000);
+  shadowHook();
+  let call = 0;
+  const shellInput = { tool_name: 'Bash', tool_input: { command: 'echo >> file' } };
+  const patched = paths[1]!;
+  const patchInput = { tool_name: 'apply_patch', tool_input: { command: `*** Begin Patch\n*** Update File: ${patched}\n@@\n-a\n+b\n*** End Patch\n` } };
+  /** One tool call through `variant`: the tool changes one file between its two hooks; only the hooks are timed (ms). */
+  const toolCall = (variant: Variant | 'shadow', input: Record<string, unknown>): number => {
+    const id = `call_${++call}`;
+    const pre = () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PreToolUse', tool_use_id: id, ...input }));
+    const post = () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PostToolUse', tool_use_id: id, ...input, tool_response: '' }));
+    const started = process.hrtime.bigint();
+    pre();
+    const preTime = Number(process.hrtime.bigint() - started);
+    if (input === patchInput) appendFileSync(join(dir, patched), `// ${call}\n`);
+    else appendFileSync(join(dir, paths[call % paths.length]!), `// ${call}\n`);
+    const again = process.hrtime.bigint();
+    post();
+    return (preTime + Number(process.hrtime.bigint() - again)) / 1e6;
+  };
+  const runs = context.quick ? 5 : 15;
+  const times: Record<string, number[]> = {};
+  const add = (key: string, value: number, round: number) => {
+    if (round >= 2) (times[key] ??= []).push(value);
+  };
+  const timed = (key: string, round: number, fn: () => unknown) => {
+    const started = process.hrtime.bigint();
+    fn();
+    add(key, Number(process.hrtime.bigint() - started) / 1e6, round);
+  };
+  // Two warm-up rounds (the helpers' first tracked scans read the whole tree), then rounds of one
+  // call of each kind through each variant, the shadow-git hook and the floors, in turn.
+  for (let round = 0; round < runs + 2; round++) {
+    add('shadow', toolCall('shadow', shellInput), round);
+    for (const variant of variants) {
+      add(`${variant.name} shell`, toolCall(variant, shellInput), round);
+      add(`${variant.name} apply_patch`, toolCall(variant, patchInput), round);
+    }
+    timed('floor bash', round, () => spawnSync('/bin/bash', ['-c', 'true']));
+    timed('floor node', round, () => spawnSync(process.execPath, ['-e', '0']));
+  }
+  // Each event loads the engine and scans the whole tree: seconds a call under load, so fewer of them.
+  for (let round = 0; round < Math.min(runs, 3) + 1; round++) {
+    add(`${perEvent.name} shell`, toolCall(perEvent, shellInput), round + 1);
+    add(`${perEvent.name} apply_patch`, toolCall(perEvent, patchInput), round + 1);
+  }
+  const shadowTime = summary(times.shadow!);
+  const floor = (key: string) => summary(times[key]!).median.toFixed(1);
+  const floorNote = `floors per event (median): bash -c true ${floor('floor bash')} ms; node -e 0 ${floor('floor node')} ms`;
+  const results: BenchResult[] = [
+    { suite, name: `shadow-git hook, ${label} files`, value: shadowTime.median, unit: 'ms', note: `Pre+Post; p90 ${shadowTime.p90.toFixed(1)} ms` },
+  ];
+  const before = summary(times[`${perEvent.name} shell`]!).median;
+  for (const name of ['installed', 'node client', perEvent.name]) {
+    for (const tool of ['shell', 'apply_patch']) {
+      const { median, p90 } = summary(times[`${name} ${tool}`]!);
+      const headline = name === 'installed' && tool === 'shell';
+      results.push({
+        suite,
+        name: `${tool} call, ${label} files, ${name}`,
+        value: median,
+        unit: 'ms',
+        baseline: { name: 'shadow-git hook at both events (median)', value: shadowTime.median },
+        ratio: median / shadowTime.median,
+        ...(headline ? { goal: '≤ 0.33 of shadow git and < 100 ms', met: median / shadowTime.median <= 1 / 3 && median < 100 } : {}),
+        note: `Pre+Post, process starts included; p90 ${p90.toFixed(1)} ms${headline ? `; ${(before / median).toFixed(1)}× faster than one process per event; ${floorNote}` : ''}`,
+      });
+    }
+  }
+  return results;
+}
+
+const codexHook: BenchSuite = { name: 'codex-hook', run };
+export default codexHook;
