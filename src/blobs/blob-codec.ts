@@ -29,6 +29,12 @@ const DELTA_PLAIN = 0;
 const DELTA_DEFLATED = 1;
 /** The body is the whole content deflated with the base as zlib's preset dictionary (see `encodeWithDictionary`). */
 const DELTA_DICTIONARY = 2;
+/**
+ * A plain or deflated delta preceded by its place in its file's line of versions (a varint, see
+ * `planDelta`): what picks the base of the next version. Deltas numbered 0 keep the shorter flags.
+ */
+const DELTA_NUMBERED_PLAIN = 3;
+const DELTA_NUMBERED_DEFLATED = 4;
 
 /**
  * Deflate (raw) when it saves at least 1/32 of the size, otherwise keep the bytes as they are:
@@ -47,13 +53,45 @@ export function encodeForGood(content: Buffer): { encoding: 'raw' | 'deflate'; b
   return { encoding: encoded.encoding === 'deflate' ? 'deflate' : 'raw', bytes: encoded.bytes };
 }
 
-/** A delta of `content` against `base`, its body deflated when that is smaller. */
-export function encodeDeltaBlob(base: Buffer, content: Buffer): EncodedBlob {
+/**
+ * A delta of `content` against `base`, its body deflated when that is smaller; `seq` is its place in
+ * its file's line of versions (kept in the bytes when above 0, read back by `deltaSeq`).
+ */
+export function encodeDeltaBlob(base: Buffer, content: Buffer, seq = 0): EncodedBlob {
   const delta = encodeDelta(base, content);
   const deflated = delta.length >= 64 ? deflateRawSync(delta, PACKED_DEFLATE_OPTIONS) : null;
   const body = deflated && deflated.length < delta.length ? deflated : delta;
-  const flag = body === delta ? DELTA_PLAIN : DELTA_DEFLATED;
-  return { encoding: 'delta', bytes: Buffer.concat([Buffer.from([flag]), body]) };
+  const header = seq > 0 ? [body === delta ? DELTA_NUMBERED_PLAIN : DELTA_NUMBERED_DEFLATED, ...varint(seq)] : [body === delta ? DELTA_PLAIN : DELTA_DEFLATED];
+  return { encoding: 'delta', bytes: Buffer.concat([Buffer.from(header), body]) };
+}
+
+/** The place of a stored delta in its file's line of versions (0 for deltas stored without one). Throws on malformed bytes. */
+export function deltaSeq(bytes: Buffer): number {
+  const flag = bytes[0];
+  return flag === DELTA_NUMBERED_PLAIN || flag === DELTA_NUMBERED_DEFLATED ? readVarint(bytes, 1).value : 0;
+}
+
+function varint(value: number): number[] {
+  const out: number[] = [];
+  let rest = value;
+  while (rest >= 0x80) {
+    out.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+  return out;
+}
+
+function readVarint(bytes: Buffer, start: number): { value: number; end: number } {
+  let value = 0;
+  let scale = 1;
+  for (let index = start; index < bytes.length && index < start + 8; index++) {
+    const byte = bytes[index]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return { value, end: index + 1 };
+    scale *= 0x80;
+  }
+  throw new InvalidArgumentError({ parameter: 'delta', value: null, reason: 'its version number is cut short', code: 'DELTA_MALFORMED' });
 }
 
 /**
@@ -139,8 +177,9 @@ export function decodeDictionaryDelta(dictionary: Buffer, bytes: Buffer): Buffer
 /** The delta a stored delta blob holds (inflated when it was kept deflated), for `decodeDelta` or `DeltaChain`. Throws on an unknown flag. */
 export function deltaBody(bytes: Buffer): Buffer {
   const flag = bytes[0];
-  const body = bytes.subarray(1);
-  if (flag === DELTA_PLAIN) return body;
-  if (flag === DELTA_DEFLATED) return inflateRawSync(body);
+  const numbered = flag === DELTA_NUMBERED_PLAIN || flag === DELTA_NUMBERED_DEFLATED;
+  const body = bytes.subarray(numbered ? readVarint(bytes, 1).end : 1);
+  if (flag === DELTA_PLAIN || flag === DELTA_NUMBERED_PLAIN) return body;
+  if (flag === DELTA_DEFLATED || flag === DELTA_NUMBERED_DEFLATED) return inflateRawSync(body);
   throw new InvalidArgumentError({ parameter: 'delta', value: flag ?? null, reason: `unknown delta flag ${String(flag)}`, code: 'DELTA_MALFORMED' });
 }
