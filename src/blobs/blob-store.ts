@@ -182,7 +182,8 @@ export class BlobStore {
     });
 
     const batch = new Map<string, { content: Buffer; chainDepth: number; baseHash: string | null; deltaSeq: number }>();
-    const lookup = async (link: string): Promise<DeltaLink | null> => batch.get(link) ?? this.storedLink(records.get(link) ?? (await this.store.blobs.getRecord(link)));
+    const lookup = async (link: string): Promise<DeltaLink | null> =>
+      batch.get(link) ?? this.storedLink(records.get(link) ?? (await this.store.blobs.getRecord(link)));
     // Found stored already: checked again at commit, in case a GC swept them meanwhile.
     const reused = new Map<string, { content: Buffer; hash: string }>();
     const stored: StoredBlobInput[] = [];

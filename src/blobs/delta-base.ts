@@ -70,4 +70,3 @@ async function chainAncestor(hash: string, depth: number, maxChainDepth: number,
   }
   return null;
 }
-

@@ -43,8 +43,14 @@ async function writeVersion6Store(path: string, tamper?: (db: Database.Database)
   const delta = encodeDeltaBlob(text, edited);
   expect(delta.bytes[0]).toBeLessThan(2);
   await storage.putMany([
-    { record: { hash: sha(text), size: text.length, storedSize: whole.bytes.length, encoding: whole.encoding, baseHash: null, chainDepth: 0 }, bytes: whole.bytes },
-    { record: { hash: sha(edited), size: edited.length, storedSize: delta.bytes.length, encoding: 'delta', baseHash: sha(text), chainDepth: 1 }, bytes: delta.bytes },
+    {
+      record: { hash: sha(text), size: text.length, storedSize: whole.bytes.length, encoding: whole.encoding, baseHash: null, chainDepth: 0 },
+      bytes: whole.bytes,
+    },
+    {
+      record: { hash: sha(edited), size: edited.length, storedSize: delta.bytes.length, encoding: 'delta', baseHash: sha(text), chainDepth: 1 },
+      bytes: delta.bytes,
+    },
   ]);
   const now = Date.now();
   db.prepare(
@@ -93,7 +99,12 @@ describe('migration 7: deflated turn metadata, numbered deltas', () => {
       // New versions on the old delta: numbered from it (a delta written before counts as version 0).
       let previous = sha(edited);
       for (let edit = 1; edit <= 3; edit++) {
-        const next = Buffer.from(versions.at(-1)!.toString().replace(`line ${10 * edit} `, `line ${10 * edit} changed `));
+        const next = Buffer.from(
+          versions
+            .at(-1)!
+            .toString()
+            .replace(`line ${10 * edit} `, `line ${10 * edit} changed `),
+        );
         versions.push(next);
         previous = await blobs.put(next, { baseHash: previous });
       }

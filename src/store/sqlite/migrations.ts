@@ -79,7 +79,10 @@ export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string, blobS
  */
 function packTurnMetadata(db: Database.Database): void {
   const update = db.prepare('UPDATE turns SET metadata = ? WHERE id = ?');
-  const rows = db.prepare("SELECT id, metadata FROM turns WHERE typeof(metadata) = 'text' AND length(metadata) >= 128").all() as Array<{ id: string; metadata: string }>;
+  const rows = db.prepare("SELECT id, metadata FROM turns WHERE typeof(metadata) = 'text' AND length(metadata) >= 128").all() as Array<{
+    id: string;
+    metadata: string;
+  }>;
   for (const row of rows) {
     const packed = packJson(row.metadata);
     if (packed !== row.metadata) update.run(packed, row.id);
