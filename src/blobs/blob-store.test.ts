@@ -118,27 +118,32 @@ describe('BlobStore', () => {
     for (const content of versions) expect(read.get(hashContent(content))!.equals(content)).toBe(true);
   });
 
-  it('bounds delta chains: past maxChainDepth a version is a delta against the version halfway down the chain, or whole when that is not smaller', async () => {
+  it('numbers versions and bases each on the one with its lowest set bit cleared (skip-delta); past maxChainDepth a new line starts halfway down, or the version is stored whole', async () => {
     const backend = packBackend();
     const blobs = new BlobStore(backend, { maxChainDepth: 3 });
     const first = Buffer.from('line\n'.repeat(2000));
     let previous = await blobs.put(first);
     const depths: number[] = [];
     const versions: Buffer[] = [];
-    for (let edit = 0; edit < 8; edit++) {
+    for (let edit = 1; edit <= 16; edit++) {
       const content = Buffer.from(`edit ${edit}\n${'line\n'.repeat(2000)}`);
       versions.push(content);
       previous = await blobs.put(content, { baseHash: previous });
       depths.push((await blobs.stat(previous)).chainDepth);
     }
-    // A lock file changed a little in every turn: one whole copy, never a second.
-    expect(depths).toEqual([1, 2, 3, 2, 3, 2, 3, 2]);
-    expect((await backend.storage.listRecords()).filter((record) => record.encoding !== 'delta')).toHaveLength(1);
-    const read = await blobs.getMany(versions.map(hashContent));
+    // Version n sits as deep as n has set bits (a delta spans n's lowest set bit of versions), until
+    // version 15 would pass the limit: it starts a new line on the version at depth 1 of its chain.
+    expect(depths).toEqual([1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 2, 2]);
+    const records = await backend.storage.listRecords();
+    expect(records.filter((record) => record.encoding !== 'delta')).toHaveLength(1);
+    const byHash = new Map(records.map((record) => [record.hash, record]));
+    expect(byHash.get(hashContent(versions[7]!))!.baseHash).toBe(hashContent(first));
+    expect(byHash.get(hashContent(versions[11]!))!.baseHash).toBe(hashContent(versions[7]!));
+    expect(byHash.get(hashContent(versions[14]!))!.baseHash).toBe(hashContent(versions[7]!));
+    expect(byHash.get(hashContent(versions[15]!))!.baseHash).toBe(hashContent(versions[7]!));
+    const read = await new BlobStore(backend, { maxChainDepth: 3 }).getMany(versions.map(hashContent));
     for (const content of versions) expect(read.get(hashContent(content))!.equals(content)).toBe(true);
-    // Content that has nothing left in common with the root is stored whole once the chain is full.
-    previous = await blobs.put(Buffer.from(`edit 8\n${'line\n'.repeat(2000)}`), { baseHash: previous });
-    expect((await blobs.stat(previous)).chainDepth).toBe(3);
+    // Content that has nothing in common with its base is stored whole.
     previous = await blobs.put(randomBytes(4000), { baseHash: previous });
     expect((await blobs.stat(previous)).chainDepth).toBe(0);
   });
@@ -238,7 +243,8 @@ describe('BlobStore', () => {
     };
     const blobs = new BlobStore(backend);
     expect((await blobs.get(hashes[2]!)).equals(versions[2]!)).toBe(true);
-    expect(stored).toEqual([hashes[0], hashes[1], hashes[2]]);
+    // Version 2 is a delta on version 0 (skip-delta), version 3 one on version 2.
+    expect(stored).toEqual([hashes[0], hashes[2]]);
     stored.length = 0;
     const again = await blobs.get(hashes[2]!);
     expect(again.equals(versions[2]!)).toBe(true);

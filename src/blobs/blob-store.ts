@@ -1,8 +1,9 @@
 import { checkHash, checkHashes, checkOptions, checkPut, checkPutMany, CompressOptionsSchema, GcOptionsSchema } from './blob-input-schemas.js';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, type BlobRecord } from '../model/index.js';
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
-import { encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
+import { deltaSeq, encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
 import { decodeChain } from './chain-decode.js';
+import { planDelta, type DeltaLink } from './delta-base.js';
 import { DecodedCache } from './decoded-cache.js';
 import { canStage, EMPTY_COMPRESS_REPORT, type CompressReport } from './deferred-compression.js';
 import { pinBlobs, type BlobPin } from './blob-pin.js';
@@ -180,7 +181,9 @@ export class BlobStore {
       if (input.hash === undefined || input.verified === true) given.set(hashes[index]!, input.content);
     });
 
-    const batch = new Map<string, { content: Buffer; chainDepth: number; baseHash: string | null }>();
+    const batch = new Map<string, { content: Buffer; chainDepth: number; baseHash: string | null; deltaSeq: number }>();
+    const lookup = async (link: string): Promise<DeltaLink | null> =>
+      batch.get(link) ?? this.storedLink(records.get(link) ?? (await this.store.blobs.getRecord(link)));
     // Found stored already: checked again at commit, in case a GC swept them meanwhile.
     const reused = new Map<string, { content: Buffer; hash: string }>();
     const stored: StoredBlobInput[] = [];
@@ -194,35 +197,33 @@ export class BlobStore {
       let encoded: EncodedBlob | null = stageable ? { encoding: 'raw', bytes: input.content } : null;
       let baseHash: string | null = null;
       let chainDepth = 0;
-      let base = input.baseHash;
-      let baseDepth = base === undefined || base === hash ? undefined : (batch.get(base)?.chainDepth ?? records.get(base)?.chainDepth);
-      if (base !== undefined && baseDepth !== undefined && baseDepth >= this.maxChainDepth) {
-        // The chain is as long as reads allow: a delta against the version halfway down it starts a
-        // new branch, so a file changed a little in every turn (a lock file) is not stored whole
-        // every 16 versions; what changed over the last half of the chain is usually still small.
-        const ancestor = await this.chainAncestor(base, Math.floor(this.maxChainDepth / 2), batch, records);
-        if (ancestor !== null && ancestor.hash !== hash) {
-          base = ancestor.hash;
-          baseDepth = ancestor.chainDepth;
-        }
-      }
-      if (base !== undefined && baseDepth !== undefined && baseDepth < this.maxChainDepth) {
-        const baseContent = given.get(base) ?? (await this.baseContent(base, baseContents));
+      let deltaSeq = 0;
+      const previous = input.baseHash === undefined || input.baseHash === hash ? null : await lookup(input.baseHash);
+      const plan = previous ? await planDelta(input.baseHash!, previous, this.maxChainDepth, lookup) : null;
+      if (plan !== null && plan.baseHash !== hash) {
+        const baseContent = given.get(plan.baseHash) ?? (await this.baseContent(plan.baseHash, baseContents));
         if (baseContent) {
-          const delta = encodeDeltaBlob(baseContent, input.content);
+          const delta = encodeDeltaBlob(baseContent, input.content, plan.deltaSeq);
           // A delta at most 1/8 of the content beats any whole encoding worth having: skip deflating it.
           encoded ??= delta.bytes.length * 8 <= input.content.length ? null : encodeWhole(input.content);
           if (encoded === null || delta.bytes.length < encoded.bytes.length) {
             encoded = delta;
-            baseHash = base;
-            chainDepth = baseDepth + 1;
+            ({ baseHash, chainDepth, deltaSeq } = plan);
           }
         }
       }
       encoded ??= encodeWhole(input.content);
-      batch.set(hash, { content: input.content, chainDepth, baseHash });
+      batch.set(hash, { content: input.content, chainDepth, baseHash, deltaSeq });
       (stageable && baseHash === null ? staged : stored).push({
-        record: { hash, size: input.content.length, storedSize: encoded.bytes.length, encoding: encoded.encoding, baseHash, chainDepth },
+        record: {
+          hash,
+          size: input.content.length,
+          storedSize: encoded.bytes.length,
+          encoding: encoded.encoding,
+          baseHash,
+          chainDepth,
+          ...(deltaSeq > 0 ? { deltaSeq } : {}),
+        },
         bytes: encoded.bytes,
       });
     }
@@ -457,25 +458,16 @@ export class BlobStore {
     return content;
   }
 
-  /**
-   * The first blob down `hash`'s delta chain (itself included) at depth `depth` or less, an item
-   * of the batch or a stored blob; null when a link is missing or the chain does not end within
-   * the depth a read accepts.
-   */
-  private async chainAncestor(
-    hash: string,
-    depth: number,
-    batch: ReadonlyMap<string, { chainDepth: number; baseHash: string | null }>,
-    records: ReadonlyMap<string, BlobRecord>,
-  ): Promise<{ hash: string; chainDepth: number } | null> {
-    let current = hash;
-    for (let step = 0; step <= this.maxChainDepth * 4; step++) {
-      const link = batch.get(current) ?? records.get(current) ?? (await this.store.blobs.getRecord(current));
-      if (!link) return null;
-      if (link.chainDepth <= depth || link.baseHash === null) return { hash: current, chainDepth: link.chainDepth };
-      current = link.baseHash;
+  /** A stored blob as a link for `planDelta`: its place in its line of versions is in its delta's bytes. Null when unreadable. */
+  private async storedLink(record: BlobRecord | null | undefined): Promise<DeltaLink | null> {
+    if (!record) return null;
+    if (record.encoding !== 'delta') return { chainDepth: record.chainDepth, baseHash: null, deltaSeq: 0 };
+    try {
+      return { chainDepth: record.chainDepth, baseHash: record.baseHash, deltaSeq: deltaSeq(await this.store.blobs.readStored(record.hash)) };
+    } catch (error) {
+      if (!WaypointError.is(error)) throw error;
+      return null;
     }
-    return null;
   }
 
   /** A base's content for delta encoding, read (and verified) once per batch; null when unusable. */

@@ -14,17 +14,23 @@ describe('BlobStore.gc', () => {
     const v1 = await blobs.put(text('v1'));
     const v2 = await blobs.put(text('v2'), { baseHash: v1 });
     const v3 = await blobs.put(text('v3'), { baseHash: v2 });
+    const v4 = await blobs.put(text('v4'), { baseHash: v3 });
     const loose = await blobs.put(Buffer.from('nobody refers to me'));
     const other = await blobs.put(Buffer.from('a checkpoint refers to me'));
-    expect((await blobs.stat(v3)).chainDepth).toBe(2);
-    backend.roots.add(v3).add(other);
+    // Skip-delta: v2 and v3 are deltas on v1, v4 one on v3.
+    expect((await blobs.stat(v4)).chainDepth).toBe(2);
+    expect((await blobs.stat(v2)).baseHash).toBe(v1);
+    backend.roots.add(v4).add(other);
+    const v2Stored = (await blobs.stat(v2)).storedSize;
 
     const report = await blobs.gc();
-    expect(report).toMatchObject({ dryRun: false, scanned: 5, live: 4, unreachable: [loose], missingBases: [], missingRoots: [] });
-    expect(report.freedBytes).toBe(Buffer.from('nobody refers to me').length);
+    expect(report).toMatchObject({ dryRun: false, scanned: 6, live: 4, missingBases: [], missingRoots: [] });
+    expect(report.unreachable.sort()).toEqual([loose, v2].sort());
+    expect(report.freedBytes).toBe(Buffer.from('nobody refers to me').length + v2Stored);
     expect(await blobs.has(loose)).toBe(false);
-    expect((await blobs.get(v3)).equals(text('v3'))).toBe(true);
+    expect((await blobs.get(v4)).equals(text('v4'))).toBe(true);
     expect(await blobs.has(v1)).toBe(true);
+    expect(await blobs.has(v3)).toBe(true);
   });
 
   it('dry run reports what would be freed and changes nothing', async () => {

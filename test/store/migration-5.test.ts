@@ -10,7 +10,7 @@ import { encodeDelta } from '../../src/blobs/delta-codec.js';
 import { BLOB_SCHEMA_V1_SQL } from '../../src/store/sqlite/blobs/index.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const digest = (path: string) => sha(readFileSync(path));
@@ -92,7 +92,7 @@ describe('migration 5: compact blob rows and pin sets', () => {
     }
     const db = new Database(path, { readonly: true });
     // Opening runs the later migrations too.
-    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     expect(db.prepare('SELECT typeof(hash) AS hash, typeof(pack) AS pack FROM blob_index LIMIT 1').get()).toEqual({ hash: 'blob', pack: 'integer' });
     db.close();
   });

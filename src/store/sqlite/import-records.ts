@@ -14,6 +14,7 @@ import {
 } from '../record-import.js';
 import { encodeParts } from '../new-rows.js';
 import { addPinsIn } from './ledgers.js';
+import { packJson } from './packed-json.js';
 import {
   toCheckpoint,
   toEffect,
@@ -26,7 +27,7 @@ import {
   type EntryRow,
   type MessageRow,
   type SessionRow,
-  type TurnRow,
+  type StoredTurnRow,
 } from './rows.js';
 import { requireMessageRow } from './sessions.js';
 import type { SqliteContext } from './sqlite-context.js';
@@ -56,7 +57,10 @@ export function importRecords(context: SqliteContext, records: RecordsImport, op
       `INSERT INTO turns (id, session_id, user_message_id, status, branch_generation, boundary, metadata, started_at, ended_at)
        VALUES (@id, @session_id, @user_message_id, @status, @branch_generation, @boundary, @metadata, @started_at, @ended_at)`,
     );
-    for (const turn of turns) insertTurn.run(turnRow(turn));
+    for (const turn of turns) {
+      const row = turnRow(turn);
+      insertTurn.run({ ...row, metadata: packJson(row.metadata) });
+    }
     const insertCheckpoint = context.statement(
       `INSERT INTO checkpoints (id, session_id, seq, turn_id, anchor_message_id, op, path, to_path, before_hash, after_hash, before_mode, after_mode, source, tool_name, tool_call_id, status, skip_reason, created_at, patch)
        VALUES (@id, @session_id, @seq, @turn_id, @anchor_message_id, @op, @path, @to_path, @before_hash, @after_hash, @before_mode, @after_mode, @source, @tool_name, @tool_call_id, @status, @skip_reason, @created_at, @patch)`,
@@ -125,7 +129,7 @@ function readExisting(context: SqliteContext, records: RecordsImport): ExistingR
     sessions: new Map(byIds<SessionRow>('sessions', ids(records.sessions)).map((row) => [row.id, toSession(row)])),
     messages: new Map(messages.map((message) => [message.id, message])),
     entries: new Map(byIds<EntryRow>('entries', ids(records.entries)).map((row) => [row.id, toEntry(row)])),
-    turns: new Map(byIds<TurnRow>('turns', ids(records.turns)).map((row) => [row.id, toTurn(row)])),
+    turns: new Map(byIds<StoredTurnRow>('turns', ids(records.turns)).map((row) => [row.id, toTurn(row)])),
     checkpoints: new Map(byIds<CheckpointRow>('checkpoints', ids(records.checkpoints)).map((row) => [row.id, toCheckpoint(row)])),
     effects: new Map(byIds<EffectRow>('effects', ids(records.effects)).map((row) => [row.id, toEffect(row)])),
     entryPlaces: places('entries'),

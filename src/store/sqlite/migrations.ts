@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { packJson } from './packed-json.js';
 import { SCHEMA_V1_SQL } from './schema-v1.js';
 import { WRITE_INTENTS_EXEC_SQL, WRITE_INTENTS_SQL } from './write-intents.js';
 
@@ -60,7 +61,32 @@ export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string, blobS
         db.exec(blobSchemaV6Sql);
       },
     },
+    {
+      version: 7,
+      description: 'deflated turn metadata, and numbered delta blobs (skip-delta bases) that older versions cannot read',
+      up(db) {
+        packTurnMetadata(db);
+      },
+    },
   ];
+}
+
+/**
+ * Turn metadata rewritten as `packJson` stores it (deflated where that is a quarter smaller). The
+ * blob side needs no conversion: deltas written before keep their flags and read as before; the
+ * version number marks the store so that an older Waypoint, which cannot read the numbered deltas
+ * written from now on, refuses it (`STORE_SCHEMA_TOO_NEW`) instead of failing on a blob.
+ */
+function packTurnMetadata(db: Database.Database): void {
+  const update = db.prepare('UPDATE turns SET metadata = ? WHERE id = ?');
+  const rows = db.prepare("SELECT id, metadata FROM turns WHERE typeof(metadata) = 'text' AND length(metadata) >= 128").all() as Array<{
+    id: string;
+    metadata: string;
+  }>;
+  for (const row of rows) {
+    const packed = packJson(row.metadata);
+    if (packed !== row.metadata) update.run(packed, row.id);
+  }
 }
 
 /**

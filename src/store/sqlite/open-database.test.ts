@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectCode } from '../conformance/index.js';
+import { NEW_STORE_PAGE_SIZE } from './open-database.js';
 import { SqliteStore, SQLITE_SCHEMA_VERSION } from './sqlite-store.js';
 
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -24,6 +25,26 @@ describe('opening a SQLite store', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     db.close();
+  });
+
+  it('gives a new store 1 KiB pages and leaves an existing store its page size', async () => {
+    const fresh = join(dir, 'fresh.db');
+    await (await SqliteStore.open({ path: fresh })).close();
+    const db = new Database(fresh, { readonly: true });
+    expect(db.pragma('page_size', { simple: true })).toBe(NEW_STORE_PAGE_SIZE);
+    expect(NEW_STORE_PAGE_SIZE).toBe(1024);
+    db.close();
+    // A store created with SQLite's default pages (as every store was before) keeps them.
+    const older = join(dir, 'older.db');
+    const created = new Database(older);
+    created.pragma('page_size = 4096');
+    created.pragma('journal_mode = WAL');
+    created.close();
+    await (await SqliteStore.open({ path: older })).close();
+    const reopened = new Database(older, { readonly: true });
+    expect(reopened.pragma('page_size', { simple: true })).toBe(4096);
+    expect(reopened.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    reopened.close();
   });
 
   it('refuses a text file and leaves it untouched', async () => {

@@ -10,6 +10,14 @@ export const WAYPOINT_APPLICATION_ID = 0x57415950;
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
+/**
+ * Page size of a new store. Every table and index takes at least one page, and the store has about
+ * fifty: with SQLite's default 4 KiB pages an empty store is 229 KB. Rows here are small (a blob
+ * row is about 100 bytes, a checkpoint about 300), so 1 KiB pages hold them as well; message text
+ * past a page goes to overflow pages either way.
+ */
+export const NEW_STORE_PAGE_SIZE = 1024;
+
 export interface OpenDatabaseOptions {
   path: string;
   readOnly: boolean;
@@ -55,6 +63,8 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
       });
     }
     if (!options.readOnly) {
+      // Before the first page is written (WAL mode then fixes the size for the file's life).
+      if (version === 0 && (db.pragma('page_count', { simple: true }) as number) === 0) db.pragma(`page_size = ${NEW_STORE_PAGE_SIZE}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       // History reads touch every page of a long path; keep them in this connection's cache.

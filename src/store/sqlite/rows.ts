@@ -12,6 +12,7 @@ import type {
   Session,
   Turn,
 } from '../../model/index.js';
+import { unpackJson } from './packed-json.js';
 
 /** Row shapes as SQLite returns them, and their mapping to model types. */
 
@@ -131,7 +132,10 @@ export interface TurnRow {
   ended_at: number | null;
 }
 
-export function toTurn(row: TurnRow): Turn {
+/** A `turns` row as read from SQLite: its metadata may be deflated (see `packJson`). */
+export type StoredTurnRow = Omit<TurnRow, 'metadata'> & { metadata: string | Buffer };
+
+export function toTurn(row: TurnRow | StoredTurnRow): Turn {
   return {
     id: row.id,
     sessionId: row.session_id,
@@ -139,7 +143,7 @@ export function toTurn(row: TurnRow): Turn {
     status: row.status,
     branchGeneration: row.branch_generation,
     boundary: row.boundary === null ? null : (JSON.parse(row.boundary) as string[]),
-    metadata: JSON.parse(row.metadata) as JsonObject,
+    metadata: JSON.parse(unpackJson(row.metadata)) as JsonObject,
     startedAt: row.started_at,
     endedAt: row.ended_at,
   };

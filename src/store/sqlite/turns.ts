@@ -1,7 +1,8 @@
 import { InvalidArgumentError, NotFoundError, newId, type Turn } from '../../model/index.js';
 import type { CreateTurnInput, UpdateTurnInput } from '../store.js';
 import { jsonOf } from './entries.js';
-import { toTurn, type TurnRow } from './rows.js';
+import { packJson, unpackJson } from './packed-json.js';
+import { toTurn, type StoredTurnRow, type TurnRow } from './rows.js';
 import { requireMessageRow, requireSession } from './sessions.js';
 import type { SqliteContext } from './sqlite-context.js';
 
@@ -33,15 +34,15 @@ export function createTurn(context: SqliteContext, input: CreateTurnInput): Turn
         `INSERT INTO turns (id, session_id, user_message_id, status, branch_generation, boundary, metadata, started_at, ended_at)
          VALUES (@id, @session_id, @user_message_id, @status, @branch_generation, @boundary, @metadata, @started_at, @ended_at)`,
       )
-      .run(row);
+      .run({ ...row, metadata: packJson(row.metadata) });
     return toTurn(row);
   });
 }
 
 function requireTurn(context: SqliteContext, id: string): TurnRow {
-  const row = context.statement('SELECT * FROM turns WHERE id = ?').get(id) as TurnRow | undefined;
+  const row = context.statement('SELECT * FROM turns WHERE id = ?').get(id) as StoredTurnRow | undefined;
   if (!row) throw new NotFoundError({ entity: 'turn', id });
-  return row;
+  return { ...row, metadata: unpackJson(row.metadata) };
 }
 
 export function updateTurn(context: SqliteContext, id: string, patch: UpdateTurnInput): Turn {
@@ -54,7 +55,9 @@ export function updateTurn(context: SqliteContext, id: string, patch: UpdateTurn
       metadata: patch.metadata === undefined ? row.metadata : JSON.stringify({ ...JSON.parse(row.metadata), ...patch.metadata }),
       ended_at: patch.endedAt === undefined ? row.ended_at : patch.endedAt,
     };
-    context.statement('UPDATE turns SET status = @status, boundary = @boundary, metadata = @metadata, ended_at = @ended_at WHERE id = @id').run(next);
+    context
+      .statement('UPDATE turns SET status = @status, boundary = @boundary, metadata = @metadata, ended_at = @ended_at WHERE id = @id')
+      .run({ ...next, metadata: packJson(next.metadata) });
     return toTurn(next);
   });
 }
@@ -69,6 +72,6 @@ export function listTurns(context: SqliteContext, sessionId: string, status?: Tu
     status === undefined
       ? context.statement('SELECT * FROM turns WHERE session_id = ? ORDER BY started_at, id').all(sessionId)
       : context.statement('SELECT * FROM turns WHERE session_id = ? AND status = ? ORDER BY started_at, id').all(sessionId, status)
-  ) as TurnRow[];
+  ) as StoredTurnRow[];
   return rows.map(toTurn);
 }

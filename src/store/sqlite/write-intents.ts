@@ -83,10 +83,14 @@ export function listWriteIntents(context: SqliteContext): WriteIntent[] {
   return (context.statement('SELECT * FROM write_intents ORDER BY created_at, id').all() as WriteIntentRow[]).map(toWriteIntent);
 }
 
+/** Packs with less live data than this after a GC's sweep are rewritten. */
+const GC_MIN_LIVE_RATIO = 0.9;
+
 /**
  * The sweep's write transaction: intents of dead processes that change no files are expired, the
  * roots are read again, and only candidates still unreachable are deleted (delta bases of blobs
- * that stay are kept); then packs are compacted outside the transaction.
+ * that stay are kept); then packs are compacted outside the transaction: a GC is run at idle or on
+ * request, so any pack that lost a tenth of its bytes is rewritten (writes alone wait for half).
  */
 export async function sweepBlobs(context: SqliteContext, storage: PackBlobStorage, candidates: readonly string[]): Promise<BlobSweepResult> {
   if (candidates.length === 0) return { deleted: [], spared: [], freedBytes: 0 };
@@ -94,7 +98,7 @@ export async function sweepBlobs(context: SqliteContext, storage: PackBlobStorag
     const roots = addRecordRoots(context, writeIntentRoots(context, { expire: true }));
     return storage.deleteUnreferencedInTransaction(candidates, roots);
   });
-  if (result.deleted.length > 0) await storage.compact();
+  if (result.deleted.length > 0) await storage.compact({ minLiveRatio: GC_MIN_LIVE_RATIO });
   return result;
 }
 
