@@ -21,7 +21,9 @@ export interface FloorChange {
 export function floorChanges(repo: string, from: string, to: string): FloorChange[] {
   const names = execFileSync('git', ['diff', '--name-only', '--no-renames', '-z', from, to], { cwd: repo }).toString('utf8').split('\0').filter(Boolean);
   const tree = new Map<string, string>();
-  for (const line of execFileSync('git', ['ls-tree', '-r', '-z', to], { cwd: repo, maxBuffer: 64 * 1024 * 1024 }).toString('utf8').split('\0')) {
+  for (const line of execFileSync('git', ['ls-tree', '-r', '-z', to], { cwd: repo, maxBuffer: 64 * 1024 * 1024 })
+    .toString('utf8')
+    .split('\0')) {
     const tab = line.indexOf('\t');
     if (tab > 0) tree.set(line.slice(tab + 1), line.slice(0, tab).split(' ')[0]!);
   }
