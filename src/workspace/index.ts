@@ -17,6 +17,7 @@ export { FileWriteFailedError, type FileWriteOperation } from './file-write-fail
 export {
   writeFileAtomic,
   prepareFileWrite,
+  prepareFileWriteInPool,
   fsyncDirectory,
   fsyncDirectories,
   installIfAbsent,
