@@ -385,7 +385,11 @@ function executeStep(
       prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true }))
     : null;
   touched.add(step.path);
-  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash, step.expected.mode), write, { keepTaken: true });
+  // A large file read for the plan and unchanged since (same inode, size and times) is not read again.
+  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash, step.expected.mode), write, {
+    keepTaken: true,
+    known: step.expected.known ?? null,
+  });
   directories.add(outcome.directory);
   if (outcome.replaced && outcome.taken !== null) taken.push(outcome.taken);
   if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
