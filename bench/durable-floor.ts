@@ -3,12 +3,14 @@
  * every target file's content written to a temp file beside it and fsynced, together with one
  * journal-sized file fsynced (the journal a crash-safe undo syncs before touching a file), then
  * each temp file renamed over its path (removed files unlinked) and every directory fsynced once.
- * All fsyncs run at once in the libuv thread pool; no hashing, no compare, no database.
+ * The opens, writes and fsyncs run all at once in the libuv thread pool; no hashing, no compare,
+ * no database.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, symlink, unlink } from 'node:fs/promises';
+import { closeSync, fsync, mkdirSync, open, openSync, renameSync, rmSync, symlinkSync, unlinkSync, write } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 
 /** One path the undo changes: its content and mode at the target commit, or null when the target has no file there. */
 export interface FloorChange {
@@ -34,35 +36,44 @@ export function floorChanges(repo: string, from: string, to: string): FloorChang
   });
 }
 
+const pool = {
+  open: promisify(open),
+  write: promisify(write),
+  fsync: promisify(fsync),
+};
+
+/** A new file with `content`, fsynced: open, write, fsync in the thread pool (the only waits), close. */
 async function writeSynced(path: string, content: Uint8Array, mode: number): Promise<void> {
-  const handle = await open(path, 'wx', mode);
+  const fd = await pool.open(path, 'wx', mode);
   try {
-    await handle.writeFile(content);
-    await handle.sync();
+    for (let offset = 0; offset < content.length; ) offset += (await pool.write(fd, content, offset, content.length - offset, null)).bytesWritten;
+    await pool.fsync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
+/** A directory fsynced in the thread pool (opened and closed on this thread, as they cost next to nothing). */
 async function fsyncDirectory(path: string): Promise<void> {
-  const handle = await open(path, 'r');
+  const fd = openSync(path, 'r');
   try {
-    await handle.sync();
+    await pool.fsync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 /**
  * Applies `changes` to the work tree at `root` durably, as described above; `journalBytes` sizes
- * the journal file (written to `journalDir`).
+ * the journal file (written to `journalDir`). Missing directories are created first; the renames,
+ * unlinks and links run on this thread (they wait on no disk).
  */
 export async function durableFloor(root: string, changes: readonly FloorChange[], journalDir: string, journalBytes: number): Promise<void> {
   const suffix = randomBytes(6).toString('hex');
   const journal = join(journalDir, `journal.${suffix}`);
   const writes = changes.filter((change) => change.content !== null && change.mode !== '120000');
   const temp = (change: FloorChange) => join(root, dirname(change.path), `.floor.${suffix}.${change.path.replaceAll('/', '_')}`);
-  await Promise.all(writes.map((change) => mkdir(join(root, dirname(change.path)), { recursive: true })));
+  for (const change of changes) if (change.content !== null) mkdirSync(join(root, dirname(change.path)), { recursive: true });
   await Promise.all([
     writeSynced(journal, randomBytes(journalBytes), 0o644),
     ...writes.map((change) => writeSynced(temp(change), change.content!, change.mode === '100755' ? 0o755 : 0o644)),
@@ -71,12 +82,12 @@ export async function durableFloor(root: string, changes: readonly FloorChange[]
   for (const change of changes) {
     const path = join(root, change.path);
     directories.add(dirname(path));
-    if (change.content === null) await unlink(path).catch(() => undefined);
+    if (change.content === null) rmSync(path, { force: true });
     else if (change.mode === '120000') {
-      await rm(path, { force: true });
-      await symlink(change.content.toString('utf8'), path);
-    } else await rename(temp(change), path);
+      rmSync(path, { force: true });
+      symlinkSync(change.content.toString('utf8'), path);
+    } else renameSync(temp(change), path);
   }
   await Promise.all([...directories].map(fsyncDirectory));
-  await unlink(journal);
+  unlinkSync(journal);
 }
