@@ -12,16 +12,21 @@ import { closeSync, fsync, mkdirSync, open, openSync, renameSync, rmSync, symlin
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
-/** One path the undo changes: its content and mode at the target commit, or null when the target has no file there. */
+/**
+ * One path the undo changes: its content and mode at the target commit (null content: the target
+ * has no file there), or, for a file the target has at another path unchanged, that path (`from`):
+ * a rename back, as a rewind makes it.
+ */
 export interface FloorChange {
   path: string;
   content: Buffer | null;
   mode: string | null;
+  from: string | null;
 }
 
 /** The paths that differ between `from` and `to` in `repo`, with `to`'s content (read with git, before any timing). */
 export function floorChanges(repo: string, from: string, to: string): FloorChange[] {
-  const names = execFileSync('git', ['diff', '--name-only', '--no-renames', '-z', from, to], { cwd: repo }).toString('utf8').split('\0').filter(Boolean);
+  const fields = execFileSync('git', ['diff', '--name-status', '-M100%', '-z', from, to], { cwd: repo }).toString('utf8').split('\0');
   const tree = new Map<string, string>();
   for (const line of execFileSync('git', ['ls-tree', '-r', '-z', to], { cwd: repo, maxBuffer: 64 * 1024 * 1024 })
     .toString('utf8')
@@ -29,11 +34,19 @@ export function floorChanges(repo: string, from: string, to: string): FloorChang
     const tab = line.indexOf('\t');
     if (tab > 0) tree.set(line.slice(tab + 1), line.slice(0, tab).split(' ')[0]!);
   }
-  return names.map((path) => {
+  const changes: FloorChange[] = [];
+  for (let index = 0; index < fields.length - 1; ) {
+    const status = fields[index++]!;
+    const path = fields[index++]!;
+    if (status.startsWith('R')) {
+      changes.push({ path: fields[index++]!, content: null, mode: null, from: path });
+      continue;
+    }
     const mode = tree.get(path) ?? null;
     const content = mode === null ? null : execFileSync('git', ['cat-file', 'blob', `${to}:${path}`], { cwd: repo, maxBuffer: 64 * 1024 * 1024 });
-    return { path, content, mode };
-  });
+    changes.push({ path, content, mode, from: null });
+  }
+  return changes;
 }
 
 const pool = {
@@ -82,7 +95,11 @@ export async function durableFloor(root: string, changes: readonly FloorChange[]
   for (const change of changes) {
     const path = join(root, change.path);
     directories.add(dirname(path));
-    if (change.content === null) rmSync(path, { force: true });
+    if (change.from !== null) {
+      directories.add(dirname(join(root, change.from)));
+      mkdirSync(dirname(path), { recursive: true });
+      renameSync(join(root, change.from), path);
+    } else if (change.content === null) rmSync(path, { force: true });
     else if (change.mode === '120000') {
       rmSync(path, { force: true });
       symlinkSync(change.content.toString('utf8'), path);

@@ -205,7 +205,7 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
       unit: 'ms',
       baseline: { name: 'the same changes by plain writes + fsyncs', value: median(floorTimes) },
       ratio: median(floorTimes) / undo,
-      note: `${changes.length} paths; floor = temp file + fsync for each file and a ${journalBytes} B journal file + fsync, all in the thread pool, then renames and one fsync per directory`,
+      note: `${changes.length} changes; floor = each new content to a temp file + fsync and a ${journalBytes} B journal file + fsync, all at once in the thread pool, then the renames (${changes.filter((change) => change.from !== null).length} files renamed back, as the undo does) and unlinks, one fsync per directory`,
     },
   );
   return results;
