@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fsyncDirectories, prepareFileWrite, writeFileAtomic } from './atomic-write.js';
+import { fsyncDirectories, prepareFileWrite, prepareFileWriteInPool, writeFileAtomic } from './atomic-write.js';
 import { deletePath } from './delete-path.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
 import { movePath } from './move-path.js';
@@ -170,6 +170,44 @@ describe('prepareFileWrite', () => {
     const { dir, workspace } = setup();
     writeFileSync(join(dir, 'plain'), 'x');
     expect(() => prepareFileWrite(workspace.resolve('plain/child.txt'), 'x')).toThrow(FileWriteFailedError);
+    expect(readdirSync(dir)).toEqual(['plain']);
+  });
+});
+
+describe('prepareFileWriteInPool', () => {
+  const temps = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.wp-tmp'));
+
+  it("writes many temp files at once in the pool, each with the mode asked or the file's own, the targets untouched until commit", async () => {
+    const { dir, workspace } = setup();
+    writeFileSync(join(dir, 'kept.txt'), 'old');
+    chmodSync(join(dir, 'kept.txt'), 0o640);
+    const large = randomBytes(3 * 1024 * 1024);
+    const [kept, script, big] = await Promise.all([
+      prepareFileWriteInPool(workspace.resolve('kept.txt'), 'new'),
+      prepareFileWriteInPool(workspace.resolve('run.sh'), '#!/bin/sh\n', { mode: 0o755 }),
+      prepareFileWriteInPool(workspace.resolve('big.bin'), large),
+    ]);
+    expect(temps(dir)).toHaveLength(3);
+    expect(readFileSync(join(dir, 'kept.txt'), 'utf8')).toBe('old');
+    expect(existsSync(join(dir, 'run.sh'))).toBe(false);
+    expect(kept).toMatchObject({ size: 3, mode: 0o640, directory: dir });
+    expect(script!.mode).toBe(0o755);
+    await Promise.all([kept, script, big].map((write) => write!.sync()));
+    kept!.commit();
+    script!.commit({ syncDirectory: false });
+    big!.commit();
+    expect(readFileSync(join(dir, 'kept.txt'), 'utf8')).toBe('new');
+    expect(mode(join(dir, 'kept.txt'))).toBe(0o640);
+    expect(mode(join(dir, 'run.sh'))).toBe(0o755);
+    expect(readFileSync(join(dir, 'big.bin')).equals(large)).toBe(true);
+    expect(temps(dir)).toEqual([]);
+  });
+
+  it('rejects with FILE_WRITE_FAILED, leaving nothing behind, when the temp file cannot be written', async () => {
+    const { dir, workspace } = setup();
+    writeFileSync(join(dir, 'plain'), 'x');
+    await expect(prepareFileWriteInPool(workspace.resolve('plain/child.txt'), 'x')).rejects.toBeInstanceOf(FileWriteFailedError);
+    await expect(prepareFileWriteInPool(workspace.resolve('missing/child.txt'), 'x', { createParents: false })).rejects.toBeInstanceOf(FileWriteFailedError);
     expect(readdirSync(dir)).toEqual(['plain']);
   });
 });

@@ -1,23 +1,29 @@
 import {
   closeSync,
+  fchmod,
   fchmodSync,
+  fchown,
   fchownSync,
+  fstat,
   fstatSync,
   fsync,
   fsyncSync,
   linkSync,
   lstatSync,
   mkdirSync,
+  open,
   openSync,
   readlinkSync,
   realpathSync,
   renameSync,
   symlinkSync,
   unlinkSync,
+  write,
   writeSync,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { InvalidArgumentError } from '../model/errors/index.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError, type FileWriteOperation } from './file-write-failed-error.js';
@@ -125,15 +131,88 @@ export interface PreparedFileWrite {
  * write.commit()
  */
 export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | string, options: AtomicWriteOptions = {}): PreparedFileWrite {
+  const plan = planFileWrite(target, content, options);
+  if ('prepared' in plan) return plan.prepared;
+  let fd: number | undefined;
+  let finalMode: number;
+  try {
+    fd = openSync(plan.temp, 'wx', plan.mode ?? 0o666);
+    let offset = 0;
+    while (offset < plan.bytes.length) offset += writeSync(fd, plan.bytes, offset, plan.bytes.length - offset);
+    // Owner first: a chown clears the setuid and setgid bits, so the mode is set after it.
+    if (plan.owner && process.getuid?.() === 0) fchownSync(fd, plan.owner.uid, plan.owner.gid);
+    if (plan.mode !== undefined) fchmodSync(fd, plan.mode);
+    finalMode = plan.mode ?? fstatSync(fd).mode & 0o7777;
+  } catch (error) {
+    if (fd !== undefined) closeQuietly(fd);
+    unlinkQuietly(plan.temp);
+    throw plan.fail(error);
+  }
+  return preparedWrite(plan, fd, finalMode);
+}
+
+/**
+ * {@link prepareFileWrite} with the temp file's open, write and mode change made in the libuv
+ * thread pool, so many writes proceed at once while this thread does other work. The checks on
+ * the target run at once, on this thread; a failure rejects with {@link FileWriteFailedError}
+ * (nothing left behind). A link mode is made on this thread, as `prepareFileWrite` makes it.
+ */
+export async function prepareFileWriteInPool(target: ResolvedPath, content: Uint8Array | string, options: AtomicWriteOptions = {}): Promise<PreparedFileWrite> {
+  const plan = planFileWrite(target, content, options);
+  if ('prepared' in plan) return plan.prepared;
+  let fd: number | undefined;
+  let finalMode: number;
+  try {
+    fd = await pool.open(plan.temp, 'wx', plan.mode ?? 0o666);
+    let offset = 0;
+    while (offset < plan.bytes.length) offset += await pool.write(fd, plan.bytes, offset, plan.bytes.length - offset);
+    if (plan.owner && process.getuid?.() === 0) await pool.fchown(fd, plan.owner.uid, plan.owner.gid);
+    if (plan.mode !== undefined) await pool.fchmod(fd, plan.mode);
+    finalMode = plan.mode ?? (await pool.fstat(fd)).mode & 0o7777;
+  } catch (error) {
+    if (fd !== undefined) closeQuietly(fd);
+    unlinkQuietly(plan.temp);
+    throw plan.fail(error);
+  }
+  return preparedWrite(plan, fd, finalMode);
+}
+
+/** The callback forms of the calls above, as promises on raw descriptors (a `FileHandle` would close itself when collected). */
+const pool = {
+  open: promisify(open),
+  write: (fd: number, bytes: Uint8Array, offset: number, length: number) =>
+    new Promise<number>((resolve, reject) => write(fd, bytes, offset, length, null, (error, written) => (error ? reject(error) : resolve(written)))),
+  fchown: promisify(fchown),
+  fchmod: promisify(fchmod),
+  fstat: promisify(fstat),
+};
+
+/** What a file write checked and chose before its temp file exists. */
+interface FileWritePlan {
+  target: ResolvedPath;
+  bytes: Uint8Array;
+  durable: boolean;
+  directory: string;
+  destination: string;
+  temp: string;
+  mode: number | undefined;
+  owner: { uid: number; gid: number } | undefined;
+  fail: (error: unknown) => FileWriteFailedError;
+}
+
+/** The checks both preparations share, and the choices they make (mode, owner, temp name); a link is prepared here at once. */
+function planFileWrite(target: ResolvedPath, content: Uint8Array | string, options: AtomicWriteOptions): FileWritePlan | { prepared: PreparedFileWrite } {
   if (target.relativePath === '') {
     throw new InvalidArgumentError({ parameter: 'path', value: target.key, reason: 'is the root directory itself, not a file' });
   }
   if (isLinkMode(options.mode) && Number.isInteger(options.mode) && options.mode! <= 0o120000 + 0o7777) {
-    return prepareLinkWrite(target, content, {
-      ...(options.durable === undefined ? {} : { durable: options.durable }),
-      ...(options.createParents === undefined ? {} : { createParents: options.createParents }),
-      ...(options.tempId === undefined ? {} : { tempId: options.tempId }),
-    });
+    return {
+      prepared: prepareLinkWrite(target, content, {
+        ...(options.durable === undefined ? {} : { durable: options.durable }),
+        ...(options.createParents === undefined ? {} : { createParents: options.createParents }),
+        ...(options.tempId === undefined ? {} : { tempId: options.tempId }),
+      }),
+    };
   }
   if (options.mode !== undefined && (!Number.isInteger(options.mode) || options.mode < 0 || options.mode > 0o7777)) {
     throw new InvalidArgumentError({ parameter: 'mode', value: options.mode, reason: 'must be permission bits between 0 and 0o7777' });
@@ -163,22 +242,12 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
     throw new InvalidArgumentError({ parameter: 'tempId', value: options.tempId, reason: 'must be 12 lowercase hex digits' });
   }
   const temp = join(directory, `.${basename(destination).slice(0, 180)}.${options.tempId ?? randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
-  let fd: number | undefined;
-  let finalMode: number;
-  try {
-    fd = openSync(temp, 'wx', mode ?? 0o666);
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    // Owner first: a chown clears the setuid and setgid bits, so the mode is set after it.
-    if (owner && process.getuid?.() === 0) fchownSync(fd, owner.uid, owner.gid);
-    if (mode !== undefined) fchmodSync(fd, mode);
-    finalMode = mode ?? fstatSync(fd).mode & 0o7777;
-  } catch (error) {
-    if (fd !== undefined) closeQuietly(fd);
-    unlinkQuietly(temp);
-    throw fail(error);
-  }
+  return { target, bytes, durable, directory, destination, temp, mode, owner, fail };
+}
 
+/** The prepared write over a temp file written and still open as `fd`. */
+function preparedWrite(plan: FileWritePlan, fd: number, finalMode: number): PreparedFileWrite {
+  const { target, bytes, durable, directory, destination, temp, fail } = plan;
   let state: 'written' | 'committed' | 'aborted' = 'written';
   let syncing: Promise<void> | null = null;
   /** True while an fsync runs in the thread pool: the descriptor must stay open until it returns. */

@@ -17,6 +17,7 @@ export { FileWriteFailedError, type FileWriteOperation } from './file-write-fail
 export {
   writeFileAtomic,
   prepareFileWrite,
+  prepareFileWriteInPool,
   fsyncDirectory,
   fsyncDirectories,
   installIfAbsent,
@@ -28,7 +29,7 @@ export {
   type PreparedFileWrite,
 } from './atomic-write.js';
 export { deletePath, type DeleteResult } from './delete-path.js';
-export { replaceIf, moveIf, type HeldFile, type DisplacedFile, type ReplaceOutcome, type MoveIfOutcome } from './replace-if.js';
+export { replaceIf, moveIf, type HeldFile, type KnownFile, type DisplacedFile, type ReplaceOutcome, type MoveIfOutcome } from './replace-if.js';
 export { movePath, type MoveOptions } from './move-path.js';
 export { readFileState, type FileState, type ExistingFileState, type FileKind, type ReadFileStateOptions } from './file-state.js';
 

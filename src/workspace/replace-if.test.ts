@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareFileWrite } from './atomic-write.js';
-import { moveIf, replaceIf, type HeldFile } from './replace-if.js';
+import { moveIf, replaceIf, type HeldFile, type KnownFile } from './replace-if.js';
 import { Workspace } from './workspace.js';
 
 function setup() {
@@ -79,5 +79,31 @@ describe('replaceIf / moveIf: compare and replace in one step', () => {
     expect(moveIf(workspace.resolve('from.txt'), workspace.resolve('sub/to.txt'), () => true)).toMatchObject({ moved: false, reason: 'raced' });
     expect(readFileSync(join(dir, 'from.txt'), 'utf8')).toBe('second');
     expect(readFileSync(join(dir, 'sub/to.txt'), 'utf8')).toBe('moved');
+  });
+
+  it('known: the very file unchanged is judged by the bytes the caller read; any write since (in place, same size, even with its time set back) is read again', () => {
+    const { dir, workspace } = setup();
+    const path = join(dir, 'lock.json');
+    const knownOf = (content: string): KnownFile => {
+      const stats = lstatSync(path, { bigint: true });
+      return { content: Buffer.from(content), dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
+    };
+    const seen: Array<string | null> = [];
+    const judge = (held: HeldFile) => {
+      seen.push(text(held));
+      return false;
+    };
+    writeFileSync(path, 'version one');
+    // Standing for what the caller read: judged instead of the file, which is not read again.
+    replaceIf(workspace.resolve('lock.json'), judge, null, { known: knownOf('as the caller read it') });
+    writeFileSync(join(dir, 'lock.json'), 'version one');
+    const before = knownOf('version one');
+    // Rewritten in place with as many bytes and its modification time set back: the change time still differs.
+    writeFileSync(path, 'version two');
+    utimesSync(path, statSync(path).atime, new Date(Number(before.mtimeNs / 1_000_000n)));
+    replaceIf(workspace.resolve('lock.json'), judge, null, { known: before });
+    expect(seen).toEqual(['as the caller read it', 'version two']);
+    expect(readFileSync(path, 'utf8')).toBe('version two');
+    expect(readdirSync(dir)).toEqual(['lock.json']);
   });
 });

@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, readlinkSync, renameSync, unlinkSync, type Stats } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, renameSync, unlinkSync, type BigIntStats, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { BACKUP_SUFFIX, fsyncDirectory, installIfAbsent, prepareDirectory, type PreparedFileWrite } from './atomic-write.js';
@@ -12,6 +12,20 @@ import type { ResolvedPath } from './resolve-path.js';
  * bits, or a symbolic link's target text with `LINK_MODE | bits` as its mode (see `isLinkMode`).
  */
 export type HeldFile = { exists: false } | { exists: true; content: Buffer; mode: number };
+
+/**
+ * A regular file as a caller read it moments ago (its bytes, and its identity and times at that
+ * instant, taken before the read and old enough that any write since has changed them): see
+ * {@link replaceIf}'s `known`.
+ */
+export interface KnownFile {
+  content: Buffer;
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+}
 
 /** A file taken off a path that could not be put back, because someone wrote the path again meanwhile. */
 export interface DisplacedFile {
@@ -45,12 +59,17 @@ export type ReplaceOutcome =
  * With `keepTaken`, an accepted file is left under its hidden name (`taken` in the outcome) for the
  * caller to remove, e.g. many at once in the thread pool; until then a crash leaves it for recovery
  * as above.
+ *
+ * With `known`, the taken file is not read again when it is that very file unchanged: the same
+ * inode and size, the same modification time before and after it was taken, and the same change
+ * time just before (which no program can set back) — `known.content` is then judged instead.
+ * Anything else is read as usual.
  */
 export function replaceIf(
   target: ResolvedPath,
   accept: (held: HeldFile) => boolean,
   next: PreparedFileWrite | null,
-  options: { durable?: boolean; keepTaken?: boolean } = {},
+  options: { durable?: boolean; keepTaken?: boolean; known?: KnownFile | null } = {},
 ): ReplaceOutcome {
   const directory = prepareDirectory(target, dirname(target.entryPath), false, next ? 'write' : 'delete');
   const path = join(directory, basename(target.entryPath));
@@ -58,7 +77,10 @@ export function replaceIf(
     error instanceof FileWriteFailedError
       ? error
       : new FileWriteFailedError({ path: target.key, operation: next ? 'write' : 'delete', reason: errorReason(error), cause: error });
-  const kind = kindAt(path);
+  const known = options.known ?? null;
+  // The change time is taken before the rename, which sets it anew.
+  const before = known ? unchangedStat(path, known) : null;
+  const kind = before ? 'file' : kindAt(path);
   if (kind === 'other') return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
 
   const parked = join(directory, `.${basename(path).slice(0, 180)}.${randomBytes(6).toString('hex')}${BACKUP_SUFFIX}`);
@@ -79,7 +101,7 @@ export function replaceIf(
         renameSync(parked, path);
         return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
       }
-      held = heldAt(parked, stats);
+      held = before && stillTheFile(parked, before) ? { exists: true, content: known!.content, mode: stats.mode & 0o7777 } : heldAt(parked, stats);
     }
     if (!accept(held)) {
       const displaced = taken && held.exists ? putBack(parked, path, held) : null;
@@ -115,6 +137,30 @@ function putBack(parked: string, path: string, held: HeldFile & { exists: true }
     return null;
   }
   return { content: held.content, parkedAt: parked };
+}
+
+/** The path's stat when it is still `known`'s file, unchanged (see `replaceIf`); else null. */
+function unchangedStat(path: string, known: KnownFile): BigIntStats | null {
+  let stats: BigIntStats;
+  try {
+    stats = lstatSync(path, { bigint: true });
+  } catch {
+    return null;
+  }
+  const same =
+    stats.isFile() &&
+    stats.dev === known.dev &&
+    stats.ino === known.ino &&
+    stats.size === known.size &&
+    stats.mtimeNs === known.mtimeNs &&
+    stats.ctimeNs === known.ctimeNs;
+  return same ? stats : null;
+}
+
+/** Whether the file at `path` is still the one `before` describes, its size and modification time unchanged. */
+function stillTheFile(path: string, before: BigIntStats): boolean {
+  const stats = lstatSync(path, { bigint: true });
+  return stats.isFile() && stats.dev === before.dev && stats.ino === before.ino && stats.size === before.size && stats.mtimeNs === before.mtimeNs;
 }
 
 /** A regular file or a symbolic link: what compare-and-replace takes aside and puts back. */

@@ -1,5 +1,6 @@
 import { WaypointError } from '../../model/index.js';
-import { isLinkMode, LINK_MODE, readFileState, type EntryStat, type ResolvedPath, type Workspace } from '../../workspace/index.js';
+import { lstatSync, type BigIntStats } from 'node:fs';
+import { isLinkMode, LINK_MODE, readFileState, type EntryStat, type KnownFile, type ResolvedPath, type Workspace } from '../../workspace/index.js';
 
 /**
  * A path's content as the rewind sees it: absent, a regular file's bytes and permission bits, or a
@@ -11,7 +12,21 @@ export interface ContentState {
   hash: string | null;
   content: Buffer | null;
   mode: number | null;
+  /**
+   * A large file's identity and times taken just before it was read, when they were old enough
+   * that a write since must change them: its compare-and-replace then need not read it again
+   * (see `replaceIf`'s `known`).
+   */
+  known?: KnownFile | undefined;
 }
+
+/** Files from this size on are worth recognising by their stat rather than reading and hashing again. */
+const KNOWN_FROM_BYTES = 256 * 1024;
+/**
+ * How much older than the read a file's times must be to be trusted: more than a file system's
+ * clock tick, so a write after the read always stamps a later time.
+ */
+const SETTLED_NS = 100_000_000n;
 
 /**
  * Whether `state` is the content a record names: the same hash and, for an existing entry, the
@@ -31,6 +46,24 @@ export type DiskRead =
   | { ok: false; resolved: ResolvedPath | null; reason: string; directory?: true };
 
 /**
+ * A regular file's stat, taken before its read, when its modification and change times are older
+ * than now by more than {@link SETTLED_NS} and finer than whole seconds (a file system that stamps
+ * whole seconds could stamp a later write with the same time); else null.
+ */
+function settledStat(path: string): Omit<KnownFile, 'content'> | null {
+  const now = BigInt(Date.now()) * 1_000_000n;
+  let stats: BigIntStats;
+  try {
+    stats = lstatSync(path, { bigint: true });
+  } catch {
+    return null;
+  }
+  const settled = (ns: bigint) => ns < now - SETTLED_NS && ns % 1_000_000_000n !== 0n;
+  if (!stats.isFile() || !settled(stats.mtimeNs) || !settled(stats.ctimeNs)) return null;
+  return { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
+}
+
+/**
  * Reads the current content of a workspace key: absent, a regular file, or a symbolic link (the
  * link itself, never followed: where it points, inside the root or not, is only its text). A
  * directory at the path, or a path whose parent directories no longer resolve inside its root, is
@@ -47,12 +80,15 @@ export function readDisk(workspace: Workspace, path: string): DiskRead {
     throw error;
   }
   try {
+    const stamp = entry?.isFile() && entry.size >= KNOWN_FROM_BYTES ? settledStat(resolved.entryPath) : null;
     // The lstat taken while resolving serves the read too: one per path, not two.
     const state = readFileState(resolved, { withContent: true, entry });
     if (!state.exists) return { ok: true, resolved, state: ABSENT };
     if (state.kind === 'dir') return { ok: false, resolved, reason: 'it is now a directory; only files and symbolic links are rewound', directory: true };
     const mode = state.kind === 'symlink' ? LINK_MODE | state.mode : state.mode;
-    return { ok: true, resolved, state: { exists: true, hash: state.hash, content: state.content ?? null, mode } };
+    const content = state.content ?? null;
+    const known = stamp && state.kind === 'file' && content !== null && BigInt(content.length) === stamp.size ? { ...stamp, content } : undefined;
+    return { ok: true, resolved, state: { exists: true, hash: state.hash, content, mode, ...(known ? { known } : {}) } };
   } catch (error) {
     if (WaypointError.is(error)) return { ok: false, resolved, reason: error.message };
     throw error;

@@ -8,6 +8,7 @@ import {
   fsyncDirectories,
   moveIf,
   prepareFileWrite,
+  prepareFileWriteInPool,
   replaceIf,
   type DisplacedFile,
   isLinkMode,
@@ -89,10 +90,11 @@ export interface JournaledApplyInput {
  * the journal stays pending for recovery. The whole apply runs under the workspace lock.
  *
  * The I/O is pipelined (ARCHITECTURE.md, "File rewind"): the journal is recorded, the new contents
- * are written to temp files whose fsyncs run in the thread pool while one full sync makes the
- * journal (and the kept contents) durable; only then is any file replaced; the directories are
- * fsynced together after the replacements, and the final commit needs no full sync of its own (a
- * power loss that loses it leaves the journal pending, and recovery rolls back).
+ * are written to temp files and fsynced in the thread pool, all at once, while one full sync makes
+ * the journal (and the kept contents) durable on this thread; only then is any file replaced, each
+ * as soon as its own temp file is durable; the directories are fsynced together after the
+ * replacements (while the replaced files are removed), and the final commit needs no full sync of
+ * its own (a power loss that loses it leaves the journal pending, and recovery rolls back).
  */
 export async function journaledApply(input: JournaledApplyInput): Promise<{ journal: Journal; files: RewoundFile[] }> {
   if (input.lock) return applyLocked(input);
@@ -208,45 +210,34 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   const raced: PreservedContent[] = [];
   /** Replaced files still under their hidden names (see `replaceIf`'s `keepTaken`), to remove before the commit. */
   const taken: string[] = [];
+  /** The temp-file writes in flight: all settled before any is given up. */
+  let preparing: Promise<void>[] = [];
   try {
     let failedPath: string | null = null;
     try {
-      // New contents into temp files beside their targets; their fsyncs run in the thread pool
-      // while the kept contents are indexed and the journal is synced on this thread.
+      // New contents into temp files beside their targets, written and fsynced in the thread pool,
+      // all at once, while the kept contents are indexed and the journal is synced on this thread.
+      const ready = new Map<PlannedStep, Promise<void>>();
       for (const step of steps) {
         // A move back renames the file itself; its content is written only if that fails.
         // A file that replaces a directory is prepared once the directory is gone (its mode and owner are not the file's).
         if (!step.target.exists || step.moveFrom !== null || step.replacesDirectories) continue;
-        try {
-          // No directory is created before the journal is durable: a write into a missing one is
-          // prepared later, in turn.
-          prepared.set(
-            step,
-            prepareFileWrite(step.resolved, step.target.content!, {
-              ...(step.target.mode === null ? {} : { mode: step.target.mode }),
-              durable,
-              createParents: false,
-            }),
-          );
-        } catch (error) {
-          // Not possible yet (its directory is missing, or is a file an earlier step removes …): written in turn below.
-          if (!(error instanceof FileWriteFailedError)) throw error;
-        }
+        const write = prepareStep(step, durable, prepared);
+        // Its failure is raised where the step awaits it; until then it must not count as unhandled.
+        write.catch(() => undefined);
+        ready.set(step, write);
       }
-      const fileSyncs = [...prepared.values()].map((write) => write.sync());
-      try {
-        const keeping = kept;
-        kept = null;
-        await keeping?.commit();
-        await store.syncJournal(journal.id);
-      } finally {
-        await Promise.allSettled(fileSyncs);
-      }
-      await Promise.all(fileSyncs);
+      preparing = [...ready.values()];
+      const keeping = kept;
+      kept = null;
+      await keeping?.commit();
+      await store.syncJournal(journal.id);
 
       const directories = new Set<string>();
       for (const [index, step] of steps.entries()) {
         failedPath = step.path;
+        // Each file's temp file is durable before it goes in; the later ones sync meanwhile.
+        await ready.get(step);
         executeStep(
           step,
           durable,
@@ -262,10 +253,12 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       }
       failedPath = null;
       // The replaced files (their contents kept in the store) are removed together in the thread
-      // pool rather than one by one between the steps; a kill before that leaves them to recovery.
-      await removeTaken(taken);
-      // Every replacement durable before the commit that says the files are at their targets.
-      if (durable) await fsyncDirectories(directories);
+      // pool rather than one by one between the steps, while the directories are fsynced: every
+      // replacement durable before the commit that says the files are at their targets. A kill
+      // before that leaves them to recovery.
+      const [removed, synced] = await Promise.allSettled([removeTaken(taken), durable ? fsyncDirectories(directories) : undefined]);
+      if (removed.status === 'rejected') throw removed.reason;
+      if (synced.status === 'rejected') throw synced.reason;
       // A move back that found a save it could not put back, and then wrote the path anyway: that save is kept.
       const aside = emptyOutcome();
       for (const file of displaced.splice(0)) await preserveParked(blobs, file.path, file.parkedAt, file.content, aside);
@@ -290,6 +283,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       // Whether the commit landed is unknown: the files stay at their targets for recovery to settle.
       if (error instanceof CommitOutcomeUnknownError) throw error;
       kept?.abort();
+      await Promise.allSettled(preparing);
       for (const write of prepared.values()) write.abort();
       await removeTaken(taken).catch(() => undefined);
       input.hooks?.beforeCompensation?.();
@@ -316,9 +310,33 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       throw new RewindApplyFailedError({ journalId: journal.id, path, reason: error instanceof Error ? error.message : String(error), cause: error });
     }
   } finally {
+    await Promise.allSettled(preparing);
     for (const write of prepared.values()) write.abort();
     journalsInFlight.delete(journal.id);
   }
+}
+
+/**
+ * Writes a step's new content into a temp file beside it in the thread pool (see
+ * `prepareFileWriteInPool`) and fsyncs it there, recording it in `prepared`. A write not possible
+ * yet (its directory is missing, or is a file an earlier step removes …) is left to the step.
+ */
+async function prepareStep(step: PlannedStep, durable: boolean, prepared: Map<PlannedStep, PreparedFileWrite>): Promise<void> {
+  let write: PreparedFileWrite;
+  try {
+    // No directory is created before the journal is durable: a write into a missing one is
+    // prepared later, in turn.
+    write = await prepareFileWriteInPool(step.resolved, step.target.content!, {
+      ...(step.target.mode === null ? {} : { mode: step.target.mode }),
+      durable,
+      createParents: false,
+    });
+  } catch (error) {
+    if (!(error instanceof FileWriteFailedError)) throw error;
+    return;
+  }
+  prepared.set(step, write);
+  await write.sync();
 }
 
 /**
@@ -367,7 +385,11 @@ function executeStep(
       prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true }))
     : null;
   touched.add(step.path);
-  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash, step.expected.mode), write, { keepTaken: true });
+  // A large file read for the plan and unchanged since (same inode, size and times) is not read again.
+  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash, step.expected.mode), write, {
+    keepTaken: true,
+    known: step.expected.known ?? null,
+  });
   directories.add(outcome.directory);
   if (outcome.replaced && outcome.taken !== null) taken.push(outcome.taken);
   if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
