@@ -1,4 +1,4 @@
-import type { DirectoryListing } from './dir-cache.js';
+import { lazyDirectoryCacheState, type DirectoryListing } from './dir-cache.js';
 import { ScanIgnores } from './scan-ignores.js';
 import type { ScanChangeSource } from './scan-io.js';
 import { Walker } from './scan-walker.js';
@@ -31,9 +31,13 @@ interface ScanMemo {
   readonly roots: readonly ScanRoot[];
   readonly snapshot: Snapshot;
   readonly skipped: readonly SkippedPath[];
-  readonly listings: Readonly<Record<WorkspacePath, DirectoryListing>>;
+  readonly listings: ReadonlyMap<WorkspacePath, DirectoryListing>;
+  /** Files the listings hold. */
+  readonly files: number;
   readonly dirRules: ReadonlyMap<WorkspacePath, ScanIgnores>;
-  /** Directories the next scan reads again anyway: those with ignore files (their rules are re-read), with files skipped as unreadable, too large, store files or badly named. */
+  /** Directories holding ignore files: read by every scan (their rules are re-read, as a full scan does). */
+  readonly ignoreDirs: ReadonlySet<WorkspacePath>;
+  /** Directories the next scan reads again anyway: the ignore files' and those with files skipped as unreadable, too large, store files or badly named. */
   readonly revisit: readonly WorkspacePath[];
   /** Files whose entries the next scan may not trust (the stat cache's racy rule): their directories are read again. */
   readonly racy: readonly WorkspacePath[];
@@ -67,17 +71,25 @@ export function rememberScan(
     dirRules: ReadonlyMap<WorkspacePath, ScanIgnores>;
     roots: readonly ScanRoot[];
   },
-  racy?: readonly WorkspacePath[],
+  known?: { listings: ReadonlyMap<WorkspacePath, DirectoryListing>; files: number; ignoreDirs: ReadonlySet<WorkspacePath>; racy: readonly WorkspacePath[] },
 ): void {
   const source = context.options.io?.changes;
   if (source === undefined || !result.complete) return;
-  const threshold = context.startedAtMs - context.racyWindowMs;
-  const racyFiles: WorkspacePath[] = [];
-  if (racy !== undefined) racyFiles.push(...racy);
-  else for (const [key, entry] of result.snapshot) if (entry.mtimeMs >= threshold) racyFiles.push(key);
-  const listings = result.cache.directories?.listings ?? {};
-  const revisit: WorkspacePath[] = [];
-  for (const key in listings) if (listings[key]!.ignoreFiles !== undefined) revisit.push(key);
+  let memo = known;
+  if (memo === undefined) {
+    const threshold = context.startedAtMs - context.racyWindowMs;
+    const racy: WorkspacePath[] = [];
+    for (const [key, entry] of result.snapshot) if (entry.mtimeMs >= threshold) racy.push(key);
+    const listings = new Map(Object.entries(result.cache.directories?.listings ?? {}));
+    const ignoreDirs = new Set<WorkspacePath>();
+    let files = 0;
+    for (const [key, listing] of listings) {
+      files += listing.files.length;
+      if (listing.ignoreFiles !== undefined) ignoreDirs.add(key);
+    }
+    memo = { listings, files, ignoreDirs, racy };
+  }
+  const revisit: WorkspacePath[] = [...memo.ignoreDirs];
   for (const item of result.skipped) if (REVISITED_REASONS.has(item.reason)) revisit.push(parentKey(context.roots, item.path));
   memos.set(result.cache, {
     source,
@@ -88,10 +100,12 @@ export function rememberScan(
     roots: context.roots,
     snapshot: result.snapshot,
     skipped: result.skipped,
-    listings,
+    listings: memo.listings,
+    files: memo.files,
     dirRules: context.dirRules,
+    ignoreDirs: memo.ignoreDirs,
     revisit,
-    racy: racyFiles,
+    racy: memo.racy,
   });
 }
 
@@ -137,6 +151,7 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
     workspace,
     { ...options, cache: createStatCacheStateFromRecord({}, state.scanStartedAtMs, state.racyWindowMs, state.directories) },
     new Map(previous.snapshot),
+    previous.listings,
   );
   if (walker.exclusionsKey !== previous.exclusionsKey) return null;
 
@@ -154,7 +169,7 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
     const found = locate(path);
     if (found === null) continue;
     // A directory's own events name it (its listing or stat); any other path is read with its directory.
-    if (found.key in previous.listings) dirty.add(found.key);
+    if (previous.listings.has(found.key)) dirty.add(found.key);
     else if (found.key !== found.root.prefix) dirty.add(parentKey(roots, found.key));
   }
   for (const path of changes.subtrees) {
@@ -168,7 +183,9 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
   for (const key of previous.racy) dirty.add(parentKey(roots, key));
 
   const snapshot = walker.snapshot;
-  const listings: Record<WorkspacePath, DirectoryListing> = { ...previous.listings };
+  const listings = new Map(previous.listings);
+  const ignoreDirs = new Set(previous.ignoreDirs);
+  let files = previous.files;
   const dirRules = new Map(previous.dirRules);
   const touched = new Set<WorkspacePath>();
   const processed = new Set<WorkspacePath>();
@@ -178,9 +195,11 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
   const childPrefixOf = (key: WorkspacePath) => (key.endsWith(':') ? key : `${key}/`);
   const removeSubtree = (key: WorkspacePath) => {
     dropped.add(key);
-    const listing = listings[key];
+    const listing = listings.get(key);
     if (listing === undefined) return;
-    delete listings[key];
+    listings.delete(key);
+    ignoreDirs.delete(key);
+    files -= listing.files.length;
     dirRules.delete(key);
     const prefix = childPrefixOf(key);
     for (const name of listing.files) {
@@ -193,7 +212,7 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
   // Parents before children: a directory gone, or read in full, takes its subdirectories with it.
   for (const key of [...dirty].sort((a, b) => a.length - b.length)) {
     if (walker.listings[key] !== undefined) continue;
-    const old = listings[key];
+    const old = listings.get(key);
     const rules = dirRules.get(key);
     if (old === undefined || rules === undefined) continue;
     const root = rootOfKey(roots, key)!;
@@ -205,11 +224,15 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
       removeSubtree(key);
       continue;
     }
+    // Counted again with the listings the walker read (merged below).
+    files -= old.files.length;
+    listings.delete(key);
+    ignoreDirs.delete(key);
     const { listing } = visited;
     const keyPrefix = childPrefixOf(key);
-    const files = new Set(listing.files);
+    const kept = new Set(listing.files);
     for (const name of old.files) {
-      if (files.has(name)) continue;
+      if (kept.has(name)) continue;
       snapshot.delete(keyPrefix + name);
       touched.add(keyPrefix + name);
     }
@@ -219,20 +242,19 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
     for (const name of listing.dirs) {
       const childKey = keyPrefix + name;
       const childRules = visited.rules.child(name, listing);
-      if (listings[childKey] !== undefined && !rewalk.has(childKey) && dirRules.get(childKey)?.key === childRules.key) continue;
+      if (listings.has(childKey) && !rewalk.has(childKey) && dirRules.get(childKey)?.key === childRules.key) continue;
       removeSubtree(childKey);
       const childRelative = relative === '' ? name : `${relative}/${name}`;
       if (!walker.walkFrom(root.prefix, `${absolute}/${name}`, childRelative, childRules)) return null;
     }
   }
-  Object.assign(listings, walker.listings);
-  for (const [key, rules] of walker.dirRules) dirRules.set(key, rules);
-  let files = 0;
-  let directories = 0;
-  for (const key in listings) {
-    files += listings[key]!.files.length;
-    directories++;
+  for (const key in walker.listings) {
+    const listing = walker.listings[key]!;
+    listings.set(key, listing);
+    files += listing.files.length;
+    if (listing.ignoreFiles !== undefined) ignoreDirs.add(key);
   }
+  for (const [key, rules] of walker.dirRules) dirRules.set(key, rules);
   if (files > walker.maxFiles) return null;
 
   const visit = (key: WorkspacePath, path: string) => {
@@ -260,7 +282,7 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
     const entry = touched.has(key) ? undefined : snapshot.get(key);
     if (entry !== undefined && entry.mtimeMs >= threshold) racy.push(key);
   }
-  const cache = createStatCacheStateFromSnapshot(snapshot, startedAtMs, racyWindowMs, { exclusions: walker.exclusionsKey, listings });
+  const cache = createStatCacheStateFromSnapshot(snapshot, startedAtMs, racyWindowMs, lazyDirectoryCacheState(walker.exclusionsKey, listings));
   recordDerivation(snapshot, { base: previous.snapshot, touched });
   const result: ScanResult = {
     snapshot,
@@ -269,7 +291,7 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
     cache,
     stats: {
       files,
-      directories,
+      directories: listings.size,
       hashed: walker.hashed,
       hashedBytes: walker.hashedBytes,
       cacheHits: reused + walker.cacheHits,
@@ -278,7 +300,11 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
       incremental: true,
     },
   };
-  rememberScan(result, { options, racyWindowMs, startedAtMs, mark, exclusionsKey: walker.exclusionsKey, dirRules, roots }, racy);
+  rememberScan(
+    result,
+    { options, racyWindowMs, startedAtMs, mark, exclusionsKey: walker.exclusionsKey, dirRules, roots },
+    { listings, files, ignoreDirs, racy },
+  );
   return result;
 }
 

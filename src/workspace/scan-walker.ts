@@ -84,7 +84,8 @@ export class Walker {
   private entriesInOrder: (SnapshotEntry | undefined)[] = [];
   private entryCount = 0;
 
-  constructor(workspace: Workspace, options: ScanOptions, snapshot: Snapshot = new Map()) {
+  /** `snapshot`: the map to record into; `knownListings`: the cache state's listings as a map (see `DirectoryCache`). */
+  constructor(workspace: Workspace, options: ScanOptions, snapshot: Snapshot = new Map(), knownListings?: ReadonlyMap<WorkspacePath, DirectoryListing>) {
     this.snapshot = snapshot;
     this.io = { ...nodeScanIo, ...options.io };
     this.cache = new StatCache(options.cache);
@@ -99,7 +100,7 @@ export class Walker {
     this.exclusionsKey = createHash('sha256')
       .update(JSON.stringify([[...this.excludedNames].sort(), [...this.skipDirs].sort()]))
       .digest('base64url');
-    this.directoryCache = new DirectoryCache(this.cache.directories, this.exclusionsKey, this.cache.racyBeforeMs);
+    this.directoryCache = new DirectoryCache(this.cache.directories, this.exclusionsKey, this.cache.racyBeforeMs, knownListings);
   }
 
   /** Lists directory `relative` of a root and everything below it; false when the file cap was reached. */
