@@ -141,6 +141,21 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
       note: `Pre+Post; p90 ${shadowTime.p90.toFixed(1)} ms`,
     },
   ];
+  // What a tool call costs before any work: two no-work events through the installed command
+  // (sh starting bash, the round trip through the helper), as a row with its own ratio.
+  const roundTrips = (times['floor round trip'] ?? []).map((value) => 2 * value);
+  if (roundTrips.length > 0) {
+    const { median, p90 } = summary(roundTrips);
+    results.push({
+      suite,
+      name: 'floor: two no-work events through the installed command',
+      value: median,
+      unit: 'ms',
+      baseline: { name: 'shadow-git hook at both events (median)', value: shadowTime.median },
+      ratio: median / shadowTime.median,
+      note: `a read-only tool's PreToolUse twice: what any Pre+Post pair costs before the helper does work; p90 ${p90.toFixed(1)} ms`,
+    });
+  }
   for (const name of ['installed', 'node client', 'no tracking', 'no helper']) {
     for (const tool of ['Bash', 'Write']) {
       const { median, p90 } = summary(times[`${name} ${tool}`]!);

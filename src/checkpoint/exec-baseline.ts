@@ -24,13 +24,23 @@ export interface ScanBaseline {
 export async function markScanBaseline(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ScanBaseline> {
   checkCaptureContext(context);
   const handle = await beginExec(context, options);
-  await saveScanState(context.store, context.blobs, context.sessionId, handle.state, {
-    rootsKey: handle.rootsKey,
-    snapshot: handle.before.snapshot,
-    cache: handle.before.cache,
-    complete: handle.before.complete,
-    pinDelta: handle.pinDelta ?? [],
-  });
+  // A scan that found every file as the saved state has it leaves that state as the baseline: the
+  // same contents; its older stat signatures and scan start only make a later scan read a file again.
+  const { state, external, before } = handle;
+  const unchanged =
+    state !== null &&
+    external !== null &&
+    external.created.length + external.modified.length + external.deleted.length === 0 &&
+    before.complete === state.complete;
+  if (!unchanged) {
+    await saveScanState(context.store, context.blobs, context.sessionId, state, {
+      rootsKey: handle.rootsKey,
+      snapshot: before.snapshot,
+      cache: before.cache,
+      complete: before.complete,
+      pinDelta: handle.pinDelta ?? [],
+    });
+  }
   // The before-scan is the session's saved state now: a kill from here on loses nothing, so the capture is no longer in flight.
   await finishExecInFlight(context, handle.inFlight);
   handle.inFlight = null;

@@ -1,4 +1,4 @@
-import { createStatCacheState, type Snapshot, type SnapshotEntry, type StatCacheState, type Workspace } from '../workspace/index.js';
+import { createStatCacheState, pathsThatMayDiffer, type Snapshot, type SnapshotEntry, type StatCacheState, type Workspace } from '../workspace/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import type { Store } from '../store/store.js';
 import { hashContent } from '../model/index.js';
@@ -144,7 +144,22 @@ export async function saveScanState(
   const changed: Record<string, SnapshotEntry> = {};
   const removed: string[] = [];
   let changes = 0;
-  if (previous) {
+  // A snapshot an incremental scan built from the previous one differs from it only where it re-read.
+  const candidates = previous ? pathsThatMayDiffer(previous.snapshot, scan.snapshot) : null;
+  if (previous && candidates !== null) {
+    for (const path of candidates) {
+      const before = previous.snapshot.get(path);
+      const entry = scan.snapshot.get(path);
+      if (entry === undefined) {
+        if (before === undefined) continue;
+        removed.push(path);
+        changes++;
+      } else if (!before || !sameEntry(before, entry)) {
+        changed[path] = entry;
+        changes++;
+      }
+    }
+  } else if (previous) {
     for (const [path, entry] of scan.snapshot) {
       const before = previous.snapshot.get(path);
       if (!before || !sameEntry(before, entry)) {

@@ -1,4 +1,5 @@
 import type { Snapshot, SnapshotEntry } from './snapshot.js';
+import { pathsThatMayDiffer } from './snapshot-derivation.js';
 import type { WorkspacePath } from './workspace-path.js';
 
 /** A file's content identity in a diff. */
@@ -34,6 +35,19 @@ export interface SnapshotDiff {
  */
 export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotDiff {
   const diff: SnapshotDiff = { created: [], modified: [], deleted: [] };
+  // An incremental scan's snapshot differs from the one it was built from only where it re-read.
+  const candidates = pathsThatMayDiffer(before, after);
+  if (candidates !== null) {
+    for (const path of candidates) {
+      const previous = before.get(path);
+      const next = after.get(path);
+      if (next === undefined) {
+        if (previous !== undefined) diff.deleted.push({ path, ...version(previous) });
+      } else if (previous === undefined) diff.created.push({ path, ...version(next) });
+      else if (changed(previous, next)) diff.modified.push({ path, before: version(previous), after: version(next) });
+    }
+    return sorted(diff);
+  }
   for (const [path, next] of after) {
     const previous = before.get(path);
     if (previous === undefined) diff.created.push({ path, ...version(next) });
@@ -42,6 +56,10 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotDiff {
   for (const [path, previous] of before) {
     if (!after.has(path)) diff.deleted.push({ path, ...version(previous) });
   }
+  return sorted(diff);
+}
+
+function sorted(diff: SnapshotDiff): SnapshotDiff {
   const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   diff.created.sort(byPath);
   diff.modified.sort(byPath);

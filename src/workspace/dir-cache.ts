@@ -59,19 +59,22 @@ export interface DirectorySignature {
  * const cached = directories.lookup('workspace:src', lstatSync(dir))
  */
 export class DirectoryCache {
-  private readonly listings: Record<WorkspacePath, DirectoryListing>;
+  private readonly listings: Record<WorkspacePath, DirectoryListing> | ReadonlyMap<WorkspacePath, DirectoryListing>;
 
+  /** `known`: the state's listings as a map, when the caller holds them so (read instead of `state.listings`). */
   constructor(
     state: DirectoryCacheState | undefined,
     exclusions: string,
     private readonly racyBeforeMs: number,
+    known?: ReadonlyMap<WorkspacePath, DirectoryListing>,
   ) {
-    this.listings = state !== undefined && state.exclusions === exclusions ? state.listings : {};
+    const usable = state !== undefined && state.exclusions === exclusions;
+    this.listings = !usable ? {} : (known ?? state.listings);
   }
 
   /** The listing of directory `key` if it may be reused, else null (read the directory again). */
   lookup(key: WorkspacePath, signature: DirectorySignature): DirectoryListing | null {
-    const listing = this.listings[key];
+    const listing = this.listings instanceof Map ? this.listings.get(key) : (this.listings as Record<WorkspacePath, DirectoryListing>)[key];
     if (
       listing === undefined ||
       listing.mtimeMs !== signature.mtimeMs ||
@@ -83,6 +86,24 @@ export class DirectoryCache {
     }
     return listing;
   }
+}
+
+/**
+ * A {@link DirectoryCacheState} whose `listings` record is built from `listings` when first read
+ * (an enumerable property: JSON and copies see the record), for a scan that changed a few listings.
+ */
+export function lazyDirectoryCacheState(exclusions: string, listings: ReadonlyMap<WorkspacePath, DirectoryListing>): DirectoryCacheState {
+  const state = { exclusions } as DirectoryCacheState;
+  Object.defineProperty(state, 'listings', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const record: Record<WorkspacePath, DirectoryListing> = Object.fromEntries(listings);
+      Object.defineProperty(state, 'listings', { value: record, enumerable: true, configurable: true, writable: true });
+      return record;
+    },
+  });
+  return state;
 }
 
 /** Whether a value (e.g. parsed from JSON) is a well-formed {@link DirectoryCacheState}. */

@@ -46,7 +46,8 @@ export {
   type StatSignature,
 } from './stat-cache.js';
 export type { Snapshot, SnapshotEntry, SkippedPath, SkipReason } from './snapshot.js';
-export { nodeScanIo, type ScanIo, type ScanStats } from './scan-io.js';
+export { nodeScanIo, type ScanChanges, type ScanChangeSource, type ScanIo, type ScanStats } from './scan-io.js';
+export { pathsThatMayDiffer } from './snapshot-derivation.js';
 export { scanWorkspace, DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_FILES, type ScanOptions, type ScanResult } from './scanner.js';
 export { diffSnapshots, type SnapshotDiff, type FileModification, type FileVersion } from './diff-snapshots.js';
 export { materializeTree, fsyncTreeEntries, copyNewFile, type MaterializeFile, type MaterializeOptions, type MaterializeResult } from './materialize.js';

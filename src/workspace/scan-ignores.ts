@@ -76,6 +76,18 @@ export class ScanIgnores {
     return true;
   }
 
+  /** Whether `other` decides exactly as this does: the same rules (by key), the same index, the same place in the work tree. */
+  sameAs(other: ScanIgnores): boolean {
+    return (
+      this.key === other.key &&
+      this.rules.key === other.rules.key &&
+      this.tracked === other.tracked &&
+      this.prefix === other.prefix &&
+      this.insideIgnored === other.insideIgnored &&
+      this.ignoreCase === other.ignoreCase
+    );
+  }
+
   /** Whether git tracks a root-relative path (as a file, a directory holding tracked paths, or either when undefined). */
   private isTracked(path: string, isDirectory: boolean | undefined): boolean {
     if (this.tracked === null) return false;

@@ -25,6 +25,32 @@ export interface ScanIo {
   readFile(path: string): Buffer;
   /** A link's target text; a Buffer keeps text that is not UTF-8 exact. */
   readlink(path: string): Buffer | string;
+  /**
+   * What changed on disk between scans, from a long-lived process's change tracker (absent: the
+   * scan reads the whole tree). With it a scan handed the cache of a previous scan made through the
+   * same source re-reads only the directories and files changed since (see `incremental-scan.ts`).
+   */
+  changes?: ScanChangeSource;
+}
+
+/** A change tracker's journal, as a scan reads it. */
+export interface ScanChangeSource {
+  /** A mark of this instant (taken as a scan starts): {@link since} lists what changed after it. */
+  mark(): unknown;
+  /** What changed after `mark`, or null when that cannot be told (a reset, a mark of another source): then read everything. */
+  since(mark: unknown): ScanChanges | null;
+}
+
+/**
+ * Absolute paths a scan must read again. Besides the changes since the mark, both lists hold
+ * whatever the tracker cannot vouch for at all (a file with other hard links, a directory it could
+ * not watch): those are read by every scan.
+ */
+export interface ScanChanges {
+  /** Files and directories whose stat, listing or content may have changed (the directory holding each is read again too). */
+  readonly paths: Iterable<string>;
+  /** Directories below which anything may have changed (renamed, replaced, an event without a name): read again in full. */
+  readonly subtrees: Iterable<string>;
 }
 
 export const nodeScanIo: ScanIo = {

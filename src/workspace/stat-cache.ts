@@ -147,6 +147,34 @@ export function createStatCacheStateFromRecord(
 }
 
 /**
+ * {@link createStatCacheState} whose `entries` record is built from `snapshot` when first read
+ * (an enumerable property like any other: JSON, spreads and copies see the record). An incremental
+ * scan hands this back, so a scan that changed a few entries of a large tree does not copy them
+ * all; the next incremental scan never reads it.
+ */
+export function createStatCacheStateFromSnapshot(
+  snapshot: ReadonlyMap<WorkspacePath, SnapshotEntry>,
+  scanStartedAtMs: number,
+  racyWindowMs: number,
+  directories?: DirectoryCacheState,
+): StatCacheState {
+  const state = { version: 1, scanStartedAtMs, racyWindowMs } as StatCacheState;
+  Object.defineProperty(state, 'entries', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const record: Record<WorkspacePath, SnapshotEntry> = {};
+      for (const [key, entry] of snapshot) if (entry.hash !== null) record[key] = entry;
+      Object.defineProperty(state, 'entries', { value: record, enumerable: true, configurable: true, writable: true });
+      return record;
+    },
+  });
+  if (directories !== undefined) state.directories = directories;
+  builtStates.add(state);
+  return state;
+}
+
+/**
  * Whether a value (e.g. parsed from JSON) is a usable {@link StatCacheState}: every entry and
  * directory listing well-formed. A malformed state is not trusted at all (the scan then reads
  * everything), rather than trusting the parts that look right.

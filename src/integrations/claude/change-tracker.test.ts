@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { scanWorkspace, Workspace, type ScanResult } from '../../workspace/index.js';
+import { diffSnapshots, scanWorkspace, Workspace, type ScanResult } from '../../workspace/index.js';
 import { ChangeTracker } from './change-tracker.js';
 
 const SEED = Number(process.env.WAYPOINT_SEED ?? 1337);
@@ -31,7 +31,9 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
   let workspace: Workspace;
   let tracker: ChangeTracker;
   let previous: ScanResult | null;
+  let incrementalScans = 0;
   beforeEach(() => {
+    incrementalScans = 0;
     dir = realpathSync(mkdtempSync(join(tmpdir(), 'waypoint-tracker-')));
     workspace = new Workspace({ roots: [{ name: 'workspace', dir, kind: 'workspace' }], excludedDirs: [] });
     previous = null;
@@ -48,13 +50,40 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
   const shell = (command: string) => expect(spawnSync('/bin/sh', ['-c', command], { cwd: dir }).status).toBe(0);
   const view = (scan: ScanResult) =>
     Object.fromEntries([...scan.snapshot].map(([path, entry]) => [path, `${entry.kind} ${entry.mode.toString(8)} ${entry.hash}`]));
-  /** A scan through the tracker, checked against a fresh one; returns what it saw. */
+  const skippedView = (scan: ScanResult) => scan.skipped.map((item) => `${item.reason} ${item.path} ${item.signature ?? ''}`).sort();
+  const listingsView = (scan: ScanResult) =>
+    Object.fromEntries(
+      Object.entries(scan.cache.directories?.listings ?? {}).map(([key, listing]) => [
+        key,
+        [
+          listing.mtimeMs,
+          listing.ino,
+          listing.rules,
+          ...(['files', 'dirs', 'ignored', 'tracked', 'special', 'invalid', 'ignoreFiles'] as const).map((field) => [...(listing[field] ?? [])].sort()),
+        ],
+      ]),
+    );
+  const entriesView = (scan: ScanResult) =>
+    Object.fromEntries(Object.entries(scan.cache.entries).map(([path, entry]) => [path, `${entry.hash} ${entry.size} ${entry.ino}`]));
+  /**
+   * A scan through the tracker (incremental when the tracker can tell what changed), checked
+   * against a fresh full scan: the same files and hashes, the same skips, the same directory
+   * listings and stat cache for the next scan, and the same diff from the previous scan whether it
+   * is computed from the re-read paths alone or by comparing every path. Returns what it saw.
+   */
   const scan = async () => {
     await tracker.settle();
+    const before = previous;
     const tracked = scanWorkspace(workspace, { cache: previous?.cache ?? null, io: tracker.io });
     previous = tracked;
     const fresh = scanWorkspace(workspace, {});
     expect(view(tracked)).toEqual(view(fresh));
+    expect(skippedView(tracked)).toEqual(skippedView(fresh));
+    expect(tracked.complete).toBe(fresh.complete);
+    expect(listingsView(tracked)).toEqual(listingsView(fresh));
+    expect(entriesView(tracked)).toEqual(entriesView(fresh));
+    if (before !== null) expect(diffSnapshots(before.snapshot, tracked.snapshot)).toEqual(diffSnapshots(new Map(before.snapshot), new Map(tracked.snapshot)));
+    if (tracked.stats.incremental === true) incrementalScans++;
     return view(tracked);
   };
   /** A tree whose files and directories were last changed an hour ago, so the scans' caches trust them (only the tracker can tell). */
@@ -75,6 +104,15 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
     writeFileSync(join(dir, 'src/d1/e1/f13.txt'), 'FILE 13\n');
     expect((await scan())['workspace:src/d1/e1/f13.txt']).toContain('file 644');
     expect(tracker.counts().stats).toBeGreaterThan(24);
+    // Read again: the directory that changed (and the racy file's), not the 24 files.
+    expect(previous!.stats).toMatchObject({ incremental: true });
+    expect(previous!.stats.hashed).toBe(1);
+    // Nothing changed since, but the file's entry is racy (written within the racy window of the
+    // last scan's start): read again, as a full scan handed the same cache does.
+    const racyCache = previous!.cache;
+    await scan();
+    expect(previous!.stats).toMatchObject({ incremental: true, hashed: 1 });
+    expect(scanWorkspace(workspace, { cache: racyCache }).stats.hashed).toBe(1);
   });
 
   it('a deep new directory tree created by one command is read in full, then watched', async () => {
@@ -113,6 +151,7 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
     await scan();
     shell('echo again > lib/d1/e1/f1.txt && chmod 755 lib/d3');
     await scan();
+    expect(incrementalScans).toBeGreaterThan(3);
   });
 
   it('a file with another hard link is never answered from memory (a write through the other name raises no event here)', async () => {
@@ -145,8 +184,12 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
     tracker = new ChangeTracker({ overflowAt: 20 });
     tree(30);
     await scan();
+    writeFileSync(join(dir, 'src/d0/e0/f0.txt'), 'one change\n');
+    await scan();
+    expect(previous!.stats.incremental).toBe(true);
     shell('for f in $(find src -name "*.txt"); do echo x >> $f; done');
     await scan();
+    expect(previous!.stats.incremental).toBeUndefined();
     expect(tracker.counts()).toMatchObject({ resets: 1, lastReset: expect.stringContaining('overflow') });
     expect(tracker.counts().stats).toBeGreaterThan(30);
     // A watcher that fails: everything is dropped, and the next scan still sees every change.
@@ -164,6 +207,7 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
     expect(tracker.counts()).toMatchObject({ resets: 1, watched: 0, stats: 0 });
     writeFileSync(join(dir, 'src/d2/e2/f2.txt'), 'after the error\n');
     await scan();
+    expect(previous!.stats.incremental).toBeUndefined();
   });
 
   it('a directory it cannot watch is read in full by every scan', async () => {
@@ -230,5 +274,77 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
       await scan();
     }
     await scan();
+    expect(incrementalScans).toBeGreaterThan(10);
+  });
+
+  it('ignore files edited, added and removed at any depth re-decide what they affect', async () => {
+    tracker = new ChangeTracker();
+    tree(24);
+    put('.gitignore', 'build/\n');
+    put('build/out.js', 'built\n');
+    put('src/d1/.gitignore', '*.log\n');
+    put('src/d1/e0/trace.log', 'log\n');
+    put('src/d2/e1/trace.log', 'log\n');
+    await scan();
+    put('src/d1/.gitignore', '*.txt\n');
+    let seen = await scan();
+    expect(seen['workspace:src/d1/e0/trace.log']).toBeDefined();
+    expect(Object.keys(seen).some((path) => path.startsWith('workspace:src/d1/') && path.endsWith('.txt'))).toBe(false);
+    put('src/d2/e1/.waypointignore', 'trace.log\n');
+    seen = await scan();
+    expect(seen['workspace:src/d2/e1/trace.log']).toBeUndefined();
+    rmSync(join(dir, 'src/d1/.gitignore'));
+    put('.gitignore', '');
+    seen = await scan();
+    expect(seen['workspace:build/out.js']).toBeDefined();
+    put('src/d3/e2/.gitignore', '*\n');
+    await scan();
+    shell('echo more >> src/d3/e2/f11.txt && mkdir -p src/d3/e2/sub && echo x > src/d3/e2/sub/x.txt');
+    await scan();
+    expect(incrementalScans).toBe(5);
+  });
+
+  it('git’s index and rules above the root: a path added to the index is kept although ignored', async () => {
+    tracker = new ChangeTracker();
+    tree(12);
+    put('.gitignore', '*.log\n');
+    put('src/d0/e0/keep.log', 'kept\n');
+    shell('git init -q && git add .gitignore');
+    await scan();
+    shell('git add -f src/d0/e0/keep.log');
+    expect((await scan())['workspace:src/d0/e0/keep.log']).toBeDefined();
+    shell('git rm -q --cached src/d0/e0/keep.log && echo "src/d1/" >> .git/info/exclude');
+    const seen = await scan();
+    expect(seen['workspace:src/d0/e0/keep.log']).toBeUndefined();
+    expect(Object.keys(seen).some((path) => path.startsWith('workspace:src/d1/'))).toBe(false);
+    writeFileSync(join(dir, 'src/d2/e2/f2.txt'), 'changed\n');
+    await scan();
+    expect(previous!.stats.incremental).toBe(true);
+  });
+
+  it('names that are not UTF-8, symlinks retargeted, special files and unreadable files', async () => {
+    tracker = new ChangeTracker();
+    tree(8);
+    await scan();
+    shell(`printf one > "src/d0/$(printf 'bad\\377name')" && ln -s d0 src/link && ln -s missing src/d1/dangling && mkfifo src/d2/pipe`);
+    await scan();
+    shell(`printf two > "src/d0/$(printf 'bad\\377name')" && ln -sfn d1 src/link && rm src/d2/pipe`);
+    await scan();
+    writeFileSync(join(dir, 'src/d3/secret.txt'), 'secret\n');
+    chmodSync(join(dir, 'src/d3/secret.txt'), 0o000);
+    await scan();
+    chmodSync(join(dir, 'src/d3/secret.txt'), 0o644);
+    await scan();
+    expect(incrementalScans).toBe(4);
+  });
+
+  it('a file linked twice inside the tree, written through either name', async () => {
+    tracker = new ChangeTracker();
+    tree(8);
+    linkSync(join(dir, 'src/d0/e0/f0.txt'), join(dir, 'src/d1/twin.txt'));
+    await scan();
+    writeFileSync(join(dir, 'src/d1/twin.txt'), 'through the twin\n');
+    expect((await scan())['workspace:src/d0/e0/f0.txt']).toEqual((await scan())['workspace:src/d1/twin.txt']);
+    expect(incrementalScans).toBe(2);
   });
 });

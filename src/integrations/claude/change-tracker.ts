@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, readFileSync, watch, type Dirent, type FSWatcher, type Stats } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import type { ScanIo } from '../../workspace/index.js';
+import type { ScanChanges, ScanIo } from '../../workspace/index.js';
 
 export interface ChangeTrackerOptions {
   /**
@@ -25,6 +25,16 @@ export interface ChangeTrackerCounts {
   lastReset: string | null;
 }
 
+/** A mark in the journal: valid while no reset happened since. */
+interface JournalMark {
+  readonly tracker: ChangeTracker;
+  readonly epoch: number;
+  readonly position: number;
+}
+
+/** Past this many journal entries everything is dropped (a reset): no mark can ask for that many. */
+const MAX_JOURNAL = 1_000_000;
+
 /**
  * Change tracking for the resident hook helper's workspace scans: a scan's filesystem calls
  * (`lstat`, `readdir`) answered from memory for every path no change event has touched since it
@@ -46,12 +56,24 @@ export interface ChangeTrackerCounts {
  * Not seen by inotify, hence not here: writes through a shared `mmap`, and network file systems.
  */
 export class ChangeTracker {
-  /** The scanner's `io`: `lstat` and `readdir` from memory where nothing changed. */
-  readonly io: Pick<ScanIo, 'lstat' | 'readdir'>;
+  /**
+   * The scanner's `io`: `lstat` and `readdir` from memory where nothing changed, and the journal of
+   * what changed (`changes`), so a scan handed the previous scan's cache re-reads only that.
+   */
+  readonly io: Pick<ScanIo, 'lstat' | 'readdir' | 'changes'>;
   private readonly watchers = new Map<string, FSWatcher>();
   private readonly stats = new Map<string, Stats>();
   private readonly listings = new Map<string, Dirent[]>();
   private readonly unwatchable = new Set<string>();
+  /**
+   * What changed, in order: a path (its stat or listing) or, marked by a leading NUL (no path holds
+   * one), a directory below which anything may have changed. Dropped at each reset (a new epoch).
+   */
+  private journal: string[] = [];
+  private epoch = 0;
+  /** Paths nothing is kept of (hard-linked files, unwatched directories: their subtrees): every scan reads them. */
+  private readonly volatile = new Set<string>();
+  private readonly volatileTrees = new Set<string>();
   private readonly overflowAt: number;
   private readonly maxWatches: number;
   private readonly watchFn: NonNullable<ChangeTrackerOptions['watch']>;
@@ -65,7 +87,11 @@ export class ChangeTracker {
     this.overflowAt = options.overflowAt ?? Math.max(64, Math.floor(maxQueuedEvents() / 4));
     this.maxWatches = options.maxWatches ?? 100_000;
     this.watchFn = options.watch ?? ((path, listener) => watch(path, { persistent: false }, listener));
-    this.io = { lstat: (path) => this.lstat(path), readdir: (path) => this.readdir(path) };
+    this.io = {
+      lstat: (path) => this.lstat(path),
+      readdir: (path) => this.readdir(path),
+      changes: { mark: () => this.mark(), since: (mark) => this.since(mark) },
+    };
   }
 
   /**
@@ -86,6 +112,10 @@ export class ChangeTracker {
     this.stats.clear();
     this.listings.clear();
     this.unwatchable.clear();
+    this.journal = [];
+    this.epoch++;
+    this.volatile.clear();
+    this.volatileTrees.clear();
     this.saturated = false;
     this.events = 0;
     this.resets++;
@@ -101,6 +131,30 @@ export class ChangeTracker {
     return { watched: this.watchers.size, stats: this.stats.size, listings: this.listings.size, resets: this.resets, lastReset: this.lastReset };
   }
 
+  /** A mark of this instant in the journal. */
+  mark(): unknown {
+    return { tracker: this, epoch: this.epoch, position: this.journal.length } satisfies JournalMark;
+  }
+
+  /** What changed after `mark` (see {@link ScanChanges}), or null when a reset happened since (or it is not this tracker's). */
+  since(mark: unknown): ScanChanges | null {
+    const known = mark as Partial<JournalMark> | null;
+    if (known === null || typeof known !== 'object' || known.tracker !== this || known.epoch !== this.epoch || this.closed) return null;
+    const paths = new Set(this.volatile);
+    const subtrees = new Set(this.volatileTrees);
+    for (let index = known.position!; index < this.journal.length; index++) {
+      const entry = this.journal[index]!;
+      if (entry.charCodeAt(0) === 0) subtrees.add(entry.slice(1));
+      else paths.add(entry);
+    }
+    return { paths, subtrees };
+  }
+
+  private note(entry: string): void {
+    if (this.journal.length >= MAX_JOURNAL) this.reset('the change journal grew past its limit');
+    this.journal.push(entry);
+  }
+
   private lstat(path: string): Stats {
     const kept = this.stats.get(path);
     if (kept !== undefined) return kept;
@@ -111,9 +165,11 @@ export class ChangeTracker {
         // Read again now that changes raise events: the first read may predate the watch.
         stats = lstatSync(path);
         if (stats.isDirectory()) this.stats.set(path, stats);
-      }
+      } else this.volatileTrees.add(path);
     } else if (this.watchers.has(dirname(path)) && !(stats.isFile() && stats.nlink > 1)) {
       this.stats.set(path, stats);
+    } else {
+      this.volatile.add(path);
     }
     return stats;
   }
@@ -124,6 +180,7 @@ export class ChangeTracker {
     const watched = this.watchDirectory(path);
     const entries = readdirSync(path, { withFileTypes: true });
     if (watched) this.listings.set(path, entries);
+    else this.volatileTrees.add(path);
     return entries.slice();
   }
 
@@ -149,6 +206,7 @@ export class ChangeTracker {
     this.events++;
     this.stats.delete(dir);
     this.listings.delete(dir);
+    this.note(dir);
     const entry = typeof name === 'string' ? name : null;
     if (entry === null || entry === '' || entry.includes('/') || entry.includes('\uFFFD')) {
       // Which entry changed is unknown (or its name is not exact): nothing below this directory is trusted.
@@ -157,6 +215,7 @@ export class ChangeTracker {
     }
     const path = `${dir}/${entry}`;
     this.stats.delete(path);
+    this.note(path);
     if (type !== 'rename') return;
     // A directory created, deleted, moved or replaced: its watchers now watch something else.
     if (this.watchers.has(path)) this.dropBelow(path, true);
@@ -166,6 +225,7 @@ export class ChangeTracker {
 
   /** Forgets everything kept below `path` (and `path` itself when `inclusive`), closing those watchers. */
   private dropBelow(path: string, inclusive: boolean): void {
+    this.note(`\0${path}`);
     const prefix = `${path}/`;
     const below = (key: string) => key.startsWith(prefix) || (inclusive && key === path);
     for (const [dir, watcher] of this.watchers) {

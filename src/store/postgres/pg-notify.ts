@@ -1,6 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { StoreChange } from '../store.js';
 import type { PgContext } from './pg-context.js';
+import { loadPg } from './pg-open.js';
 
 /** The channel a store's changes are announced on: one per schema, so stores sharing a database stay apart. */
 export function changeChannel(schema: string): string {
@@ -19,7 +20,7 @@ export async function listenForChanges(context: PgContext, listener: (change: St
   let stopped = false;
   let retry: NodeJS.Timeout | null = null;
   const connect = async (): Promise<void> => {
-    const next = new pg.Client(context.pool.options as pg.ClientConfig);
+    const next = new (await loadPg()).Client(context.pool.options as pg.ClientConfig);
     next.on('notification', (message) => {
       if (message.channel === channel) listener({ sessionId: message.payload || null });
     });

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { StoreError } from '../../model/index.js';
 import { PgContext } from './pg-context.js';
 import { mapPgFailure } from './pg-failure.js';
@@ -8,11 +8,21 @@ import type { PostgresLocation } from './pg-url.js';
 /** The value of `waypoint_meta.application`: what marks a schema as a Waypoint store. */
 export const PG_APPLICATION = 'waypoint';
 
+/**
+ * The `pg` driver, loaded on the first PostgreSQL open: a process using an SQLite store (a hook
+ * client, the CLI) never loads it.
+ */
+export async function loadPg(): Promise<typeof pg> {
+  return (await import('pg')).default;
+}
+
 /** BIGINT columns (timestamps, sizes) come back as numbers, not strings: they stay below 2^53. */
-const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
-};
+function typesOf(driver: typeof pg): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === 20 ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+  };
+}
 
 export interface PgOpenOptions {
   readOnly: boolean;
@@ -30,14 +40,15 @@ export interface PgOpenOptions {
  * that would need creating or migrating).
  */
 export async function openPgContext(location: PostgresLocation, options: PgOpenOptions): Promise<PgContext> {
-  const pool = new pg.Pool({
+  const driver = await loadPg();
+  const pool = new driver.Pool({
     connectionString: location.connectionString,
     max: options.maxConnections,
     connectionTimeoutMillis: options.connectTimeoutMs,
     idleTimeoutMillis: 10_000,
     application_name: 'waypoint',
     options: `-c search_path=${location.schema}`,
-    types: TYPES,
+    types: typesOf(driver),
   });
   // An idle connection the server closed (a restart) is reported here; the next query reconnects.
   pool.on('error', () => undefined);
