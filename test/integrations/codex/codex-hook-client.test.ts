@@ -152,11 +152,15 @@ describe.skipIf(!HAS_BASH || process.platform !== 'linux')("Codex's hook command
     const lines: string[] = [];
     const older = createServer((connection) => {
       let received = '';
+      let answered = false;
       connection.write(`${serverToken}\n`);
       connection.on('data', (chunk) => {
+        // The event may follow the token line in the same chunk or in later ones: answer once.
+        if (answered) return;
         received += chunk.toString();
         const newline = received.indexOf('\n');
         if (newline < 0) return;
+        answered = true;
         lines.push(received.slice(0, newline));
         connection.end(tokensMatch(received.slice(0, newline), clientToken!) ? 'ok\n' : 'denied\n');
       });
