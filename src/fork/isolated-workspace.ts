@@ -9,8 +9,18 @@ import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingP
 import { ForkStateUnavailableError } from './fork-errors.js';
 import { syncTree, writeJobs } from './fork-copy.js';
 import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
-import { fillIndex, findGitWorkTree, listWorkTree, moveRegistration, registerWorkTree, registrationOf, removeStaleRegistrations } from './git-checkout.js';
+import {
+  fillIndex,
+  findGitWorkTree,
+  gitFeatures,
+  listWorkTree,
+  moveRegistration,
+  registerWorkTree,
+  registrationOf,
+  removeStaleRegistrations,
+} from './git-checkout.js';
 import type { IgnoredMode, IsolatedMaterialization, NotCopiedEntry } from './isolated-report.js';
+import { writeWorkTreeRegistration } from './worktree-registration.js';
 
 export type { IsolatedMaterialization } from './isolated-report.js';
 
@@ -78,11 +88,13 @@ export async function materializeAtForkPoint(input: {
     let ignoredPaths: string[];
     let index: 'copied' | 'read_from_head' | null = null;
     if (gitTree) {
-      // git lists the parent's work tree while another git registers the new one.
-      const [listingResult, registered] = await Promise.allSettled([listWorkTree(gitTree.top), registerWorkTree(gitTree.top, building, gitTree.commit)]);
-      if (registered.status === 'rejected') throw registered.reason;
-      if (listingResult.status === 'rejected') throw listingResult.reason;
-      const listing = listingResult.value;
+      // git lists the parent's work tree while the new one is registered.
+      const listingPromise = listWorkTree(gitTree.top);
+      listingPromise.catch(() => {}); // awaited below; a registration failure must not leave it unhandled
+      const features = await gitFeatures(gitTree.top);
+      if (features.registerWithGit) await registerWorkTree(gitTree.top, building, gitTree.commit);
+      else writeWorkTreeRegistration(gitTree.commonDir, building, gitTree.commit);
+      const listing = await listingPromise;
       listed = [];
       for (const entry of listing.tracked) {
         if (entry.mode === '160000') notCopied.push({ path: entry.path, reason: 'submodule' });
@@ -90,7 +102,7 @@ export async function materializeAtForkPoint(input: {
       }
       for (const path of listing.untracked) listed.push(path.endsWith('/') ? { path: path.slice(0, -1), directory: true } : { path });
       ignoredPaths = listing.ignored;
-      index = await fillIndex(building, gitTree.commit, listing.indexNotPortable ? null : gitTree.index);
+      index = await fillIndex(building, gitTree.commit, features.indexNotPortable ? null : gitTree.index);
     } else {
       ({ listed, ignoredPaths } = scannedPaths(input.workspace, rootName, prior, notCopied));
       mkdirSync(building, { mode: 0o755 });
