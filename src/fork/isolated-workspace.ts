@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { BlobStore } from '../blobs/index.js';
 import { PRIMARY_ROOT } from '../checkpoint/index.js';
@@ -12,7 +12,9 @@ import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './f
 import {
   fillIndex,
   findGitWorkTree,
+  type GitFeatures,
   gitFeatures,
+  type GitListing,
   listWorkTree,
   moveRegistration,
   registerWorkTree,
@@ -67,6 +69,8 @@ export async function materializeAtForkPoint(input: {
   const prefix = `${rootName}:`;
   const prior = new Map<string, PriorState>();
   for (const [key, state] of priorStates(input.after)) if (key.startsWith(prefix)) prior.set(key.slice(prefix.length), state);
+  // The top of a git work tree holds `.git`: git lists it (read only) while the blobs are read and git confirms it is one.
+  const early = rootName === PRIMARY_ROOT && existsSync(join(root.realDir, '.git')) ? startListing(root.realDir) : null;
   const contents = await priorContents(input.blobs, prior);
   const target = resolve(input.targetDir);
   checkMaterializeTarget(target);
@@ -89,9 +93,8 @@ export async function materializeAtForkPoint(input: {
     let index: 'copied' | 'read_from_head' | null = null;
     if (gitTree) {
       // git lists the parent's work tree while the new one is registered.
-      const listingPromise = listWorkTree(gitTree.top);
-      listingPromise.catch(() => {}); // awaited below; a registration failure must not leave it unhandled
-      const features = await gitFeatures(gitTree.top);
+      const { listing: listingPromise, features: featuresPromise } = early ?? startListing(gitTree.top);
+      const features = await featuresPromise;
       if (features.registerWithGit) await registerWorkTree(gitTree.top, building, gitTree.commit);
       else writeWorkTreeRegistration(gitTree.commonDir, building, gitTree.commit);
       const listing = await listingPromise;
@@ -148,6 +151,15 @@ export async function materializeAtForkPoint(input: {
     if (WaypointError.is(error)) throw error;
     throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
   }
+}
+
+/** Starts git listing `top` and reading its settings; each promise is awaited later, or dropped when `top` turns out not to be a work tree to check out. */
+function startListing(top: string): { listing: Promise<GitListing>; features: Promise<GitFeatures> } {
+  const listing = listWorkTree(top);
+  const features = gitFeatures(top);
+  listing.catch(() => {});
+  features.catch(() => {});
+  return { listing, features };
 }
 
 /**
