@@ -252,7 +252,9 @@ describe('isolated fork of a git work tree', () => {
       messageId: one.replyId,
       workspace: { mode: 'isolated', dir: join(fx.dir, 'w') },
     });
-    expect(git(fx.root, 'worktree', 'list', '--porcelain')).toContain(`worktree ${materialized!.dir}\nHEAD ${git(fx.root, 'rev-parse', 'HEAD').trim()}\ndetached`);
+    expect(git(fx.root, 'worktree', 'list', '--porcelain')).toContain(
+      `worktree ${materialized!.dir}\nHEAD ${git(fx.root, 'rev-parse', 'HEAD').trim()}\ndetached`,
+    );
     expect(status(materialized!.dir)).toBe(status(fx.root));
     // git's own registration keeps a reflog; the one the fork writes itself does not.
     expect(existsSync(join(materialized!.git!.registration, 'logs', 'HEAD'))).toBe(true);
