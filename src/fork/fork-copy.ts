@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { constants, lstatSync, type Stats } from 'node:fs';
 import { chmod, copyFile, mkdir, readlink, symlink, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { copyNewFile, fsyncTreeEntries } from '../workspace/index.js';
+import { copyInWorkers } from './copy-workers.js';
 
 /** One entry to create in a fork's new directory; `group` says whose it is (-1: the workspace's, else an ignored path's index). */
 export type CopyJob =
@@ -22,18 +24,24 @@ export interface WriteOutcome {
 
 /** Copies in flight at once: enough to keep libuv's thread pool and the disk queue busy. */
 const CONCURRENCY = 16;
+/** From this many entries on, files are copied on worker threads: starting them costs a few tens of milliseconds. */
+const WORKER_THRESHOLD = 2048;
+/** Copy workers: one per core, at least two (one may wait on the disk while the other copies), at most four. */
+const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
 
 /**
  * Creates every job's entry under `dir` (a fresh directory nobody else writes into): the
- * directories first (in parallel, a level at a time), then the entries by a bounded pool of parallel operations, each source
- * examined (`lstat`) in the thread pool as it is copied. A file copy asks the kernel for a reflink
+ * directories first (in parallel, a level at a time), then the entries by a bounded pool of
+ * parallel operations, each source examined (`lstat`) as it is copied; from a few thousand
+ * entries on, the file copies run on worker threads ({@link copyInWorkers}), started while the
+ * directories are made. A file copy asks the kernel for a reflink
  * (`COPYFILE_FICLONE`: instant and sharing blocks on btrfs, XFS, APFS) and falls back to an
  * in-kernel copy; a sparse file is copied in chunks instead, so its holes stay holes.
  * Destinations are created exclusively, so nothing existing is overwritten or written through.
  * Paths must be relative and `/`-separated, and no job's path may lie below another's (the caller
  * checks): the only links are the ones jobs create, after every directory exists.
  */
-export async function writeJobs(dir: string, jobs: readonly CopyJob[], onDone?: () => void): Promise<WriteOutcome> {
+export async function writeJobs(dir: string, jobs: readonly CopyJob[], onDone?: () => void, options: { workerThreshold?: number } = {}): Promise<WriteOutcome> {
   const directories = new Set<string>();
   for (const job of jobs) {
     for (let parent = dirname(job.path); parent !== '.' && !directories.has(parent); parent = dirname(parent)) directories.add(parent);
@@ -41,21 +49,46 @@ export async function writeJobs(dir: string, jobs: readonly CopyJob[], onDone?: 
   // Level by level, each level's directories created in parallel in the thread pool.
   const levels: string[][] = [];
   for (const relative of directories) (levels[relative.split('/').length - 1] ??= []).push(relative);
-  for (const level of levels) if (level) await Promise.all(level.map((relative) => mkdir(join(dir, relative))));
+  const made = (async () => {
+    for (const level of levels) if (level) await Promise.all(level.map((relative) => mkdir(join(dir, relative))));
+  })();
   const outcome: WriteOutcome = { files: new Map(), bytes: new Map(), skipped: [] };
+  const count = (job: CopyJob, bytes: number) => {
+    outcome.files.set(job.group, (outcome.files.get(job.group) ?? 0) + 1);
+    outcome.bytes.set(job.group, (outcome.bytes.get(job.group) ?? 0) + bytes);
+  };
+  // Many files: the copies run on worker threads, each with synchronous calls (see copyInWorkers);
+  // the few restored contents and links stay on the main thread's pool, meanwhile.
+  const copies = jobs.length >= (options.workerThreshold ?? WORKER_THRESHOLD) ? jobs.filter((job) => job.kind === 'copy') : [];
+  const rest = copies.length > 0 ? jobs.filter((job) => job.kind !== 'copy') : jobs;
   let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const job = jobs[next++]!;
+  const writer = async () => {
+    await made;
+    while (next < rest.length) {
+      const job = rest[next++]!;
       const bytes = await writeJob(dir, job, outcome);
-      if (bytes !== null) {
-        outcome.files.set(job.group, (outcome.files.get(job.group) ?? 0) + 1);
-        outcome.bytes.set(job.group, (outcome.bytes.get(job.group) ?? 0) + bytes);
-      }
+      if (bytes !== null) count(job, bytes);
       onDone?.();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, jobs.length) }, worker));
+  // Both finish before anything is thrown, so nothing writes into `dir` once the caller cleans it up.
+  const [copied, written] = await Promise.allSettled([
+    copies.length > 0
+      ? copyInWorkers(dir, copies, WORKERS, made, (done) => {
+          for (let index = 0; index < done; index++) onDone?.();
+        })
+      : Promise.resolve([]),
+    Promise.all([made, ...Array.from({ length: Math.min(CONCURRENCY, rest.length) }, writer)]),
+  ]);
+  if (copied.status === 'rejected') throw copied.reason;
+  if (written.status === 'rejected') throw written.reason;
+  const results = copied.value;
+  for (const result of results) {
+    const job = copies[result.index]!;
+    if ('bytes' in result) count(job, result.bytes);
+    else if ('sparse' in result) count(job, copyNewFile(job.source, join(dir, job.path), result.mode));
+    else outcome.skipped.push({ path: job.path, group: job.group, reason: result.skipped, ...(result.detail === undefined ? {} : { detail: result.detail }) });
+  }
   return outcome;
 }
 

@@ -80,8 +80,6 @@ export interface GitListing {
   untracked: string[];
   /** Ignored untracked paths: a wholly ignored directory once, as `dir/`. */
   ignored: string[];
-  /** The index uses a feature (split or sparse index, fsmonitor, sparse checkout) that a copy of the file cannot carry over. */
-  indexNotPortable: boolean;
 }
 
 export async function listWorkTree(top: string): Promise<GitListing> {
@@ -90,11 +88,10 @@ export async function listWorkTree(top: string): Promise<GitListing> {
       .toString('utf8')
       .split('\0')
       .filter((entry) => entry !== '');
-  const [stage, untracked, ignored, features] = await Promise.all([
+  const [stage, untracked, ignored] = await Promise.all([
     git(top, ['ls-files', '-z', '--stage']),
     git(top, ['ls-files', '-z', '--others', '--exclude-standard']),
     git(top, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
-    git(top, ['config', '--get-regexp', '^(core\\.splitindex|core\\.sparsecheckout|core\\.fsmonitor|index\\.sparse)$'], { allowFailure: true }),
   ]);
   const tracked: IndexEntry[] = [];
   const seen = new Set<string>();
@@ -106,18 +103,50 @@ export async function listWorkTree(top: string): Promise<GitListing> {
     seen.add(path);
     tracked.push({ mode: line.slice(0, line.indexOf(' ')), path });
   }
-  const indexNotPortable = features
-    .toString()
-    .split('\n')
-    .some((line) => /\s(true|1|yes|on)$/i.test(line.trim()) || (line.startsWith('core.fsmonitor') && !/\s(false|0|no|off)$/i.test(line.trim())));
-  return { tracked, untracked: split(untracked), ignored: split(ignored), indexNotPortable };
+  return { tracked, untracked: split(untracked), ignored: split(ignored) };
+}
+
+/** The parent repository's settings that decide how a fork's work tree is registered and indexed. */
+export interface GitFeatures {
+  /** The index uses a feature (split or sparse index, fsmonitor, sparse checkout) that a copy of the file cannot carry over. */
+  indexNotPortable: boolean;
+  /** Relative work tree paths or per-work-tree config are on: only `git worktree add` registers a work tree as this git expects. */
+  registerWithGit: boolean;
+}
+
+/** Reads {@link GitFeatures} with one `git config` (keys come back lower-cased). */
+export async function gitFeatures(top: string): Promise<GitFeatures> {
+  const output = await git(
+    top,
+    [
+      'config',
+      '--get-regexp',
+      '^(core\\.splitindex|core\\.sparsecheckout|core\\.fsmonitor|index\\.sparse|worktree\\.userelativepaths|extensions\\.worktreeconfig)$',
+    ],
+    { allowFailure: true },
+  );
+  const on = (value: string) => /^(true|1|yes|on)$/i.test(value);
+  const features: GitFeatures = { indexNotPortable: false, registerWithGit: false };
+  for (const line of output.toString().split('\n')) {
+    if (line.trim() === '') continue;
+    // A key set without a value (`[core] splitIndex`) is true.
+    const space = line.indexOf(' ');
+    const key = space === -1 ? line.trim() : line.slice(0, space);
+    const value = space === -1 ? 'true' : line.slice(space + 1).trim();
+    if (key === 'worktree.userelativepaths' || key === 'extensions.worktreeconfig') features.registerWithGit ||= on(value);
+    // fsmonitor may name a hook program rather than a boolean: anything but false counts.
+    else if (key === 'core.fsmonitor') features.indexNotPortable ||= !/^(false|0|no|off)$/i.test(value);
+    else features.indexNotPortable ||= on(value);
+  }
+  return features;
 }
 
 /**
  * Registers a new linked work tree at `dir` (which must not exist) on `commit`, detached, without
- * checking anything out (the fork writes the files itself), as `git worktree add --no-checkout`
- * does: this writes `<commonDir>/worktrees/<name>/` in the parent's repository; nothing else of
- * the parent's changes. Its index is filled by {@link fillIndex}.
+ * checking anything out (the fork writes the files itself), with `git worktree add --no-checkout`:
+ * for the configurations {@link writeWorkTreeRegistration} does not cover. This writes
+ * `<commonDir>/worktrees/<name>/` in the parent's repository; nothing else of the parent's changes.
+ * Its index is filled by {@link fillIndex}.
  */
 export async function registerWorkTree(parentTop: string, dir: string, commit: string): Promise<void> {
   await git(parentTop, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', dir, commit]);

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { BlobStore } from '../blobs/index.js';
 import { PRIMARY_ROOT } from '../checkpoint/index.js';
@@ -9,8 +9,20 @@ import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingP
 import { ForkStateUnavailableError } from './fork-errors.js';
 import { syncTree, writeJobs } from './fork-copy.js';
 import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
-import { fillIndex, findGitWorkTree, listWorkTree, moveRegistration, registerWorkTree, registrationOf, removeStaleRegistrations } from './git-checkout.js';
+import {
+  fillIndex,
+  findGitWorkTree,
+  type GitFeatures,
+  gitFeatures,
+  type GitListing,
+  listWorkTree,
+  moveRegistration,
+  registerWorkTree,
+  registrationOf,
+  removeStaleRegistrations,
+} from './git-checkout.js';
 import type { IgnoredMode, IsolatedMaterialization, NotCopiedEntry } from './isolated-report.js';
+import { writeWorkTreeRegistration } from './worktree-registration.js';
 
 export type { IsolatedMaterialization } from './isolated-report.js';
 
@@ -57,6 +69,8 @@ export async function materializeAtForkPoint(input: {
   const prefix = `${rootName}:`;
   const prior = new Map<string, PriorState>();
   for (const [key, state] of priorStates(input.after)) if (key.startsWith(prefix)) prior.set(key.slice(prefix.length), state);
+  // The top of a git work tree holds `.git`: git lists it (read only) while the blobs are read and git confirms it is one.
+  const early = rootName === PRIMARY_ROOT && existsSync(join(root.realDir, '.git')) ? startListing(root.realDir) : null;
   const contents = await priorContents(input.blobs, prior);
   const target = resolve(input.targetDir);
   checkMaterializeTarget(target);
@@ -78,11 +92,12 @@ export async function materializeAtForkPoint(input: {
     let ignoredPaths: string[];
     let index: 'copied' | 'read_from_head' | null = null;
     if (gitTree) {
-      // git lists the parent's work tree while another git registers the new one.
-      const [listingResult, registered] = await Promise.allSettled([listWorkTree(gitTree.top), registerWorkTree(gitTree.top, building, gitTree.commit)]);
-      if (registered.status === 'rejected') throw registered.reason;
-      if (listingResult.status === 'rejected') throw listingResult.reason;
-      const listing = listingResult.value;
+      // git lists the parent's work tree while the new one is registered.
+      const { listing: listingPromise, features: featuresPromise } = early ?? startListing(gitTree.top);
+      const features = await featuresPromise;
+      if (features.registerWithGit) await registerWorkTree(gitTree.top, building, gitTree.commit);
+      else writeWorkTreeRegistration(gitTree.commonDir, building, gitTree.commit);
+      const listing = await listingPromise;
       listed = [];
       for (const entry of listing.tracked) {
         if (entry.mode === '160000') notCopied.push({ path: entry.path, reason: 'submodule' });
@@ -90,7 +105,7 @@ export async function materializeAtForkPoint(input: {
       }
       for (const path of listing.untracked) listed.push(path.endsWith('/') ? { path: path.slice(0, -1), directory: true } : { path });
       ignoredPaths = listing.ignored;
-      index = await fillIndex(building, gitTree.commit, listing.indexNotPortable ? null : gitTree.index);
+      index = await fillIndex(building, gitTree.commit, features.indexNotPortable ? null : gitTree.index);
     } else {
       ({ listed, ignoredPaths } = scannedPaths(input.workspace, rootName, prior, notCopied));
       mkdirSync(building, { mode: 0o755 });
@@ -136,6 +151,15 @@ export async function materializeAtForkPoint(input: {
     if (WaypointError.is(error)) throw error;
     throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
   }
+}
+
+/** Starts git listing `top` and reading its settings; each promise is awaited later, or dropped when `top` turns out not to be a work tree to check out. */
+function startListing(top: string): { listing: Promise<GitListing>; features: Promise<GitFeatures> } {
+  const listing = listWorkTree(top);
+  const features = gitFeatures(top);
+  listing.catch(() => {});
+  features.catch(() => {});
+  return { listing, features };
 }
 
 /**

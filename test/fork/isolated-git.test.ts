@@ -242,6 +242,26 @@ describe('isolated fork of a git work tree', () => {
     expect(git(fx.root, 'worktree', 'list', '--porcelain').match(/^worktree .*$/gm)).toEqual([only.trim()]);
   });
 
+  it('with per-work-tree config on, registers the work tree through git worktree add: it is listed, status is clean, and discarding it unregisters it', async () => {
+    createRepository();
+    git(fx.root, 'config', 'extensions.worktreeConfig', 'true');
+    const one = await fx.turn('one');
+    const { materialized } = await forker.fork({
+      from: 'message',
+      sessionId: fx.sessionId,
+      messageId: one.replyId,
+      workspace: { mode: 'isolated', dir: join(fx.dir, 'w') },
+    });
+    expect(git(fx.root, 'worktree', 'list', '--porcelain')).toContain(
+      `worktree ${materialized!.dir}\nHEAD ${git(fx.root, 'rev-parse', 'HEAD').trim()}\ndetached`,
+    );
+    expect(status(materialized!.dir)).toBe(status(fx.root));
+    // git's own registration keeps a reflog; the one the fork writes itself does not.
+    expect(existsSync(join(materialized!.git!.registration, 'logs', 'HEAD'))).toBe(true);
+    discardWorkTree(materialized!.dir);
+    expect(git(fx.root, 'worktree', 'list', '--porcelain').match(/^worktree .*$/gm)).toEqual([`worktree ${fx.root}`]);
+  });
+
   it("never copies Waypoint's own store kept inside the workspace (not ignored by git), and says so once", async () => {
     createRepository();
     const inside = await SqliteStore.open({ path: join(fx.root, '.waypoint', 'w.db') });
