@@ -197,7 +197,10 @@ export async function saveScanState(
     // A delta against the previous state of its kind: an amendment against the previous one (the
     // pin delta and chain lists grow by a few hashes a scan), a whole state against the previous
     // whole state (most files are unchanged); each costs its changes, not a copy.
-    const base = previous === null ? undefined : amend ? previous.stateHash : previous.chain[0];
+    // The first amendment of a whole state stands alone: a few KB taken as a delta of the whole
+    // state's MB would make every later amendment whose delta line reaches back to it decode and
+    // index that MB (the amendments' numbered deltas return to their line's first version).
+    const base = previous === null ? undefined : amend ? (previous.depth === 0 ? undefined : previous.stateHash) : previous.chain[0];
     // The previous state's bytes, when this process has them, serve as the base as they are.
     const baseBytes = amend ? previous.bytes : undefined;
     stateHash =
