@@ -51,11 +51,17 @@ export interface DirectPlan extends ComputedPreview {
 
 /**
  * The checkpoints a direct form undoes, newest first. Refused with `NO_CHECKPOINTS` or
- * `NOTHING_TO_REWIND` when there is none left.
+ * `NOTHING_TO_REWIND` when there is none left. `ledger`: the session's ledger as the caller read
+ * it already (read here otherwise).
  */
-export async function selectDirect(store: Store, session: Session, target: DirectRewindTarget): Promise<{ newestFirst: Checkpoint[]; kind: FileRewindKind }> {
+export async function selectDirect(
+  store: Store,
+  session: Session,
+  target: DirectRewindTarget,
+  ledger?: RewindLedger,
+): Promise<{ newestFirst: Checkpoint[]; kind: FileRewindKind }> {
   if (target.kind === 'checkpoint') return { newestFirst: [await store.getCheckpoint(target.checkpointId)], kind: 'checkpoint' };
-  const rewound = (await RewindLedger.load(store, session.id)).rewoundCheckpoints();
+  const rewound = (ledger ?? (await RewindLedger.load(store, session.id))).rewoundCheckpoints();
   if (target.kind === 'latest') {
     // The newest checkpoints first (an indexed range), more only while all of those are rewound.
     for (let last = 16; ; last *= 8) {

@@ -349,7 +349,7 @@ export class FileRewinder {
   /** A direct form, selected and planned in each pass (see `inPasses`), applied under the lock. */
   private directForm(session: Session, target: DirectRewindTarget, options: ApplyOptions): Promise<FileRewindResult> {
     return this.locked(session, async (pass) => {
-      const { newestFirst, kind } = await selectDirect(this.store, session, target);
+      const { newestFirst, kind } = await selectDirect(this.store, session, target, pass.ledger);
       return this.reported(session.id, 'rewind', kind, () => this.direct(session, target, newestFirst, kind, options, pass));
     });
   }

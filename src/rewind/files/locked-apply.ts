@@ -10,11 +10,17 @@ export interface Pass {
   lock: WorkspaceLock | null;
   /** The session's ledger position when the operation began. */
   ledgerSeq: number;
+  /** The session's ledger as this pass found it: what its plan takes as rewound already. */
+  ledger: RewindLedger;
 }
 
 /** The plan of a first pass went stale before it could be applied; the lock is held for the second. */
 export class ReplanUnderLock extends Error {
-  constructor(readonly lock: WorkspaceLock) {
+  constructor(
+    readonly lock: WorkspaceLock,
+    /** The ledger as read under the lock. */
+    readonly ledger: RewindLedger,
+  ) {
     super('planned again under the workspace lock');
   }
 }
@@ -28,16 +34,19 @@ export class ReplanUnderLock extends Error {
  * back first, `body` runs again holding the lock, and plans afresh.
  */
 export async function inPasses<Result>(store: Store, sessionId: string, body: (pass: Pass) => Promise<Result>): Promise<Result> {
-  const ledgerSeq = (await RewindLedger.load(store, sessionId)).seq;
+  // Read once for the first pass: its plan and the check under the lock start from this state.
+  const ledger = await RewindLedger.load(store, sessionId);
   let lock: WorkspaceLock;
+  let relocked: RewindLedger;
   try {
-    return await body({ lock: null, ledgerSeq });
+    return await body({ lock: null, ledgerSeq: ledger.seq, ledger });
   } catch (error) {
     if (!(error instanceof ReplanUnderLock)) throw error;
     lock = error.lock;
+    relocked = error.ledger;
   }
   try {
-    return await body({ lock, ledgerSeq });
+    return await body({ lock, ledgerSeq: ledger.seq, ledger: relocked });
   } finally {
     await lock.release();
   }
@@ -57,10 +66,10 @@ export async function applyInPass<Result>(
   let handedOver = false;
   try {
     const recovered = await recoverJournalsUnder(store, context.blobs, lock);
-    const ledgerSeq = (await RewindLedger.load(store, context.sessionId)).seq;
-    if (recovered.recovered.length > 0 || ledgerSeq !== pass.ledgerSeq) {
+    const ledger = await RewindLedger.load(store, context.sessionId);
+    if (recovered.recovered.length > 0 || ledger.seq !== pass.ledgerSeq) {
       handedOver = true;
-      throw new ReplanUnderLock(lock);
+      throw new ReplanUnderLock(lock, ledger);
     }
     return await apply(lock);
   } finally {
