@@ -16,60 +16,27 @@
  * round trip through bash and the helper); `node -e 0`.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hookCommand } from '../../src/integrations/claude/hook-command.js';
 import type { BenchContext, BenchResult, BenchSuite } from '../harness.js';
-import { backdate, generateWorkspace } from '../workspace-generator.js';
-
-interface Variant {
-  name: string;
-  command: string;
-  env: NodeJS.ProcessEnv;
-}
-
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
-const summary = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { median: percentile(sorted, 0.5), p90: percentile(sorted, 0.9) };
-};
+import { HookSamples, type HookVariant, hookRunner, hookWorkspace, shadowGitHook, summary, timeToolCall } from '../hook-harness.js';
 
 async function run(context: BenchContext): Promise<BenchResult[]> {
   const suite = 'claude-hook';
-  const fileCount = context.quick ? 2000 : 10_000;
-  const label = `${fileCount / 1000}k`;
-  const root = context.tempDir('waypoint-claude-hook-');
-  const dir = join(root, 'project');
-  mkdirSync(dir);
-  const paths = generateWorkspace(dir, fileCount);
-  backdate(dir);
-  const transcript = join(root, 'transcript.jsonl');
-  writeFileSync(transcript, '');
-  const base = { session_id: '0b6f3c1e-9a7d-4c35-8f1e-2d6a4b9c7e10', transcript_path: transcript, cwd: dir, prompt_id: 'p1' };
-  const env = { ...process.env, WAYPOINT_HOOK_HELPER_IDLE_MS: '60000' };
-  const store = (name: string) => join(root, name, 'waypoint.db');
-  const variants: Variant[] = [
+  const workspace = hookWorkspace(context, 'waypoint-claude-hook-');
+  const { label, dir, paths, env, store } = workspace;
+  const base = { session_id: '0b6f3c1e-9a7d-4c35-8f1e-2d6a4b9c7e10', transcript_path: workspace.transcript, cwd: dir, prompt_id: 'p1' };
+  const variants: HookVariant[] = [
     { name: 'installed', command: hookCommand({ storePath: store('installed') }), env },
     { name: 'node client', command: hookCommand({ storePath: store('node'), shell: false }), env },
     { name: 'no tracking', command: hookCommand({ storePath: store('untracked') }), env: { ...env, WAYPOINT_HOOK_TRACKING: 'off' } },
   ];
-  const noHelper: Variant = { name: 'no helper', command: hookCommand({ storePath: store('alone') }), env: { ...env, WAYPOINT_HOOK_HELPER: 'off' } };
-  const hook = (variant: Variant, event: Record<string, unknown>) => {
-    const result = spawnSync('/bin/sh', ['-c', variant.command], { input: JSON.stringify({ ...base, ...event }), env: variant.env });
-    if (result.status !== 0) throw new Error(`hook exited ${result.status}: ${result.stderr}`);
-  };
-  const gitDir = join(root, 'shadow.git');
-  spawnSync('git', ['init', '-q', '--bare', gitDir]);
-  const shadow = {
-    name: 'shadow git',
-    command: 'git --git-dir="$G" --work-tree="$W" add -A && git --git-dir="$G" --work-tree="$W" write-tree >/dev/null',
-    env: { ...process.env, G: gitDir, W: dir },
-  };
-  const shadowHook = () => {
-    const result = spawnSync('/bin/sh', ['-c', shadow.command], { env: shadow.env, input: JSON.stringify(base) });
-    if (result.status !== 0) throw new Error('shadow git failed');
-  };
+  const noHelper: HookVariant = { name: 'no helper', command: hookCommand({ storePath: store('alone') }), env: { ...env, WAYPOINT_HOOK_HELPER: 'off' } };
+  // Claude Code runs its hook commands through `/bin/sh -c`.
+  const hook = hookRunner('/bin/sh', base);
+  const shadowHook = shadowGitHook(workspace, '/bin/sh', base);
   // Every store's session starts (the first event also starts that store's helper, and its first
   // scans read every file): not timed.
   for (const variant of [...variants, noHelper]) hook(variant, { hook_event_name: 'UserPromptSubmit', prompt: 'bench' });
@@ -80,34 +47,23 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   const writeTarget = join(dir, paths[1]!);
   const writeInput = { tool_name: 'Write', tool_input: { file_path: writeTarget, content: 'x' } };
   /** One tool call through `variant`: the command changes one file between its two hooks; only the hooks are timed (ms). */
-  const toolCall = (variant: Variant | 'shadow', input: Record<string, unknown>): number => {
+  const toolCall = (variant: HookVariant | 'shadow', input: Record<string, unknown>): number => {
     const id = `toolu_${++call}`;
-    const pre = () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PreToolUse', tool_use_id: id, ...input }));
-    const post = () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PostToolUse', tool_use_id: id, ...input, tool_response: {} }));
-    const started = process.hrtime.bigint();
-    pre();
-    const preTime = Number(process.hrtime.bigint() - started);
-    if (input === writeInput) writeFileSync(writeTarget, `x ${call}\n`);
-    else appendFileSync(join(dir, paths[call % paths.length]!), `// ${call}\n`);
-    const again = process.hrtime.bigint();
-    post();
-    return (preTime + Number(process.hrtime.bigint() - again)) / 1e6;
+    return timeToolCall(
+      () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PreToolUse', tool_use_id: id, ...input })),
+      () => (input === writeInput ? writeFileSync(writeTarget, `x ${call}\n`) : appendFileSync(join(dir, paths[call % paths.length]!), `// ${call}\n`)),
+      () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PostToolUse', tool_use_id: id, ...input, tool_response: {} })),
+    );
   };
   const runs = context.quick ? 5 : 15;
-  const times: Record<string, number[]> = {};
-  const add = (key: string, value: number, round: number) => {
-    if (round >= 2) (times[key] ??= []).push(value);
-  };
+  const samples = new HookSamples();
+  const add = samples.add.bind(samples);
+  const timed = samples.timed.bind(samples);
   // Floors, per event: a shell start; the bash client's own processes (sh starting bash) with no
   // helper behind them; the installed command on an event with no work (a read-only tool: one
   // round trip through bash and the helper); a Node start.
   const installed = variants[0]!;
   const readInput = { tool_name: 'Read', tool_input: { file_path: writeTarget } };
-  const timed = (key: string, round: number, fn: () => unknown) => {
-    const started = process.hrtime.bigint();
-    fn();
-    add(key, Number(process.hrtime.bigint() - started) / 1e6, round);
-  };
   const floors = (round: number) => {
     timed('floor sh', round, () => spawnSync('/bin/sh', ['-c', 'true']));
     timed('floor client processes', round, () => spawnSync('/bin/sh', ['-c', "/bin/bash -c 'IFS= read -r -N 8192 input'"], { input: JSON.stringify(base) }));
@@ -129,8 +85,8 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
     add('no helper Bash', toolCall(noHelper, bashInput), round + 1);
     add('no helper Write', toolCall(noHelper, writeInput), round + 1);
   }
-  const shadowTime = summary(times.shadow!);
-  const floor = (key: string) => summary(times[key]!).median.toFixed(1);
+  const shadowTime = samples.summary('shadow');
+  const floor = (key: string) => samples.median(key);
   const floorNote = `floors per event (median): sh -c true ${floor('floor sh')} ms; the bash client's processes (sh starting bash, reading the event) ${floor('floor client processes')} ms; a no-work event through the installed command (those + the round trip through the helper) ${floor('floor round trip')} ms; node -e 0 ${floor('floor node')} ms`;
   const results: BenchResult[] = [
     {
@@ -143,7 +99,7 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   ];
   // What a tool call costs before any work: two no-work events through the installed command
   // (sh starting bash, the round trip through the helper), as a row with its own ratio.
-  const roundTrips = (times['floor round trip'] ?? []).map((value) => 2 * value);
+  const roundTrips = (samples.times['floor round trip'] ?? []).map((value) => 2 * value);
   if (roundTrips.length > 0) {
     const { median, p90 } = summary(roundTrips);
     results.push({
@@ -158,7 +114,7 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   }
   for (const name of ['installed', 'node client', 'no tracking', 'no helper']) {
     for (const tool of ['Bash', 'Write']) {
-      const { median, p90 } = summary(times[`${name} ${tool}`]!);
+      const { median, p90 } = samples.summary(`${name} ${tool}`);
       const headline = name === 'installed';
       results.push({
         suite,

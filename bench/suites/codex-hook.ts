@@ -15,59 +15,31 @@
  * file read before and after). Floors, per event: `bash -c true`, and `node -e 0`.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codexHookCommand } from '../../src/integrations/codex/codex-hooks-file.js';
 import type { BenchContext, BenchResult, BenchSuite } from '../harness.js';
-import { backdate, generateWorkspace } from '../workspace-generator.js';
-
-interface Variant {
-  name: string;
-  command: string;
-  env: NodeJS.ProcessEnv;
-}
-
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
-const summary = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { median: percentile(sorted, 0.5), p90: percentile(sorted, 0.9) };
-};
+import { HookSamples, type HookVariant, hookRunner, hookWorkspace, shadowGitHook, timeToolCall } from '../hook-harness.js';
 
 async function run(context: BenchContext): Promise<BenchResult[]> {
   const suite = 'codex-hook';
-  const fileCount = context.quick ? 2000 : 10_000;
-  const label = `${fileCount / 1000}k`;
-  const root = context.tempDir('waypoint-codex-hook-');
-  const dir = join(root, 'project');
-  mkdirSync(dir);
-  const paths = generateWorkspace(dir, fileCount);
-  backdate(dir);
-  const rollout = join(root, 'rollout.jsonl');
-  writeFileSync(rollout, '');
-  const base = { session_id: '019a0000-0000-7000-8000-0000000be4c1', transcript_path: rollout, cwd: dir, turn_id: 'turn-1' };
-  const env = { ...process.env, WAYPOINT_HOOK_HELPER_IDLE_MS: '60000' };
-  const store = (name: string) => join(root, name, 'waypoint.db');
-  const variants: Variant[] = [
+  const workspace = hookWorkspace(context, 'waypoint-codex-hook-');
+  const { label, dir, paths, env, store } = workspace;
+  // Codex names its rollout in `transcript_path`.
+  const base = { session_id: '019a0000-0000-7000-8000-0000000be4c1', transcript_path: workspace.transcript, cwd: dir, turn_id: 'turn-1' };
+  const variants: HookVariant[] = [
     { name: 'installed', command: codexHookCommand({ storePath: store('installed') }), env },
     { name: 'node client', command: codexHookCommand({ storePath: store('node'), shell: false }), env },
   ];
-  const perEvent: Variant = {
+  const perEvent: HookVariant = {
     name: 'one process per event',
     command: codexHookCommand({ storePath: store('alone') }),
     env: { ...env, WAYPOINT_HOOK_HELPER: 'off' },
   };
-  const hook = (variant: Variant, event: Record<string, unknown>) => {
-    const result = spawnSync('/bin/bash', ['-c', variant.command], { input: JSON.stringify({ ...base, ...event }), env: variant.env });
-    if (result.status !== 0) throw new Error(`hook exited ${result.status}: ${result.stderr}`);
-  };
-  const gitDir = join(root, 'shadow.git');
-  spawnSync('git', ['init', '-q', '--bare', gitDir]);
-  const shadowCommand = 'git --git-dir="$G" --work-tree="$W" add -A && git --git-dir="$G" --work-tree="$W" write-tree >/dev/null';
-  const shadowHook = () => {
-    const result = spawnSync('/bin/bash', ['-c', shadowCommand], { env: { ...process.env, G: gitDir, W: dir }, input: JSON.stringify(base) });
-    if (result.status !== 0) throw new Error('shadow git failed');
-  };
+  // Codex runs its hook commands through `/bin/bash -c`.
+  const hook = hookRunner('/bin/bash', base);
+  const shadowHook = shadowGitHook(workspace, '/bin/bash', base);
   // Every store's session starts (the first event also starts that store's helper, and its first
   // scans read every file): not timed.
   for (const variant of [...variants, perEvent]) hook(variant, { hook_event_name: 'UserPromptSubmit', prompt: 'bench' });
@@ -78,29 +50,17 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   const patched = paths[1]!;
   const patchInput = { tool_name: 'apply_patch', tool_input: { command: `*** Begin Patch\n*** Update File: ${patched}\n@@\n-a\n+b\n*** End Patch\n` } };
   /** One tool call through `variant`: the tool changes one file between its two hooks; only the hooks are timed (ms). */
-  const toolCall = (variant: Variant | 'shadow', input: Record<string, unknown>): number => {
+  const toolCall = (variant: HookVariant | 'shadow', input: Record<string, unknown>): number => {
     const id = `call_${++call}`;
-    const pre = () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PreToolUse', tool_use_id: id, ...input }));
-    const post = () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PostToolUse', tool_use_id: id, ...input, tool_response: '' }));
-    const started = process.hrtime.bigint();
-    pre();
-    const preTime = Number(process.hrtime.bigint() - started);
-    if (input === patchInput) appendFileSync(join(dir, patched), `// ${call}\n`);
-    else appendFileSync(join(dir, paths[call % paths.length]!), `// ${call}\n`);
-    const again = process.hrtime.bigint();
-    post();
-    return (preTime + Number(process.hrtime.bigint() - again)) / 1e6;
+    return timeToolCall(
+      () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PreToolUse', tool_use_id: id, ...input })),
+      () => appendFileSync(join(dir, input === patchInput ? patched : paths[call % paths.length]!), `// ${call}\n`),
+      () => (variant === 'shadow' ? shadowHook() : hook(variant, { hook_event_name: 'PostToolUse', tool_use_id: id, ...input, tool_response: '' })),
+    );
   };
   const runs = context.quick ? 5 : 15;
-  const times: Record<string, number[]> = {};
-  const add = (key: string, value: number, round: number) => {
-    if (round >= 2) (times[key] ??= []).push(value);
-  };
-  const timed = (key: string, round: number, fn: () => unknown) => {
-    const started = process.hrtime.bigint();
-    fn();
-    add(key, Number(process.hrtime.bigint() - started) / 1e6, round);
-  };
+  const samples = new HookSamples();
+  const add = samples.add.bind(samples);
   // Two warm-up rounds (the helpers' first tracked scans read the whole tree), then rounds of one
   // call of each kind through each variant, the shadow-git hook and the floors, in turn.
   for (let round = 0; round < runs + 2; round++) {
@@ -109,24 +69,23 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
       add(`${variant.name} shell`, toolCall(variant, shellInput), round);
       add(`${variant.name} apply_patch`, toolCall(variant, patchInput), round);
     }
-    timed('floor bash', round, () => spawnSync('/bin/bash', ['-c', 'true']));
-    timed('floor node', round, () => spawnSync(process.execPath, ['-e', '0']));
+    samples.timed('floor bash', round, () => spawnSync('/bin/bash', ['-c', 'true']));
+    samples.timed('floor node', round, () => spawnSync(process.execPath, ['-e', '0']));
   }
   // Each event loads the engine and scans the whole tree: seconds a call under load, so fewer of them.
   for (let round = 0; round < Math.min(runs, 3) + 1; round++) {
     add(`${perEvent.name} shell`, toolCall(perEvent, shellInput), round + 1);
     add(`${perEvent.name} apply_patch`, toolCall(perEvent, patchInput), round + 1);
   }
-  const shadowTime = summary(times.shadow!);
-  const floor = (key: string) => summary(times[key]!).median.toFixed(1);
-  const floorNote = `floors per event (median): bash -c true ${floor('floor bash')} ms; node -e 0 ${floor('floor node')} ms`;
+  const shadowTime = samples.summary('shadow');
+  const floorNote = `floors per event (median): bash -c true ${samples.median('floor bash')} ms; node -e 0 ${samples.median('floor node')} ms`;
   const results: BenchResult[] = [
     { suite, name: `shadow-git hook, ${label} files`, value: shadowTime.median, unit: 'ms', note: `Pre+Post; p90 ${shadowTime.p90.toFixed(1)} ms` },
   ];
-  const before = summary(times[`${perEvent.name} shell`]!).median;
+  const before = samples.summary(`${perEvent.name} shell`).median;
   for (const name of ['installed', 'node client', perEvent.name]) {
     for (const tool of ['shell', 'apply_patch']) {
-      const { median, p90 } = summary(times[`${name} ${tool}`]!);
+      const { median, p90 } = samples.summary(`${name} ${tool}`);
       const headline = name === 'installed' && tool === 'shell';
       results.push({
         suite,
