@@ -608,7 +608,8 @@ describe('progress in the chat', () => {
       expect(result.status).toBe(0);
       expect(result.stdout).toContain('scanning the workspace before the command: making 1501 files durable of 1501 seen');
       expect(result.stdout).toMatch(/scanning the workspace before the command: 1501 files scanned in \d+ ms/);
-      expect(result.stdout).toMatch(/scanning the workspace after the command: 1502 files scanned in \d+ ms/);
+      // The scan after the command reads one new file: it reports only when it lasts 100 ms, which
+      // a fast machine does not reach (progress stays silent for short scans).
       expect(result.stdout).toMatch(/copying the workspace: \d+\/1501/);
       // The fork's report: what was written, that there is no git checkout here, and what was left out.
       expect(result.stdout).toMatch(/workspace: \S+ \(\d+ files, [^;]+; \d+ files? as at the fork point\)/);
