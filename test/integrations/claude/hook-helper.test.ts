@@ -1,27 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { alive, exited } from './helper-fixture.js';
 import { createProject } from './project-fixture.js';
 
 const BIN = resolve(import.meta.dirname, '..', '..', '..', 'bin', 'waypoint.js');
 const CLAUDE_ID = '44444444-4444-4444-8444-444444444444';
 // Long enough that a loaded machine's slow process starts never outlast it between two events of one test.
 const ENV = { ...process.env, WAYPOINT_HOOK_HELPER_IDLE_MS: '12000' };
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolvePromise) => (child.exitCode !== null ? resolvePromise(child.exitCode) : child.on('close', resolvePromise)));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("the hooks' resident helper (real processes)", () => {
   let fixture: ReturnType<typeof createProject>;

@@ -1,27 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hookCommand } from '../../../src/integrations/claude/hook-command.js';
-import { createProject } from './project-fixture.js';
+import { alive, exited, helperProject } from './helper-fixture.js';
 
 const CLAUDE_ID = '55555555-5555-4555-8555-555555555555';
 const HAS_BASH = existsSync('/bin/bash');
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolvePromise) => (child.exitCode !== null ? resolvePromise(child.exitCode) : child.on('close', resolvePromise)));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The installed hook command (`/bin/bash bin/claude-hook.bash …`), run through `/bin/sh -c` as
@@ -30,29 +17,19 @@ function alive(pid: number): boolean {
  * helper off, a dead helper, a stranger on the helper's port).
  */
 describe.skipIf(!HAS_BASH || process.platform !== 'linux')('the bash hook client (real processes)', () => {
-  let fixture: ReturnType<typeof createProject>;
-  let starts: string;
+  let helper: ReturnType<typeof helperProject>;
+  let fixture: ReturnType<typeof helperProject>['fixture'];
   let command: string;
   let endpoint: string;
   let lock: string;
+  let nodeStarts: () => number;
   beforeEach(() => {
-    fixture = createProject({ 'README.md': 'readme\n', 'src/kept.txt': 'kept\n' });
-    starts = join(fixture.dir, 'node-starts');
-    const wrapper = join(fixture.dir, 'node-wrapper.sh');
-    writeFileSync(wrapper, `#!/bin/sh\necho start >> '${starts}'\nexec '${process.execPath}' "$@"\n`);
-    chmodSync(wrapper, 0o755);
-    command = hookCommand({ storePath: fixture.storePath, node: wrapper });
-    endpoint = join(fixture.home, '.waypoint', 'claude-hooks', 'helper.port');
-    lock = join(fixture.home, '.waypoint', 'claude-hooks', 'helper.lock');
+    helper = helperProject({ 'README.md': 'readme\n', 'src/kept.txt': 'kept\n' });
+    ({ fixture, endpoint, lock, nodeStarts } = helper);
+    command = hookCommand({ storePath: fixture.storePath, node: helper.node });
   });
-  afterEach(async () => {
-    const pid = existsSync(join(lock, 'pid')) ? Number(readFileSync(join(lock, 'pid'), 'utf8')) : 0;
-    fixture.cleanup();
-    // The helper stops once its store is gone; make sure it did.
-    for (let wait = 0; wait < 100 && pid > 0 && alive(pid); wait++) await sleep(100);
-  });
+  afterEach(() => helper.cleanup());
 
-  const nodeStarts = () => (existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean).length : 0);
   const hook = async (event: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) => {
     const child = spawn('/bin/sh', ['-c', command], {
       stdio: ['pipe', 'ignore', 'ignore'],

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,24 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hookCommand } from '../../../src/integrations/claude/hook-command.js';
 import { tokensMatch } from '../../../src/integrations/claude/helper-protocol.js';
 import { codexHookCommand } from '../../../src/integrations/codex/codex-hooks-file.js';
-import { createProject } from '../claude/project-fixture.js';
+import { exited, helperProject } from '../claude/helper-fixture.js';
 
 const CODEX_ID = '019a0000-0000-7000-8000-00000000c0de';
 const CLAUDE_ID = '66666666-6666-4666-8666-666666666666';
 const HAS_BASH = existsSync('/bin/bash');
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolvePromise) => (child.exitCode !== null ? resolvePromise(child.exitCode) : child.on('close', resolvePromise)));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Codex CLI's installed hook command (`/bin/bash bin/claude-hook.bash … hooks run codex …`), run
@@ -33,31 +20,21 @@ function alive(pid: number): boolean {
  * the test sees when an event went to the helper from bash alone and when to the Node client.
  */
 describe.skipIf(!HAS_BASH || process.platform !== 'linux')("Codex's hook command through the store's resident helper (real processes)", () => {
-  let fixture: ReturnType<typeof createProject>;
-  let starts: string;
+  let helper: ReturnType<typeof helperProject>;
+  let fixture: ReturnType<typeof helperProject>['fixture'];
   let codex: string;
   let claude: string;
   let endpoint: string;
   let lock: string;
+  let nodeStarts: () => number;
   beforeEach(() => {
-    fixture = createProject({ 'README.md': 'readme\n', 'src/kept.txt': 'kept\n' });
-    starts = join(fixture.dir, 'node-starts');
-    const wrapper = join(fixture.dir, 'node-wrapper.sh');
-    writeFileSync(wrapper, `#!/bin/sh\necho start >> '${starts}'\nexec '${process.execPath}' "$@"\n`);
-    chmodSync(wrapper, 0o755);
-    codex = codexHookCommand({ storePath: fixture.storePath, node: wrapper });
-    claude = hookCommand({ storePath: fixture.storePath, node: wrapper });
-    endpoint = join(fixture.home, '.waypoint', 'claude-hooks', 'helper.port');
-    lock = join(fixture.home, '.waypoint', 'claude-hooks', 'helper.lock');
+    helper = helperProject({ 'README.md': 'readme\n', 'src/kept.txt': 'kept\n' });
+    ({ fixture, endpoint, lock, nodeStarts } = helper);
+    codex = codexHookCommand({ storePath: fixture.storePath, node: helper.node });
+    claude = hookCommand({ storePath: fixture.storePath, node: helper.node });
   });
-  afterEach(async () => {
-    const pid = existsSync(join(lock, 'pid')) ? Number(readFileSync(join(lock, 'pid'), 'utf8')) : 0;
-    fixture.cleanup();
-    // The helper stops once its store is gone; make sure it did.
-    for (let wait = 0; wait < 100 && pid > 0 && alive(pid); wait++) await sleep(100);
-  });
+  afterEach(() => helper.cleanup());
 
-  const nodeStarts = () => (existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean).length : 0);
   const run = async (command: string, event: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) => {
     const child = spawn('/bin/bash', ['-c', command], {
       stdio: ['pipe', 'pipe', 'ignore'],
