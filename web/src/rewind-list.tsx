@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { RewindTarget } from './types.js';
 
 /** Each option is one line of this height, so a long list draws only the rows in view. */
@@ -21,9 +21,12 @@ export function RewindList(props: { targets: RewindTarget[] | null; onChoose: (t
   const rootRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
 
-  useEffect(() => {
+  // New inputs select the newest during the same render (not in an effect after it is painted).
+  const [shownTargets, setShownTargets] = useState(targets);
+  if (shownTargets !== targets) {
+    setShownTargets(targets);
     if (targets) setSelected(targets.length - 1);
-  }, [targets]);
+  }
 
   // Focus follows the list as it loads: the wrapper first, the listbox once the inputs are there.
   useEffect(() => {
@@ -31,7 +34,9 @@ export function RewindList(props: { targets: RewindTarget[] | null; onChoose: (t
   }, [targets]);
 
   // The selection scrolls into view: rows have a fixed height, so no row needs to exist to find it.
-  useEffect(() => {
+  // A layout effect, so the list is never painted (or read by a script) scrolled to the top first;
+  // it reruns when the inputs arrive again, since a reload draws a new list scrolled to the top.
+  useLayoutEffect(() => {
     const list = listRef.current;
     if (selected < 0 || !list) return;
     const top = selected * ROW;
@@ -39,7 +44,7 @@ export function RewindList(props: { targets: RewindTarget[] | null; onChoose: (t
     if (top < list.scrollTop) list.scrollTop = top;
     else if (top + ROW > list.scrollTop + height) list.scrollTop = top + ROW - height;
     setScrollTop(list.scrollTop);
-  }, [selected]);
+  }, [selected, targets]);
 
   const onKeyDown = (event: React.KeyboardEvent) => {
     if (event.key === 'Escape') {
