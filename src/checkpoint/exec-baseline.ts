@@ -1,8 +1,7 @@
 import type { ScanResult, SkippedPath, SnapshotDiff } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkCaptureContext } from './capture-input-schemas.js';
-import { beginExec, endExec, type ExecCaptureOptions, type ExecCaptureResult, type ExecHandle } from './exec-capture.js';
-import { finishExecInFlight } from './exec-in-flight.js';
+import { beginScan, endExec, type ExecCaptureOptions, type ExecCaptureResult, type ExecHandle } from './exec-capture.js';
 import { loadScanState, rootsKeyOf, saveScanState } from './exec-scan-state.js';
 import { StoreWatch } from './store-watch.js';
 
@@ -23,28 +22,32 @@ export interface ScanBaseline {
  */
 export async function markScanBaseline(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ScanBaseline> {
   checkCaptureContext(context);
-  const handle = await beginExec(context, options);
-  // A scan that found every file as the saved state has it leaves that state as the baseline: the
-  // same contents; its older stat signatures and scan start only make a later scan read a file again.
-  const { state, external, before } = handle;
-  const unchanged =
-    state !== null &&
-    external !== null &&
-    external.created.length + external.modified.length + external.deleted.length === 0 &&
-    before.complete === state.complete;
-  if (!unchanged) {
-    await saveScanState(context.store, context.blobs, context.sessionId, state, {
-      rootsKey: handle.rootsKey,
-      snapshot: before.snapshot,
-      cache: before.cache,
-      complete: before.complete,
-      pinDelta: handle.pinDelta ?? [],
-    });
-  }
-  // The before-scan is the session's saved state now: a kill from here on loses nothing, so the capture is no longer in flight.
-  await finishExecInFlight(context, handle.inFlight);
-  handle.inFlight = null;
-  return { external: handle.external, skipped: handle.before.skipped };
+  return beginScan(context, options, async (began, sink) => {
+    // A scan that found every file as the saved state has it leaves that state as the baseline: the
+    // same contents; its older stat signatures and scan start only make a later scan read a file again.
+    const { state, external, before } = began;
+    const unchanged =
+      state !== null &&
+      external !== null &&
+      external.created.length + external.modified.length + external.deleted.length === 0 &&
+      before.complete === state.complete;
+    if (unchanged) await sink.storeHeld(context.blobs);
+    else {
+      // The contents the scan found new and the state naming them: one append, one fsync. No
+      // in-flight record is needed here: the command has not started, and a kill before the
+      // state's entry leaves the previous state as the baseline (what changed since counts as
+      // the command's at its after-half: recorded, only attributed more widely).
+      await saveScanState(
+        context.store,
+        context.blobs,
+        context.sessionId,
+        state,
+        { rootsKey: began.rootsKey, snapshot: before.snapshot, cache: before.cache, complete: before.complete, pinDelta: began.pinDelta ?? [] },
+        { writeBlobs: (items) => sink.storeHeld(context.blobs, items) },
+      );
+    }
+    return { external, skipped: before.skipped };
+  });
 }
 
 /**

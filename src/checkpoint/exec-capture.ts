@@ -105,6 +105,25 @@ const UNCOVERED_IN_METADATA = 100;
  * stays referenced and is listed as its change; until then the intent keeps it from GC.
  */
 export async function beginExec(context: CaptureContext, options: ExecCaptureOptions = {}): Promise<ExecHandle> {
+  return beginScan(context, options, async (began, sink) => {
+    await sink.storeHeld(context.blobs);
+    const { state, external, before, rootsKey } = began;
+    const inFlight = await recordExecInFlight(context, { rootsKey, state, external, before: before.snapshot, hashes: gainedHashes(external), options });
+    return { context, options, ...began, inFlight };
+  });
+}
+
+/** What {@link beginScan} hands its `finish`: an exec handle but for its in-flight record. */
+export type BeganScan = Omit<ExecHandle, 'context' | 'options' | 'inFlight'>;
+
+/**
+ * The before-scan of {@link beginExec} up to its in-flight record: scans (the last batch of new
+ * contents held back in `sink`, see `ScanBlobSink.storeHeld`), records captures killed in flight,
+ * moves the snapshot pins, then runs `finish`, which must store the held contents (alone or with
+ * blobs of its own, in one append) before it commits any row naming them. The contents stay
+ * pinned until `finish` returns.
+ */
+export async function beginScan<T>(context: CaptureContext, options: ExecCaptureOptions, finish: (began: BeganScan, sink: ScanBlobSink) => Promise<T>): Promise<T> {
   checkCaptureContext(context);
   checkArgument(ExecCaptureOptionsSchema, options, 'options');
   const rootsKey = rootsKeyOf(context.workspace);
@@ -112,14 +131,13 @@ export async function beginExec(context: CaptureContext, options: ExecCaptureOpt
   const state = await loadScanState(context.store, context.blobs, context.sessionId, rootsKey);
   const sink = firstScanSink(context, options, state?.snapshot ?? null);
   try {
-    const before = await scanAndStore(context, options, 'before', state?.cache ?? null, storeWatch.inodes, sink);
+    const before = await scanAndStore(context, options, 'before', state?.cache ?? null, storeWatch.inodes, sink, true);
     const external = state ? diffSnapshots(state.snapshot, before.snapshot) : null;
     // Captures of this session killed with their command running: recorded before the pins move on.
     const recovered = await recoverKilledCaptures(context, { rootsKey, now: before, external, sink });
     let pinDelta = state?.pinDelta ?? null;
     if (!state || changedHashes(external)) pinDelta = await pinSnapshot(context.store, context.sessionId, before.snapshot, pinDelta, gainedHashes(external));
-    const inFlight = await recordExecInFlight(context, { rootsKey, state, external, before: before.snapshot, hashes: gainedHashes(external), options });
-    return { context, options, before, external, state, rootsKey, pinDelta, storeWatch, inFlight, recovered: recovered.checkpoints };
+    return await finish({ before, external, state, rootsKey, pinDelta, storeWatch, recovered: recovered.checkpoints }, sink);
   } finally {
     // The contents stored are pinned by the snapshot pins now (or were given up).
     await sink.release();
@@ -165,7 +183,7 @@ export async function abandonExec(handle: ExecHandle): Promise<void> {
 
 async function recordAfterScan(handle: ExecHandle, sink: ScanBlobSink): Promise<ExecCaptureResult> {
   const { context, options, before } = handle;
-  const after = await scanAndStore(context, options, 'after', before.cache, handle.storeWatch.inodes, sink);
+  const after = await scanAndStore(context, options, 'after', before.cache, handle.storeWatch.inodes, sink, true);
   const complete = before.complete && after.complete;
   const diff = diffSnapshots(before.snapshot, after.snapshot);
   if (!complete) {
@@ -191,18 +209,28 @@ async function recordAfterScan(handle: ExecHandle, sink: ScanBlobSink): Promise<
   }
   const storeTouched = handle.storeWatch.changes();
   uncovered.push(...storeTouched);
-  const checkpoints = await recordChanges(context, { source: 'exec', toolName: options.toolName ?? null, toolCallId: options.toolCallId ?? null }, changes);
-  if (!handle.state || checkpoints.length > 0 || before.stats.hashed > 0 || after.stats.hashed > 0) {
+  let checkpoints: Checkpoint[] = [];
+  const record = async () => {
+    checkpoints = await recordChanges(context, { source: 'exec', toolName: options.toolName ?? null, toolCallId: options.toolCallId ?? null }, changes);
+  };
+  if (!handle.state || changes.length > 0 || before.stats.hashed > 0 || after.stats.hashed > 0) {
     if (changedHashes(diff) || handle.pinDelta === null) {
       handle.pinDelta = await pinSnapshot(context.store, context.sessionId, after.snapshot, handle.pinDelta, gainedHashes(diff));
     }
-    await saveScanState(context.store, context.blobs, context.sessionId, handle.state, {
-      rootsKey: handle.rootsKey,
-      snapshot: after.snapshot,
-      cache: after.cache,
-      complete: after.complete,
-      pinDelta: handle.pinDelta,
-    });
+    // The new contents and the state in one append; the checkpoints after both are durable and
+    // before the state naming the after-scan becomes the session's (a kill in between leaves the
+    // previous state, so the next capture finds the changes again).
+    await saveScanState(
+      context.store,
+      context.blobs,
+      context.sessionId,
+      handle.state,
+      { rootsKey: handle.rootsKey, snapshot: after.snapshot, cache: after.cache, complete: after.complete, pinDelta: handle.pinDelta },
+      { writeBlobs: (items) => sink.storeHeld(context.blobs, items), beforeEntry: record },
+    );
+  } else {
+    await sink.storeHeld(context.blobs);
+    await record();
   }
   const partiallyProtected = uncovered.length > 0;
   if (context.turnId !== null) await markTurn(context, uncovered, options.command ?? null);
@@ -249,6 +277,7 @@ async function scanAndStore(
   cache: StatCacheState | null,
   excludeInodes: ReadonlyMap<number, number>,
   sink: ScanBlobSink,
+  hold: boolean,
 ): Promise<ScanResult> {
   const progress = options.onProgress ? new ScanProgress(scan, options.onProgress) : null;
   let result: ScanResult;
@@ -266,7 +295,7 @@ async function scanAndStore(
     throw error;
   }
   progress?.stored(result.stats.files);
-  await sink.flush(context.blobs, context.workspace, result.snapshot, result.cache.scanStartedAtMs - result.cache.racyWindowMs);
+  await sink.flush(context.blobs, context.workspace, result.snapshot, result.cache.scanStartedAtMs - result.cache.racyWindowMs, { hold });
   progress?.done(result.stats.files);
   return result;
 }

@@ -155,7 +155,10 @@ export async function recoverKilledCaptures(
 ): Promise<{ checkpoints: Checkpoint[]; paths: Set<string> }> {
   const checkpoints: Checkpoint[] = [];
   const paths = new Set<string>();
-  for (const { intent, record } of await killedCaptures(context, input.rootsKey)) {
+  const killed = await killedCaptures(context, input.rootsKey);
+  // The rows below name the scan's contents: durable first.
+  if (killed.length > 0) await input.sink.storeHeld(context.blobs);
+  for (const { intent, record } of killed) {
     const before = await beforeOf(context, record);
     const rows = before === null ? [] : await rowsFor(context, record, before, input, paths);
     const added = await context.store.finishWriteIntent(intent.id, rows, { onlyIfPending: true });

@@ -1,5 +1,5 @@
 import { createStatCacheState, pathsThatMayDiffer, type Snapshot, type SnapshotEntry, type StatCacheState, type Workspace } from '../workspace/index.js';
-import type { BlobStore } from '../blobs/index.js';
+import type { BlobInput, BlobStore } from '../blobs/index.js';
 import type { Store } from '../store/store.js';
 import { hashContent } from '../model/index.js';
 
@@ -130,6 +130,22 @@ async function loadChain(blobs: BlobStore, stateHash: string, rootsKey: string):
   return remember(stateHash, amendments.at(-1)!, snapshot, undefined, topBytes);
 }
 
+/** How {@link saveScanState} stores the state blob, and what it runs before the state becomes the session's. */
+export interface SaveScanStateOptions {
+  /**
+   * Stores the state blob (and its delta base, when at hand), returning their hashes in order:
+   * a caller with contents of its own to store passes a writer that appends them in the same
+   * `putMany` (one fsync for both). Default: `blobs.putMany`.
+   */
+  writeBlobs?: (items: readonly BlobInput[]) => Promise<string[]>;
+  /**
+   * Runs once the state blob is durable, before its pins and the entry naming it are committed:
+   * rows that must exist before the session's state moves on (the checkpoints of the changes the
+   * state no longer shows as changes).
+   */
+  beforeEntry?: () => Promise<void>;
+}
+
 /**
  * Persists the state after a scan (an amendment of `previous` when that is small), pins the state
  * chain, and appends the entry naming it.
@@ -140,6 +156,7 @@ export async function saveScanState(
   sessionId: string,
   previous: LoadedScanState | null,
   scan: { rootsKey: string; snapshot: Snapshot; cache: StatCacheState; complete: boolean; pinDelta: string[] },
+  options: SaveScanStateOptions = {},
 ): Promise<LoadedScanState> {
   const changed: Record<string, SnapshotEntry> = {};
   const removed: string[] = [];
@@ -203,15 +220,15 @@ export async function saveScanState(
     const base = previous === null ? undefined : amend ? (previous.depth === 0 ? undefined : previous.stateHash) : previous.chain[0];
     // The previous state's bytes, when this process has them, serve as the base as they are.
     const baseBytes = amend ? previous.bytes : undefined;
-    stateHash =
+    const items: BlobInput[] =
       baseBytes !== undefined && base !== undefined
-        ? (
-            await blobs.putMany([
-              { content: baseBytes, hash: base, verified: true },
-              { content: bytes, baseHash: base },
-            ])
-          )[1]!
-        : await blobs.put(bytes, base === undefined ? {} : { baseHash: base });
+        ? [
+            { content: baseBytes, hash: base, verified: true },
+            { content: bytes, baseHash: base },
+          ]
+        : [{ content: bytes, ...(base === undefined ? {} : { baseHash: base }) }];
+    stateHash = (await (options.writeBlobs ?? ((inputs) => blobs.putMany(inputs)))(items)).at(-1)!;
+    await options.beforeEntry?.();
     blob.chain = [...blob.chain, stateHash];
     await store.setBlobPins(statePinOwner(sessionId), blob.chain);
   } finally {

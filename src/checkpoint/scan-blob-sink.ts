@@ -22,6 +22,10 @@ const BATCH_ITEMS = 4096;
  *
  * Everything stored is pinned (from before it is stored) until `release`: the caller releases
  * once the rows and pins that name the contents committed, so no GC sweeps them in between.
+ *
+ * `flush` may hold its last batch back (`hold`): `storeHeld` then stores it together with the
+ * caller's own blobs (a scan state) in one append, so the two cost one fsync. The caller stores
+ * them before any row naming the contents is committed.
  */
 export class ScanBlobSink {
   private readonly held: Array<{ path: string; hash: string; content: Buffer | null }> = [];
@@ -29,6 +33,7 @@ export class ScanBlobSink {
   private heldBytes = 0;
   private readonly streamedHashes: string[] = [];
   private readonly pins: BlobPin[] = [];
+  private heldBatch: StoredItem[] = [];
 
   constructor(
     private readonly previous: Snapshot | null,
@@ -62,13 +67,16 @@ export class ScanBlobSink {
     this.stream?.abort();
   }
 
-  /** Stores everything collected; fixes `snapshot` entries of files that changed since the scan read them. */
-  async flush(blobs: BlobStore, workspace: Workspace, snapshot: Snapshot, racyBeforeMs: number): Promise<void> {
+  /**
+   * Stores everything collected (with `hold`, all but the last batch, pinned and kept for
+   * {@link storeHeld}); fixes `snapshot` entries of files that changed since the scan read them.
+   */
+  async flush(blobs: BlobStore, workspace: Workspace, snapshot: Snapshot, racyBeforeMs: number, options: { hold?: boolean } = {}): Promise<void> {
     if (this.stream) {
       this.pins.push(await blobs.pin(this.streamedHashes));
       await this.stream.commit();
     }
-    let batch: Array<Exclude<BlobInput, Buffer> & { hash: string }> = [];
+    let batch: StoredItem[] = [];
     let batchBytes = 0;
     for (const item of this.held) {
       let content = item.content;
@@ -88,7 +96,22 @@ export class ScanBlobSink {
         batchBytes = 0;
       }
     }
-    if (batch.length > 0) await this.store(blobs, batch);
+    if (batch.length === 0) return;
+    if (options.hold) {
+      this.pins.push(await blobs.pin(hashesOf(batch)));
+      this.heldBatch.push(...batch);
+    } else await this.store(blobs, batch);
+  }
+
+  /**
+   * Stores the batch `flush` held back followed by `extra`, in one `putMany` (one append, one
+   * fsync); returns the hashes of `extra`. Nothing held and no `extra`: stores nothing.
+   */
+  async storeHeld(blobs: BlobStore, extra: readonly BlobInput[] = []): Promise<string[]> {
+    const held = this.heldBatch.splice(0);
+    if (held.length === 0 && extra.length === 0) return [];
+    const hashes = await blobs.putMany([...held, ...extra]);
+    return hashes.slice(held.length);
   }
 
   /** Lets go of the pins taken while storing (idempotent). */
@@ -98,13 +121,8 @@ export class ScanBlobSink {
   }
 
   /** One batch, pinned with its delta bases before anything is stored. */
-  private async store(blobs: BlobStore, batch: Array<{ content: Buffer; hash: string; baseHash?: string }>): Promise<void> {
-    const hashes = new Set<string>();
-    for (const item of batch) {
-      hashes.add(item.hash);
-      if (item.baseHash) hashes.add(item.baseHash);
-    }
-    this.pins.push(await blobs.pin([...hashes]));
+  private async store(blobs: BlobStore, batch: StoredItem[]): Promise<void> {
+    this.pins.push(await blobs.pin(hashesOf(batch)));
     await blobs.putMany(batch);
   }
 
@@ -142,4 +160,16 @@ export class ScanBlobSink {
     }
     return content;
   }
+}
+
+type StoredItem = Exclude<BlobInput, Buffer> & { hash: string };
+
+/** A batch's hashes and delta bases (pinned together: a base must outlive its delta's store). */
+function hashesOf(batch: readonly StoredItem[]): string[] {
+  const hashes = new Set<string>();
+  for (const item of batch) {
+    hashes.add(item.hash);
+    if (item.baseHash) hashes.add(item.baseHash);
+  }
+  return [...hashes];
 }
