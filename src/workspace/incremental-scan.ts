@@ -165,12 +165,17 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
   };
   const dirty = new Set<WorkspacePath>();
   const rewalk = new Set<WorkspacePath>();
+  /** Entries the journal names (their stat or content may have changed): read again wherever they are. */
+  const named = new Set<WorkspacePath>();
   for (const path of changes.paths) {
     const found = locate(path);
     if (found === null) continue;
     // A directory's own events name it (its listing or stat); any other path is read with its directory.
     if (previous.listings.has(found.key)) dirty.add(found.key);
-    else if (found.key !== found.root.prefix) dirty.add(parentKey(roots, found.key));
+    else if (found.key !== found.root.prefix) {
+      dirty.add(parentKey(roots, found.key));
+      named.add(found.key);
+    }
   }
   for (const path of changes.subtrees) {
     if (roots.some((root) => root.realDir === path || root.realDir.startsWith(`${path}/`))) return null;
@@ -182,6 +187,16 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
   for (const key of previous.revisit) dirty.add(key);
   for (const key of previous.racy) dirty.add(parentKey(roots, key));
 
+  // In a directory read again, a file keeps its previous entry unless the journal names it, the
+  // racy rule distrusts it, or the previous scan has no full entry for it (new, skipped, not
+  // hashed): no event since the previous scan's mark means its stat and content are as they were.
+  const racyBefore = new Set(previous.racy);
+  const skippedBefore = new Set(previous.skipped.map((item) => item.path));
+  const mustRead = (key: WorkspacePath): boolean => {
+    if (named.has(key) || racyBefore.has(key) || skippedBefore.has(key)) return true;
+    const entry = previous.snapshot.get(key);
+    return entry === undefined || entry.hash === null;
+  };
   const snapshot = walker.snapshot;
   const listings = new Map(previous.listings);
   const ignoreDirs = new Set(previous.ignoreDirs);
@@ -236,7 +251,7 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
       snapshot.delete(keyPrefix + name);
       touched.add(keyPrefix + name);
     }
-    for (const name of listing.files) toVisit.push(keyPrefix + name, `${absolute}/${name}`);
+    for (const name of listing.files) if (mustRead(keyPrefix + name)) toVisit.push(keyPrefix + name, `${absolute}/${name}`);
     const dirs = new Set(listing.dirs);
     for (const name of old.dirs) if (!dirs.has(name)) removeSubtree(keyPrefix + name);
     for (const name of listing.dirs) {

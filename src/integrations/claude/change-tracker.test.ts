@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { diffSnapshots, scanWorkspace, Workspace, type ScanResult } from '../../workspace/index.js';
+import { diffSnapshots, pathsThatMayDiffer, scanWorkspace, Workspace, type ScanResult } from '../../workspace/index.js';
 import { ChangeTracker } from './change-tracker.js';
 
 const SEED = Number(process.env.WAYPOINT_SEED ?? 1337);
@@ -102,7 +102,12 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
     expect(watched).toBeGreaterThan(10);
     expect(stats).toBeGreaterThan(24);
     writeFileSync(join(dir, 'src/d1/e1/f13.txt'), 'FILE 13\n');
+    const unchanged = previous!;
     expect((await scan())['workspace:src/d1/e1/f13.txt']).toContain('file 644');
+    // Its directory is read again, but of its files only the one the journal names (src/d1/e1/f1.txt
+    // keeps its entry as it was, unread).
+    expect([...(pathsThatMayDiffer(unchanged.snapshot, previous!.snapshot) ?? ['not derived'])]).toEqual(['workspace:src/d1/e1/f13.txt']);
+    expect(previous!.snapshot.get('workspace:src/d1/e1/f1.txt')).toBe(unchanged.snapshot.get('workspace:src/d1/e1/f1.txt'));
     expect(tracker.counts().stats).toBeGreaterThan(24);
     // Read again: the directory that changed (and the racy file's), not the 24 files.
     expect(previous!.stats).toMatchObject({ incremental: true });
