@@ -123,7 +123,11 @@ export type BeganScan = Omit<ExecHandle, 'context' | 'options' | 'inFlight'>;
  * blobs of its own, in one append) before it commits any row naming them. The contents stay
  * pinned until `finish` returns.
  */
-export async function beginScan<T>(context: CaptureContext, options: ExecCaptureOptions, finish: (began: BeganScan, sink: ScanBlobSink) => Promise<T>): Promise<T> {
+export async function beginScan<T>(
+  context: CaptureContext,
+  options: ExecCaptureOptions,
+  finish: (began: BeganScan, sink: ScanBlobSink) => Promise<T>,
+): Promise<T> {
   checkCaptureContext(context);
   checkArgument(ExecCaptureOptionsSchema, options, 'options');
   const rootsKey = rootsKeyOf(context.workspace);
