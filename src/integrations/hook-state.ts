@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SkippedPath } from '../workspace/index.js';
 
@@ -69,19 +69,43 @@ export function emptyHookState(agentSessionId: string): HookState {
 }
 
 export function loadHookState(path: string, agentSessionId: string): HookState {
-  try {
-    const state = JSON.parse(readFileSync(path, 'utf8')) as HookState;
-    if (state.version === 2 && state.agentSessionId === agentSessionId) return state;
-  } catch {
-    // Missing or unreadable: start over (the transcript is mirrored again, idempotently).
+  for (const file of [path, nextPath(path)]) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      // Missing: a save may have stopped between its unlink and its rename (the next file is whole then).
+      continue;
+    }
+    try {
+      const state = JSON.parse(text) as HookState;
+      if (state.version === 2 && state.agentSessionId === agentSessionId) return state;
+    } catch {
+      // Unreadable: start over.
+    }
+    break;
   }
+  // Missing or unreadable: start over (the transcript is mirrored again, idempotently).
   return emptyHookState(agentSessionId);
 }
 
-/** Written to a temp file and renamed into place, so a reader never sees half a state. */
+/**
+ * Written whole to a next file, then moved into place, so a reader never sees half a state: the
+ * old file is unlinked before the rename, so the rename replaces nothing. (On ext4 a rename over
+ * an existing file starts the new file's writeback and waits for the journal: milliseconds a save
+ * when the disk is busy, on every hook event.) A save stopped between the unlink and the rename
+ * leaves the whole next file, which {@link loadHookState} reads then.
+ */
 export function saveHookState(path: string, state: HookState): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(state));
-  renameSync(temp, path);
+  const next = nextPath(path);
+  writeFileSync(next, JSON.stringify(state));
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  renameSync(next, path);
 }
+
+const nextPath = (path: string) => `${path}.next`;
