@@ -6,7 +6,7 @@ import { hashContent, StoreError } from '../model/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import type { Store } from '../store/store.js';
 import { captureSinceBaseline, markScanBaseline } from './exec-baseline.js';
-import { clearScanStateMemo, EXEC_SCAN_ENTRY } from './exec-scan-state.js';
+import { clearScanStateMemo, compactScanState, EXEC_SCAN_ENTRY } from './exec-scan-state.js';
 import { createCaptureFixture, type CaptureFixture } from './fixtures/capture-fixture.js';
 
 const bash = (cwd: string, script: string) => execFileSync('bash', ['-c', script], { cwd, stdio: 'ignore' });
@@ -120,5 +120,30 @@ describe('scan baseline of a hook handler', () => {
     const capture = await captureSinceBaseline(fx.context, { toolName: 'Bash', toolCallId: 'b6' });
     expect(capture?.checkpoints.map((row) => [row.op, row.path, row.afterHash])).toEqual([['modify', 'workspace:a.txt', hashContent('changed\n')]]);
     expect((await fx.blobs.get(hashContent('changed\n'))).toString()).toBe('changed\n');
+  });
+
+  it('a long chain of amended states is rewritten whole by a compaction; the next capture records exactly from it, cold and after GC', async () => {
+    await markScanBaseline(fx.context);
+    const depthOfLatest = async () => {
+      const [entry] = await fx.store.listEntries(fx.sessionId, { type: EXEC_SCAN_ENTRY, last: 1 });
+      return (JSON.parse((await fx.blobs.get(entry!.data.stateHash as string)).toString()) as { depth: number }).depth;
+    };
+    expect(await compactScanState(fx.store, fx.blobs, fx.sessionId)).toBe(false);
+    for (let round = 0; round < 24; round++) {
+      bash(fx.root, `echo ${round} > a.txt`);
+      await captureSinceBaseline(fx.context, { toolName: 'Bash', toolCallId: `c${round}` });
+    }
+    expect(await depthOfLatest()).toBe(24);
+    expect(await compactScanState(fx.store, fx.blobs, fx.sessionId)).toBe(true);
+    expect(await depthOfLatest()).toBe(0);
+    expect(await compactScanState(fx.store, fx.blobs, fx.sessionId)).toBe(false);
+    clearScanStateMemo();
+    await fx.blobs.gc();
+    bash(fx.root, 'echo last > a.txt && rm src/b.txt');
+    const capture = await captureSinceBaseline(fx.context, { toolName: 'Bash', toolCallId: 'last' });
+    expect(capture?.checkpoints.map((row) => [row.op, row.path, row.beforeHash, row.afterHash])).toEqual([
+      ['delete', 'workspace:src/b.txt', hashContent('b\n'), null],
+      ['modify', 'workspace:a.txt', hashContent('23\n'), hashContent('last\n')],
+    ]);
   });
 });

@@ -144,6 +144,8 @@ export interface SaveScanStateOptions {
    * state no longer shows as changes).
    */
   beforeEntry?: () => Promise<void>;
+  /** Write a whole state, whatever the chain's depth (see {@link compactScanState}). */
+  whole?: boolean;
 }
 
 /**
@@ -163,7 +165,9 @@ export async function saveScanState(
   let changes = 0;
   // A snapshot an incremental scan built from the previous one differs from it only where it re-read.
   const candidates = previous ? pathsThatMayDiffer(previous.snapshot, scan.snapshot) : null;
-  if (previous && candidates !== null) {
+  if (options.whole) {
+    // A whole state is written whatever changed: nothing to compare.
+  } else if (previous && candidates !== null) {
     for (const path of candidates) {
       const before = previous.snapshot.get(path);
       const entry = scan.snapshot.get(path);
@@ -191,7 +195,7 @@ export async function saveScanState(
       }
     }
   }
-  const amend = previous !== null && previous.depth < MAX_STATE_CHAIN && changes * 4 < scan.snapshot.size + 16;
+  const amend = previous !== null && !options.whole && previous.depth < MAX_STATE_CHAIN && changes * 4 < scan.snapshot.size + 16;
   const blob: ExecScanStateBlob = {
     version: 1,
     rootsKey: scan.rootsKey,
@@ -240,6 +244,33 @@ export async function saveScanState(
   });
   // In-process the next scan gets the cache exactly as the scanner made it.
   return remember(stateHash, blob, scan.snapshot, scan.cache, bytes);
+}
+
+/** A chain this deep is rewritten whole by {@link compactScanState}, before an event's save would have to. */
+const COMPACT_AFTER = 24;
+
+/**
+ * Rewrites the session's latest scan state whole when its chain of amendments grew long, so the
+ * save of a later event need not (an event's save writes a whole state once the chain reaches 32:
+ * tens of ms for 10k files). For a caller with time after an event: the resident hook helper, once
+ * it has answered, under the session's lock. The state stays the same (same entries, same scan
+ * start); a kill before its entry leaves the amended one, as good. Returns true when it wrote one.
+ */
+export async function compactScanState(store: Store, blobs: BlobStore, sessionId: string): Promise<boolean> {
+  const [entry] = await store.listEntries(sessionId, { type: EXEC_SCAN_ENTRY, last: 1 });
+  const rootsKey = entry?.data.rootsKey;
+  if (typeof rootsKey !== 'string') return false;
+  const state = await loadScanState(store, blobs, sessionId, rootsKey);
+  if (state === null || state.depth < COMPACT_AFTER) return false;
+  await saveScanState(
+    store,
+    blobs,
+    sessionId,
+    state,
+    { rootsKey, snapshot: state.snapshot, cache: state.cache, complete: state.complete, pinDelta: state.pinDelta },
+    { whole: true },
+  );
+  return true;
 }
 
 function cacheExtrasOf(cache: StatCacheState): Record<string, unknown> {

@@ -61,7 +61,7 @@ export {
 export { markScanBaseline, captureSinceBaseline, baselineHandle, type ScanBaseline } from './exec-baseline.js';
 export { unseenChanges } from './unseen-changes.js';
 export { recoverWriteIntents, type WriteRecoveryReport } from './write-recovery.js';
-export { EXEC_SCAN_ENTRY, type ExecScanState } from './exec-scan-state.js';
+export { compactScanState, EXEC_SCAN_ENTRY, type ExecScanState } from './exec-scan-state.js';
 export { listRecentCheckpoints, displayPath, DEFAULT_CHECKPOINT_LIST_LIMIT, type ListedCheckpoint } from './checkpoint-list.js';
 export { summarizeTurn, type TurnSummary, type TurnFileChange } from './turn-summary.js';
 export {

@@ -78,12 +78,22 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
       queue = queue.then(async () => {
         last = Date.now();
         await tracker?.settle();
-        const options = { storePath, waypoint, ...(tracker ? { scanIo: tracker.io } : {}) };
+        const deferred: Array<() => Promise<void>> = [];
+        const options = { storePath, waypoint, ...(tracker ? { scanIo: tracker.io } : {}), defer: (task: () => Promise<void>) => deferred.push(task) };
         if (kind === 'codex') await runCodexHook(stdin, options);
         else await runClaudeHook(stdin, options);
         events[kind]++;
         last = Date.now();
         connection.end(REPLY_OK);
+        // Answered: the agent goes on while the work the event left for later runs, before the next event.
+        for (const task of deferred) {
+          try {
+            await task();
+          } catch {
+            // Only a rewrite the next saves can still do: nothing is lost when it fails.
+          }
+        }
+        last = Date.now();
       });
     });
   };

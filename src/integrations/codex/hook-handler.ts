@@ -1,4 +1,4 @@
-import { openCaptureContext, type CaptureContext } from '../../checkpoint/index.js';
+import { openCaptureContext, type CaptureContext, compactScanState } from '../../checkpoint/index.js';
 import { openWaypoint, type Waypoint } from '../../engine/index.js';
 import { parseInput, WaypointError, type Session } from '../../model/index.js';
 import type { ScanIo } from '../../workspace/index.js';
@@ -27,6 +27,12 @@ export interface CodexHookOptions {
   waypoint?: Waypoint;
   /** The workspace scans' filesystem calls (the resident helper's change tracker); default node:fs. */
   scanIo?: Partial<ScanIo>;
+  /**
+   * Takes work that may wait until the event is answered (the resident helper runs it then, before
+   * its next event): rewriting the session's scan state whole when its chain grew long, under the
+   * session's lock. Without it, that work is left to a later event's save.
+   */
+  defer?: (task: () => Promise<void>) => void;
 }
 
 /**
@@ -41,7 +47,9 @@ export interface CodexHookOptions {
 export async function handleCodexHook(input: unknown, options: CodexHookOptions): Promise<void> {
   const event = parseInput(CodexHookEvent, input, 'Codex hook event');
   const sessionId = waypointSessionIdFor(event.session_id);
-  await withPathLock(sessionLockPath(options.storePath, sessionId, 'codex'), options.lockTimeoutMs ?? 30_000, async () => {
+  const lockPath = sessionLockPath(options.storePath, sessionId, 'codex');
+  const lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
+  await withPathLock(lockPath, lockTimeoutMs, async () => {
     const waypoint = options.waypoint ?? (await openWaypoint({ path: options.location ?? options.storePath }));
     try {
       const session = await ensureCodexSession(waypoint, event);
@@ -49,6 +57,12 @@ export async function handleCodexHook(input: unknown, options: CodexHookOptions)
       const state = loadHookState(statePath, event.session_id);
       await dispatch(waypoint, session, state, event, options.scanIo);
       saveHookState(statePath, state);
+      const { defer, waypoint: open } = options;
+      if (defer !== undefined && open !== undefined) {
+        defer(async () => {
+          await withPathLock(lockPath, lockTimeoutMs, () => compactScanState(open.store, open.blobs, session.id));
+        });
+      }
     } finally {
       if (options.waypoint === undefined) await waypoint.close();
     }
