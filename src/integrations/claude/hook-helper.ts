@@ -19,6 +19,8 @@ import {
 
 /** How long a connection may stay silent (no request yet, or no reply read) before it is dropped. */
 const CONNECTION_IDLE_MS = 120_000;
+/** Work an event left for later runs once no event came for this long (a tool call's PostToolUse follows its PreToolUse at once when the command is quick). */
+const DEFERRED_AFTER_IDLE_MS = 250;
 
 /**
  * The resident helper of one store: keeps the engine loaded and the store open, so a hook event
@@ -45,6 +47,33 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
   // next event's scan; elsewhere every scan reads the whole tree). This helper starts empty.
   const tracker = process.platform === 'linux' && env.WAYPOINT_HOOK_TRACKING !== 'off' ? new ChangeTracker() : null;
   let queue: Promise<void> = Promise.resolve();
+  // The work events left for later (see `ClaudeHookOptions.defer`), run when no event came for a
+  // while; if events keep coming, an event's own save does the same work when it must.
+  const deferred: Array<() => Promise<void>> = [];
+  let deferredTimer: NodeJS.Timeout | null = null;
+  const holdDeferred = () => {
+    if (deferredTimer !== null) clearTimeout(deferredTimer);
+    deferredTimer = null;
+  };
+  const runDeferredWhenIdle = () => {
+    holdDeferred();
+    if (deferred.length === 0) return;
+    deferredTimer = setTimeout(() => {
+      deferredTimer = null;
+      const tasks = deferred.splice(0);
+      queue = queue.then(async () => {
+        for (const task of tasks) {
+          try {
+            await task();
+          } catch {
+            // Only a rewrite a later save still does: nothing is lost when it fails.
+          }
+        }
+        last = Date.now();
+      });
+    }, DEFERRED_AFTER_IDLE_MS);
+    deferredTimer.unref();
+  };
   let last = Date.now();
   let endpoint: HelperEndpoint | null = null;
   const startedAt = new Date().toISOString();
@@ -75,25 +104,17 @@ export async function serveHookHelper(storePath: string, env: NodeJS.ProcessEnv 
         return;
       }
       const { kind, stdin } = request;
+      holdDeferred();
       queue = queue.then(async () => {
         last = Date.now();
         await tracker?.settle();
-        const deferred: Array<() => Promise<void>> = [];
         const options = { storePath, waypoint, ...(tracker ? { scanIo: tracker.io } : {}), defer: (task: () => Promise<void>) => deferred.push(task) };
         if (kind === 'codex') await runCodexHook(stdin, options);
         else await runClaudeHook(stdin, options);
         events[kind]++;
         last = Date.now();
         connection.end(REPLY_OK);
-        // Answered: the agent goes on while the work the event left for later runs, before the next event.
-        for (const task of deferred) {
-          try {
-            await task();
-          } catch {
-            // Only a rewrite the next saves can still do: nothing is lost when it fails.
-          }
-        }
-        last = Date.now();
+        runDeferredWhenIdle();
       });
     });
   };
