@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WaypointError } from '../model/index.js';
@@ -58,5 +58,47 @@ describe('path lock', () => {
     expect(WaypointError.is(busyDirectory) && busyDirectory.code).toBe('HOOK_LOCK_BUSY');
     expect(existsSync(join(path, 'pid'))).toBe(true);
     expect(readdirSync(join(dir, 'locks'))).toEqual(['session.lock']);
+  });
+  it('processes racing for a dead holder’s lock take turns: never two inside at once (random pauses, seed printed)', async () => {
+    const seed = Number(process.env.WAYPOINT_SEED ?? Date.now() % 100_000);
+    console.log(`path lock race seed ${seed}`);
+    mkdirSync(join(dir, 'locks'));
+    writeFileSync(path, String(deadPid()));
+    const log = join(dir, 'log');
+    const worker = join(dir, 'worker.mts');
+    writeFileSync(
+      worker,
+      `import { appendFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { withPathLock } from ${JSON.stringify(resolve('src/integrations/session-lock.ts'))};
+let state = Number(process.argv[2]);
+const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+for (let round = 0; round < 15; round++) {
+  await withPathLock(process.argv[3], 30_000, async () => {
+    appendFileSync(process.argv[4], 'in ' + process.pid + '\\n');
+    await sleep(random() * 3);
+    appendFileSync(process.argv[4], 'out ' + process.pid + '\\n');
+  });
+  await sleep(random() * 2);
+}
+`,
+    );
+    const exits = await Promise.all(
+      [1, 2, 3, 4].map(
+        (index) =>
+          new Promise<number | null>((done) => {
+            const child = spawn(process.execPath, ['--import', 'tsx', worker, String(seed * 7 + index), path, log], { stdio: 'inherit' });
+            child.on('exit', (code) => done(code));
+          }),
+      ),
+    );
+    expect(exits).toEqual([0, 0, 0, 0]);
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(4 * 15 * 2);
+    for (let at = 0; at < lines.length; at += 2) {
+      const pid = lines[at]!.slice(3);
+      expect([lines[at], lines[at + 1]]).toEqual([`in ${pid}`, `out ${pid}`]);
+    }
+    expect(readdirSync(join(dir, 'locks'))).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '../model/index.js';
@@ -9,7 +9,8 @@ let attempts = 0;
 /**
  * A lock between processes on one path: a file holding the holder's pid, made by a hard link from
  * a file already written (atomic, and never seen empty). A holder that died (its pid is gone) is
- * taken over: its lock is renamed away first, which only one contender can do, so two never both
+ * taken over: its lock is renamed away first, which only one contender can do, and put back if
+ * what was renamed is not the lock judged stale (a live holder's, made since), so two never both
  * take it. Waits up to `timeoutMs`, then `HOOK_LOCK_BUSY`. A directory at the path holding a `pid`
  * file (the lock of earlier versions) excludes as well and is taken over the same way.
  *
@@ -33,14 +34,9 @@ export async function withPathLock<T>(path: string, timeoutMs: number, body: () 
         throw error;
       }
     }
-    if (holderIsGone(path)) {
-      const aside = `${path}.stale-${process.pid}-${Date.now()}`;
-      try {
-        renameSync(path, aside);
-        rmSync(aside, { recursive: true, force: true });
-      } catch {
-        // Another contender took it over first.
-      }
+    const stale = staleLock(path);
+    if (stale !== undefined) {
+      takeOver(path, stale);
       continue;
     }
     if (Date.now() > deadline) {
@@ -58,24 +54,62 @@ export async function withPathLock<T>(path: string, timeoutMs: number, body: () 
   }
 }
 
-function holderIsGone(path: string): boolean {
-  let pid: number;
+/**
+ * Moves a dead holder's lock (`staleInode`) aside. Between judging it stale and the rename another
+ * contender may have taken it over and a live holder made a new lock at the path: the rename then
+ * moved that one, so it is put back (a link, which fails rather than replace a lock made since).
+ */
+function takeOver(path: string, staleInode: number): void {
+  const aside = `${path}.stale-${process.pid}-${++attempts}`;
   try {
-    pid = Number(readFileSync(path, 'utf8'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EISDIR') return false;
-    try {
-      pid = Number(readFileSync(join(path, 'pid'), 'utf8'));
-    } catch {
-      // An earlier version's lock directory made but not yet written: a holder that is starting.
-      return false;
-    }
+    renameSync(path, aside);
+  } catch {
+    return; // Another contender took it over first.
   }
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (statSync(aside).ino === staleInode) {
+    rmSync(aside, { recursive: true, force: true });
+    return;
+  }
+  try {
+    if (statSync(aside).isDirectory()) renameSync(aside, path);
+    else linkSync(aside, path);
+  } catch {
+    // A lock was made at the path since: the moved one's holder will find its own lock gone.
+  }
+  rmSync(aside, { recursive: true, force: true });
+}
+
+/** The inode of the lock at `path` when its holder's pid is gone, else undefined. */
+function staleLock(path: string): number | undefined {
+  let pid: number;
+  let inode: number;
+  try {
+    const lock = readLock(path);
+    pid = lock.pid;
+    inode = lock.inode;
+  } catch {
+    // Gone since, or an earlier version's lock directory made but not yet written: not stale.
+    return undefined;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
   try {
     process.kill(pid, 0);
-    return false;
+    return undefined;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? inode : undefined;
+  }
+}
+
+/** The pid in the lock file (or an earlier version's lock directory) and the inode it was read from. */
+function readLock(path: string): { pid: number; inode: number } {
+  const fd = openSync(path, 'r');
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) return { pid: Number(readFileSync(join(path, 'pid'), 'utf8')), inode: stat.ino };
+    const buffer = Buffer.alloc(32);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return { pid: Number(buffer.toString('utf8', 0, length)), inode: stat.ino };
+  } finally {
+    closeSync(fd);
   }
 }
