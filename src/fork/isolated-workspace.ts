@@ -233,14 +233,18 @@ function copiedAtOnce(entries: readonly IndexEntry[], rootDir: string, prior: Re
     touched.add(path);
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) touched.add(path.slice(0, slash));
   }
+  // Only the excluded paths inside the work tree can match a tracked path (the store usually lies elsewhere).
+  const inside = excluded.filter((dir) => dir.startsWith(`${rootDir}/`)).map((dir) => dir.slice(rootDir.length + 1));
   const jobs: CopyFileJob[] = [];
   for (const entry of entries) {
-    if (entry.mode === '160000' || touched.has(entry.path)) continue;
-    let below = false;
-    for (let slash = entry.path.indexOf('/'); slash !== -1 && !below; slash = entry.path.indexOf('/', slash + 1)) below = prior.has(entry.path.slice(0, slash));
-    const source = `${rootDir}/${entry.path}`;
-    if (below || excluded.some((dir) => source === dir || source.startsWith(`${dir}/`))) continue;
-    jobs.push({ kind: 'copy', path: entry.path, source, group: WORKSPACE_GROUP });
+    const path = entry.path;
+    if (entry.mode === '160000' || touched.has(path)) continue;
+    let skip = false;
+    if (prior.size > 0) {
+      for (let slash = path.indexOf('/'); slash !== -1 && !skip; slash = path.indexOf('/', slash + 1)) skip = prior.has(path.slice(0, slash));
+    }
+    for (let index = 0; index < inside.length && !skip; index++) skip = path === inside[index] || path.startsWith(`${inside[index]}/`);
+    if (!skip) jobs.push({ kind: 'copy', path, source: `${rootDir}/${path}`, group: WORKSPACE_GROUP });
   }
   return jobs;
 }
