@@ -139,6 +139,23 @@ export async function materializeAtForkPoint(input: {
         await registerWorkTree(gitTree.top, building, gitTree.commit);
       }
       const listing = await early.listing;
+      // A directory git tracks files in that is a link or a file now (listed as untracked or
+      // ignored): the workers followed it. What they copied below it is taken back, so the plan
+      // makes it what it is now and reports the tracked paths below it, as for any other conflict.
+      const displaced = displacedByListing(earlyJobs, [...listing.untracked, ...listing.ignored]);
+      if (displaced.length > 0 && earlyRun) {
+        await earlyRun;
+        for (const path of displaced) rmSync(join(building, path), { recursive: true, force: true });
+        const below = (path: string) => displaced.some((dir) => path.startsWith(`${dir}/`));
+        // Old job index → its index among the jobs kept.
+        const kept = new Map<number, number>();
+        earlyJobs.forEach((job, index) => {
+          if (!below(job.path)) kept.set(index, kept.size);
+        });
+        const results = (await earlyRun).flatMap((result) => (kept.has(result.index) ? [{ ...result, index: kept.get(result.index)! }] : []));
+        earlyJobs = earlyJobs.filter((job) => !below(job.path));
+        earlyRun = Promise.resolve(results);
+      }
       const written = new Set(earlyJobs.map((job) => job.path));
       listed = [];
       for (const entry of indexed ?? listing.tracked) {
@@ -250,6 +267,20 @@ function copiedAtOnce(entries: readonly IndexEntry[], rootDir: string, prior: Re
 }
 
 type CopyFileJob = Extract<CopyJob, { kind: 'copy' }>;
+
+/** The untracked or ignored paths (a directory ends with `/`) that some early copy lies below. */
+function displacedByListing(jobs: readonly CopyFileJob[], listed: readonly string[]): string[] {
+  if (listed.length === 0 || jobs.length === 0) return [];
+  const directories = new Set<string>();
+  for (const job of jobs) {
+    for (let slash = job.path.lastIndexOf('/'); slash !== -1; slash = job.path.lastIndexOf('/', slash - 1)) {
+      const dir = job.path.slice(0, slash);
+      if (directories.has(dir)) break;
+      directories.add(dir);
+    }
+  }
+  return listed.map((path) => (path.endsWith('/') ? path.slice(0, -1) : path)).filter((path) => directories.has(path));
+}
 
 /**
  * Removes a fork's directory made by {@link materializeAtForkPoint}, and when it is a linked git work

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyToolWrite, CheckpointedFs } from '../../src/checkpoint/index.js';
@@ -88,6 +88,32 @@ describe('isolated fork of a big git work tree (tracked files copied before git 
     expect(report.files).toBe(TRACKED + 4);
     expect(report.ignored).toMatchObject([{ path: 'node_modules/', action: 'copy', files: 1 }]);
     expect(reported).toBe(TRACKED + 4 + 1);
+  });
+
+  it('a tracked directory that is a link now is a link in the fork; the tracked files git lists below it are reported, not copied through the link', async () => {
+    createRepository();
+    mkdirSync(join(fx.root, 'lib'));
+    writeFileSync(join(fx.root, 'lib', 'x.ts'), 'x\n');
+    writeFileSync(join(fx.root, 'lib', 'y.ts'), 'y\n');
+    git(fx.root, 'add', 'lib');
+    git(fx.root, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '--quiet', '-m', 'lib');
+    rmSync(join(fx.root, 'lib'), { recursive: true });
+    symlinkSync('src/d0', join(fx.root, 'lib'));
+    const one = await fx.turn('one');
+    const target = join(fx.dir, 'fork');
+    const result = await forker.fork({
+      from: 'message',
+      sessionId: fx.sessionId,
+      messageId: one.replyId,
+      workspace: { mode: 'isolated', dir: target, durable: false },
+    });
+    expect(withoutGit(snapshotDir(target))).toEqual(withoutGit(snapshotDir(fx.root)));
+    expect(readlinkSync(join(target, 'lib'))).toBe('src/d0');
+    expect(status(target)).toBe(status(fx.root));
+    expect(result.materialized!.notCopied.map((entry) => [entry.path, entry.reason])).toEqual([
+      ['lib/x.ts', 'conflict'],
+      ['lib/y.ts', 'conflict'],
+    ]);
   });
 
   it('a fork killed while its workers copy leaves no fork recorded, and the next fork removes its staging directory and registration', async () => {
