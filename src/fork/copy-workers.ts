@@ -12,10 +12,11 @@ export type WorkerCopyResult =
  * `writeJob` does for a `copy` job, with synchronous calls: examined with `lstat`, a link
  * recreated with its exact bytes, a regular file copied exclusively (a reflink where the file
  * system has them, else the kernel's in-place copy, the permission bits kept), a sparse file
- * handed back so the caller copies it with its holes. A destination whose directory does not
- * exist yet gets it made then (so the directories cost nothing up front, and each is made once);
- * links are only made by jobs, so no directory is made through one. A batch stops at the first
- * unexpected error.
+ * handed back so the caller copies it with its holes. With `makeDirectories` a worker first makes
+ * the directories its share needs (one `mkdir` each, in the worker rather than on the main thread
+ * before any copy starts); a destination whose directory is still missing gets it made when the copy
+ * fails. Links are only made by jobs and no job lies below another, so no directory is made through
+ * one. A batch stops at the first unexpected error.
  */
 const SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -59,10 +60,20 @@ function copyOne(index, job) {
     return { index, skipped: 'unreadable', detail: error.code };
   }
 }
-parentPort.on('message', ({ batch, jobs, first }) => {
+parentPort.on('message', ({ batch, jobs, first, makeDirectories }) => {
   const results = [];
   let done = 0;
   try {
+    if (makeDirectories) {
+      const made = new Set();
+      for (const job of jobs) {
+        const slash = job.path.lastIndexOf('/');
+        const parent = slash === -1 ? '' : job.path.slice(0, slash);
+        if (parent === '' || made.has(parent)) continue;
+        made.add(parent);
+        fs.mkdirSync(dir + '/' + parent, { recursive: true });
+      }
+    }
     for (let offset = 0; offset < jobs.length; offset++) {
       results.push(copyOne(first + offset, jobs[offset]));
       if (++done % 512 === 0) parentPort.postMessage({ batch, progress: 512 });
@@ -130,7 +141,11 @@ export class CopyPool {
    * (`index` into `jobs`) once every share is done; rejects with the first unexpected error (a
    * Node system error with its code) once every share has stopped.
    */
-  run(jobs: ReadonlyArray<{ path: string; source: string }>, onProgress?: (done: number) => void): Promise<WorkerCopyResult[]> {
+  run(
+    jobs: ReadonlyArray<{ path: string; source: string }>,
+    onProgress?: (done: number) => void,
+    options: { makeDirectories?: boolean } = {},
+  ): Promise<WorkerCopyResult[]> {
     if (this.crashed) return Promise.reject(this.crashed);
     if (jobs.length === 0) return Promise.resolve([]);
     const batch = this.nextBatch++;
@@ -147,7 +162,7 @@ export class CopyPool {
       this.pending.set(batch, state);
       shares.forEach(([from, to], index) => {
         const slice = jobs.slice(from, to).map((job) => ({ path: job.path, source: job.source }));
-        this.workers[index]!.postMessage({ batch, jobs: slice, first: from });
+        this.workers[index]!.postMessage({ batch, jobs: slice, first: from, makeDirectories: options.makeDirectories ?? true });
       });
     });
   }
@@ -175,7 +190,7 @@ export class CopyPool {
 
 /**
  * Runs `copy` jobs on `workers` worker threads of a {@link CopyPool}: they start at once and
- * begin copying when `ready` resolves; if it rejects they are stopped unused. Resolves once every
+ * begin copying when `ready` (every directory made) resolves; if it rejects they are stopped unused. Resolves once every
  * job is done; rejects with the first unexpected error after all workers have stopped, so nothing
  * writes into `dir` afterwards.
  */
@@ -189,7 +204,7 @@ export async function copyInWorkers(
   const pool = new CopyPool(dir, workers);
   try {
     await ready;
-    return await pool.run(jobs, onProgress);
+    return await pool.run(jobs, onProgress, { makeDirectories: false });
   } finally {
     await pool.close();
   }
