@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { BlobStore } from '../../src/blobs/index.js';
@@ -192,7 +192,7 @@ const suite: BenchSuite = {
         ratio: fastMs / cpMs,
         goal: '< 1 (faster than cp -r)',
         met: fastMs < cpMs,
-        note: `git listing + linked work tree + parallel copy (UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4, the default'}); cp -r also copies .git`,
+        note: `index read, tracked files copied on worker threads while git lists the rest, linked work tree (UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4, the default'}); cp -r also copies .git`,
       },
       {
         suite: SUITE,
@@ -212,7 +212,7 @@ const suite: BenchSuite = {
         unit: 'ms',
         baseline: { name: 'the same files copied in parallel, no Waypoint code', value: floorMs },
         ratio: fastMs / floorMs,
-        note: `floor: mkdir per directory, then the ${tree.files.length} files copied on worker threads as the fork does (no git, no listing, no lstat, no store); floor / cp -r = ${(floorMs / cpMs).toFixed(2)}`,
+        note: `floor: mkdir per directory, then the ${tree.files.length} files copied on worker threads as the fork does (no git, no listing, no lstat, no store); floor / cp -r = ${(floorMs / cpMs).toFixed(2)}; load ${loadavg()[0]!.toFixed(1)}, temp dir ${tmpdir()}`,
       },
       {
         suite: SUITE,

@@ -8,21 +8,31 @@ export type WorkerCopyResult =
 
 /**
  * The workers' code, plain CommonJS evaluated as it is (so it runs the same from the build and
- * from TypeScript sources). Each worker waits for a go (the directories exist), then takes its
- * contiguous share of the jobs (so two workers seldom create files in one directory at once, where
- * they would queue on its lock) and does what
+ * from TypeScript sources). A worker takes batches of jobs, one after another, and does what
  * `writeJob` does for a `copy` job, with synchronous calls: examined with `lstat`, a link
  * recreated with its exact bytes, a regular file copied exclusively (a reflink where the file
  * system has them, else the kernel's in-place copy, the permission bits kept), a sparse file
- * handed back so the caller copies it with its holes. It stops at the first unexpected error.
+ * handed back so the caller copies it with its holes. With `makeDirectories` a worker first makes
+ * the directories its share needs (one `mkdir` each, in the worker rather than on the main thread
+ * before any copy starts); a destination whose directory is still missing gets it made when the copy
+ * fails. Links are only made by jobs and no job lies below another, so no directory is made through
+ * one. A batch stops at the first unexpected error.
  */
 const SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
-const { dir, jobs, start, end } = workerData;
+const path = require('node:path');
+const { dir } = workerData;
 const flags = fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE;
-const results = [];
-let done = 0;
+function withDirectory(destination, make) {
+  try {
+    return make();
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error;
+    fs.mkdirSync(path.dirname(destination), { recursive: true });
+    return make();
+  }
+}
 function copyOne(index, job) {
   const destination = dir + '/' + job.path;
   let stats;
@@ -37,38 +47,152 @@ function copyOne(index, job) {
   try {
     if (stats.isSymbolicLink()) {
       const target = fs.readlinkSync(job.source, { encoding: 'buffer' });
-      fs.symlinkSync(target, destination);
+      withDirectory(destination, () => fs.symlinkSync(target, destination));
       return { index, bytes: target.length };
     }
     if (stats.size > 0 && stats.blocks * 512 < stats.size) return { index, sparse: true, mode: stats.mode };
-    fs.copyFileSync(job.source, destination, flags);
+    withDirectory(destination, () => fs.copyFileSync(job.source, destination, flags));
     return { index, bytes: stats.size };
   } catch (error) {
+    // The source went away between its lstat and its copy.
+    if (error.code === 'ENOENT' && !fs.existsSync(job.source)) return { index, skipped: 'missing' };
     if (error.code !== 'EACCES' && error.code !== 'EPERM') throw error;
     return { index, skipped: 'unreadable', detail: error.code };
   }
 }
-parentPort.once('message', () => {
-try {
-  for (let index = start; index < end; index++) {
-    results.push(copyOne(index, jobs[index]));
-    if (++done % 512 === 0) parentPort.postMessage({ progress: 512 });
+parentPort.on('message', ({ batch, jobs, first, makeDirectories }) => {
+  const results = [];
+  let done = 0;
+  try {
+    if (makeDirectories) {
+      const made = new Set();
+      for (const job of jobs) {
+        const slash = job.path.lastIndexOf('/');
+        const parent = slash === -1 ? '' : job.path.slice(0, slash);
+        if (parent === '' || made.has(parent)) continue;
+        made.add(parent);
+        fs.mkdirSync(dir + '/' + parent, { recursive: true });
+      }
+    }
+    for (let offset = 0; offset < jobs.length; offset++) {
+      results.push(copyOne(first + offset, jobs[offset]));
+      if (++done % 512 === 0) parentPort.postMessage({ batch, progress: 512 });
+    }
+    parentPort.postMessage({ batch, progress: done % 512, results });
+  } catch (error) {
+    parentPort.postMessage({ batch, error: { message: error.message, code: error.code, syscall: error.syscall, path: error.path } });
   }
-  parentPort.postMessage({ progress: done % 512, results });
-} catch (error) {
-  parentPort.postMessage({ error: { message: error.message, code: error.code, syscall: error.syscall, path: error.path } });
-}
-parentPort.close();
 });
 `;
 
+interface Batch {
+  left: number;
+  results: WorkerCopyResult[];
+  failure: Error | null;
+  progress?: ((done: number) => void) | undefined;
+  done: () => void;
+}
+
+type WorkerMessage = {
+  batch: number;
+  progress?: number;
+  results?: WorkerCopyResult[];
+  error?: { message: string; code?: string; syscall?: string; path?: string };
+};
+
 /**
- * Runs `copy` jobs (`source` → `dir/path`) on `workers` worker threads, each with synchronous
- * file calls, so no per-file round trip through the main thread and libuv's queue: the main
- * thread only starts them and collects what they did. The workers start at once and begin
- * copying when `ready` (the directories made) resolves; if it rejects they are stopped unused.
- * Resolves once every worker has finished; rejects with the first unexpected error (a Node
- * system error with its code) after all have stopped, so nothing writes into `dir` afterwards.
+ * Worker threads that copy `copy` jobs (`source` → `dir/path`), each with synchronous file calls,
+ * so no per-file round trip through the main thread and libuv's queue: the main thread only
+ * hands out batches and collects what was done. Started before anything is known to copy (a
+ * worker takes a few tens of milliseconds to start), then fed with {@link run} as the lists come
+ * in. {@link close} stops them; it resolves once none can write into `dir` any more.
+ */
+export class CopyPool {
+  private readonly workers: Worker[];
+  private readonly pending = new Map<number, Batch>();
+  private nextBatch = 0;
+  private crashed: Error | null = null;
+
+  constructor(
+    readonly dir: string,
+    size: number,
+  ) {
+    this.workers = Array.from({ length: size }, () => {
+      const worker = new Worker(SOURCE, { eval: true, workerData: { dir } });
+      worker.on('message', (message: WorkerMessage) => this.receive(message));
+      // A worker that dies fails every batch still open: none of them can finish.
+      const fail = (error: Error) => {
+        this.crashed ??= error;
+        for (const batch of this.pending.values()) {
+          batch.failure ??= error;
+          batch.done();
+        }
+        this.pending.clear();
+      };
+      worker.once('error', fail);
+      worker.once('exit', () => fail(new Error('a copy worker stopped before finishing')));
+      return worker;
+    });
+  }
+
+  /**
+   * Copies `jobs`, each worker a contiguous share (so two workers seldom create files in one
+   * directory at once, where they would queue on its lock). Resolves with one result per job
+   * (`index` into `jobs`) once every share is done; rejects with the first unexpected error (a
+   * Node system error with its code) once every share has stopped.
+   */
+  run(
+    jobs: ReadonlyArray<{ path: string; source: string }>,
+    onProgress?: (done: number) => void,
+    options: { makeDirectories?: boolean } = {},
+  ): Promise<WorkerCopyResult[]> {
+    if (this.crashed) return Promise.reject(this.crashed);
+    if (jobs.length === 0) return Promise.resolve([]);
+    const batch = this.nextBatch++;
+    const share = Math.ceil(jobs.length / this.workers.length);
+    const shares = this.workers.map((_, index) => [index * share, Math.min(jobs.length, (index + 1) * share)] as const).filter(([from, to]) => from < to);
+    return new Promise((resolve, reject) => {
+      const state: Batch = {
+        left: shares.length,
+        results: [],
+        failure: null,
+        progress: onProgress,
+        done: () => (state.failure ? reject(state.failure) : resolve(state.results)),
+      };
+      this.pending.set(batch, state);
+      shares.forEach(([from, to], index) => {
+        const slice = jobs.slice(from, to).map((job) => ({ path: job.path, source: job.source }));
+        this.workers[index]!.postMessage({ batch, jobs: slice, first: from, makeDirectories: options.makeDirectories ?? true });
+      });
+    });
+  }
+
+  private receive(message: WorkerMessage): void {
+    const state = this.pending.get(message.batch);
+    if (!state) return;
+    if (message.progress) state.progress?.(message.progress);
+    if (message.error) state.failure ??= Object.assign(new Error(message.error.message), message.error);
+    if (message.results) state.results.push(...message.results);
+    if (message.results || message.error) {
+      if (--state.left === 0) {
+        this.pending.delete(message.batch);
+        state.done();
+      }
+    }
+  }
+
+  /** Stops every worker; resolves once all have stopped, so nothing writes into `dir` afterwards. */
+  async close(): Promise<void> {
+    this.crashed ??= new Error('the copy workers were closed');
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+}
+
+/**
+ * Runs `copy` jobs on `workers` worker threads of a {@link CopyPool}: they start at once and
+ * begin copying when `ready` (every directory made) resolves; if it rejects they are stopped unused. Resolves once every
+ * job is done; rejects with the first unexpected error after all workers have stopped, so nothing
+ * writes into `dir` afterwards.
  */
 export async function copyInWorkers(
   dir: string,
@@ -77,49 +201,11 @@ export async function copyInWorkers(
   ready: Promise<unknown>,
   onProgress?: (done: number) => void,
 ): Promise<WorkerCopyResult[]> {
-  const plain = jobs.map((job) => ({ path: job.path, source: job.source }));
-  const results: WorkerCopyResult[] = [];
-  let failure: Error | null = null;
-  const started: Worker[] = [];
-  const all = Promise.all(
-    Array.from(
-      { length: workers },
-      (_, start) =>
-        new Promise<void>((resolve) => {
-          const share = Math.ceil(plain.length / workers);
-          const workerData = { dir, jobs: plain, start: start * share, end: Math.min(plain.length, (start + 1) * share) };
-          const worker = new Worker(SOURCE, { eval: true, workerData });
-          started.push(worker);
-          let finished = false;
-          worker.on(
-            'message',
-            (message: { progress?: number; results?: WorkerCopyResult[]; error?: { message: string; code?: string; syscall?: string; path?: string } }) => {
-              if (message.progress) onProgress?.(message.progress);
-              if (message.results) results.push(...message.results);
-              if (message.error) failure ??= Object.assign(new Error(message.error.message), message.error);
-              finished ||= message.results !== undefined || message.error !== undefined;
-            },
-          );
-          worker.once('error', (error) => {
-            failure ??= error;
-          });
-          // A worker's last message arrives before its exit; one that exits without it stopped part-way.
-          worker.once('exit', () => {
-            if (!finished) failure ??= new Error('a copy worker stopped before finishing');
-            resolve();
-          });
-        }),
-    ),
-  );
+  const pool = new CopyPool(dir, workers);
   try {
     await ready;
-  } catch (error) {
-    for (const worker of started) void worker.terminate();
-    await all;
-    throw error;
+    return await pool.run(jobs, onProgress, { makeDirectories: false });
+  } finally {
+    await pool.close();
   }
-  for (const worker of started) worker.postMessage('go');
-  await all;
-  if (failure) throw failure;
-  return results;
 }

@@ -4,7 +4,7 @@ import { chmod, copyFile, mkdir, readlink, symlink, writeFile } from 'node:fs/pr
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { copyNewFile, fsyncTreeEntries } from '../workspace/index.js';
-import { copyInWorkers } from './copy-workers.js';
+import { type CopyPool, copyInWorkers, type WorkerCopyResult } from './copy-workers.js';
 
 /** One entry to create in a fork's new directory; `group` says whose it is (-1: the workspace's, else an ignored path's index). */
 export type CopyJob =
@@ -25,9 +25,9 @@ export interface WriteOutcome {
 /** Copies in flight at once: enough to keep libuv's thread pool and the disk queue busy. */
 const CONCURRENCY = 16;
 /** From this many entries on, files are copied on worker threads: starting them costs a few tens of milliseconds. */
-const WORKER_THRESHOLD = 2048;
+export const WORKER_THRESHOLD = 2048;
 /** Copy workers: one per core, at least two (one may wait on the disk while the other copies), at most four. */
-const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
+export const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
 
 /**
  * Creates every job's entry under `dir` (a fresh directory nobody else writes into): the
@@ -41,55 +41,75 @@ const WORKERS = Math.min(4, Math.max(2, availableParallelism()));
  * Paths must be relative and `/`-separated, and no job's path may lie below another's (the caller
  * checks): the only links are the ones jobs create, after every directory exists.
  */
-export async function writeJobs(dir: string, jobs: readonly CopyJob[], onDone?: () => void, options: { workerThreshold?: number } = {}): Promise<WriteOutcome> {
+export async function writeJobs(
+  dir: string,
+  jobs: readonly CopyJob[],
+  onDone?: () => void,
+  options: { workerThreshold?: number; pool?: CopyPool; outcome?: WriteOutcome } = {},
+): Promise<WriteOutcome> {
+  const outcome: WriteOutcome = options.outcome ?? emptyOutcome();
+  // Many files: the copies run on worker threads, each with synchronous calls (see copyInWorkers);
+  // the few restored contents and links stay on the main thread's pool, meanwhile.
+  const copies = options.pool || jobs.length >= (options.workerThreshold ?? WORKER_THRESHOLD) ? jobs.filter((job) => job.kind === 'copy') : [];
+  const rest = copies.length > 0 ? jobs.filter((job) => job.kind !== 'copy') : jobs;
   const directories = new Set<string>();
-  for (const job of jobs) {
+  // Copies on a pool that is already running make their own directories, as they need them.
+  for (const job of options.pool ? rest : jobs) {
     for (let parent = dirname(job.path); parent !== '.' && !directories.has(parent); parent = dirname(parent)) directories.add(parent);
   }
-  // Level by level, each level's directories created in parallel in the thread pool.
+  // Level by level, each level's directories created in parallel in the thread pool; beside a
+  // running pool a directory may exist already.
   const levels: string[][] = [];
   for (const relative of directories) (levels[relative.split('/').length - 1] ??= []).push(relative);
   const made = (async () => {
-    for (const level of levels) if (level) await Promise.all(level.map((relative) => mkdir(join(dir, relative))));
+    for (const level of levels) if (level) await Promise.all(level.map((relative) => mkdir(join(dir, relative), { recursive: options.pool !== undefined })));
   })();
-  const outcome: WriteOutcome = { files: new Map(), bytes: new Map(), skipped: [] };
-  const count = (job: CopyJob, bytes: number) => {
-    outcome.files.set(job.group, (outcome.files.get(job.group) ?? 0) + 1);
-    outcome.bytes.set(job.group, (outcome.bytes.get(job.group) ?? 0) + bytes);
+  const progress = (done: number) => {
+    for (let index = 0; index < done; index++) onDone?.();
   };
-  // Many files: the copies run on worker threads, each with synchronous calls (see copyInWorkers);
-  // the few restored contents and links stay on the main thread's pool, meanwhile.
-  const copies = jobs.length >= (options.workerThreshold ?? WORKER_THRESHOLD) ? jobs.filter((job) => job.kind === 'copy') : [];
-  const rest = copies.length > 0 ? jobs.filter((job) => job.kind !== 'copy') : jobs;
   let next = 0;
   const writer = async () => {
     await made;
     while (next < rest.length) {
       const job = rest[next++]!;
       const bytes = await writeJob(dir, job, outcome);
-      if (bytes !== null) count(job, bytes);
+      if (bytes !== null) count(outcome, job, bytes);
       onDone?.();
     }
   };
   // Both finish before anything is thrown, so nothing writes into `dir` once the caller cleans it up.
   const [copied, written] = await Promise.allSettled([
-    copies.length > 0
-      ? copyInWorkers(dir, copies, WORKERS, made, (done) => {
-          for (let index = 0; index < done; index++) onDone?.();
-        })
-      : Promise.resolve([]),
+    copies.length === 0 ? Promise.resolve([]) : options.pool ? options.pool.run(copies, progress) : copyInWorkers(dir, copies, WORKERS, made, progress),
     Promise.all([made, ...Array.from({ length: Math.min(CONCURRENCY, rest.length) }, writer)]),
   ]);
   if (copied.status === 'rejected') throw copied.reason;
   if (written.status === 'rejected') throw written.reason;
-  const results = copied.value;
+  countWorkerResults(dir, copies, copied.value, outcome);
+  return outcome;
+}
+
+export function emptyOutcome(): WriteOutcome {
+  return { files: new Map(), bytes: new Map(), skipped: [] };
+}
+
+function count(outcome: WriteOutcome, job: { group: number }, bytes: number): void {
+  outcome.files.set(job.group, (outcome.files.get(job.group) ?? 0) + 1);
+  outcome.bytes.set(job.group, (outcome.bytes.get(job.group) ?? 0) + bytes);
+}
+
+/** Adds what workers did with `copies` to `outcome`; a sparse file they handed back is copied here, with its holes. */
+export function countWorkerResults(
+  dir: string,
+  copies: ReadonlyArray<{ path: string; source: string; group: number }>,
+  results: readonly WorkerCopyResult[],
+  outcome: WriteOutcome,
+): void {
   for (const result of results) {
     const job = copies[result.index]!;
-    if ('bytes' in result) count(job, result.bytes);
-    else if ('sparse' in result) count(job, copyNewFile(job.source, join(dir, job.path), result.mode));
+    if ('bytes' in result) count(outcome, job, result.bytes);
+    else if ('sparse' in result) count(outcome, job, copyNewFile(job.source, join(dir, job.path), result.mode));
     else outcome.skipped.push({ path: job.path, group: job.group, reason: result.skipped, ...(result.detail === undefined ? {} : { detail: result.detail }) });
   }
-  return outcome;
 }
 
 /** Writes one entry; returns its bytes, or null when its source was gone or not a file or link. */

@@ -30,6 +30,8 @@ export interface TreePlanInput {
   /** Real absolute paths never copied (the store's files and directory). */
   excluded: readonly string[];
   notCopied: NotCopiedEntry[];
+  /** Paths already written into the fork (files or links, so nothing can go below one). */
+  written?: ReadonlySet<string>;
 }
 
 export interface TreePlan {
@@ -141,7 +143,7 @@ export function planTree(input: TreePlanInput): TreePlan {
   const own: CopyJob[] = [];
   const others: CopyJob[] = [];
   for (const [path, job] of entries) {
-    const blocker = ancestorIn(path, entries);
+    const blocker = ancestorIn(path, entries) ?? (input.written ? ancestorIn(path, input.written) : null);
     if (blocker !== null) notCopied.push({ path, reason: 'conflict', detail: `${blocker} is not a directory at the fork point` });
     else (job.group === WORKSPACE_GROUP ? own : others).push(job);
   }
@@ -149,7 +151,7 @@ export function planTree(input: TreePlanInput): TreePlan {
   return { jobs: [...own, ...others], ignored, restored: restored.sort(), notCopied };
 }
 /** The nearest ancestor of `path` that is itself an entry (a file or a link, so nothing can be below it), or null. */
-function ancestorIn(path: string, entries: ReadonlyMap<string, unknown>): string | null {
+function ancestorIn(path: string, entries: { has(key: string): boolean }): string | null {
   for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
     const ancestor = path.slice(0, slash);
     if (entries.has(ancestor)) return ancestor;

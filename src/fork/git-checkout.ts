@@ -82,14 +82,15 @@ export interface GitListing {
   ignored: string[];
 }
 
-export async function listWorkTree(top: string): Promise<GitListing> {
+/** Lists `top` with git; `options.tracked: false` leaves the index out (the caller read it itself). */
+export async function listWorkTree(top: string, options: { tracked?: boolean } = {}): Promise<GitListing> {
   const split = (buffer: Buffer) =>
     buffer
       .toString('utf8')
       .split('\0')
       .filter((entry) => entry !== '');
   const [stage, untracked, ignored] = await Promise.all([
-    git(top, ['ls-files', '-z', '--stage']),
+    options.tracked === false ? Promise.resolve(Buffer.alloc(0)) : git(top, ['ls-files', '-z', '--stage']),
     git(top, ['ls-files', '-z', '--others', '--exclude-standard']),
     git(top, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
   ]);

@@ -7,7 +7,9 @@ import { FileWriteFailedError, fsyncDirectory, scanWorkspace, type Workspace } f
 import { errorReason } from '../workspace/error-reason.js';
 import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingPathFor } from '../workspace/materialize-target.js';
 import { ForkStateUnavailableError } from './fork-errors.js';
-import { syncTree, writeJobs } from './fork-copy.js';
+import { CopyPool, type WorkerCopyResult } from './copy-workers.js';
+import { type CopyJob, countWorkerResults, emptyOutcome, syncTree, WORKER_THRESHOLD, WORKERS, writeJobs } from './fork-copy.js';
+import { readIndexEntries } from './git-index-reader.js';
 import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
 import {
   fillIndex,
@@ -15,6 +17,7 @@ import {
   type GitFeatures,
   gitFeatures,
   type GitListing,
+  type IndexEntry,
   listWorkTree,
   moveRegistration,
   registerWorkTree,
@@ -69,51 +72,117 @@ export async function materializeAtForkPoint(input: {
   const prefix = `${rootName}:`;
   const prior = new Map<string, PriorState>();
   for (const [key, state] of priorStates(input.after)) if (key.startsWith(prefix)) prior.set(key.slice(prefix.length), state);
-  // The top of a git work tree holds `.git`: git lists it (read only) while the blobs are read and git confirms it is one.
-  const early = rootName === PRIMARY_ROOT && existsSync(join(root.realDir, '.git')) ? startListing(root.realDir) : null;
-  const contents = await priorContents(input.blobs, prior);
+  const excluded = [...input.workspace.exclusions.dirs, ...(input.workspace.exclusions.protected ?? [])];
+  // The top of a git work tree holds `.git`: its index is read here and git lists the rest (read
+  // only) while the blobs are read, git confirms it is a work tree, and the tracked files are copied.
+  const gitTop = rootName === PRIMARY_ROOT && existsSync(join(root.realDir, '.git'));
+  const indexed = gitTop ? readIndexEntries(indexPathOf(root.realDir)) : null;
+  const early = gitTop ? startListing(root.realDir, indexed === null) : null;
+  const repositoryPromise = rootName === PRIMARY_ROOT ? findGitWorkTree(root.realDir) : Promise.resolve({ reason: 'not_a_git_work_tree' as const });
+  const contentsPromise = priorContents(input.blobs, prior);
+  repositoryPromise.catch(() => {});
+  contentsPromise.catch(() => {});
   const target = resolve(input.targetDir);
   checkMaterializeTarget(target);
   assertFreshTarget(target);
 
-  const repository = rootName === PRIMARY_ROOT ? await findGitWorkTree(root.realDir) : { reason: 'not_a_git_work_tree' as const };
-  const gitTree = 'commit' in repository ? repository : null;
   const notCopied: NotCopiedEntry[] = [];
   const parent = dirname(target);
   createDirectories(parent, target);
   removeStaleStaging(parent);
-  if (gitTree) removeStaleRegistrations(gitTree.commonDir, stagingPid, isAlive);
   const staging = stagingPathFor(target);
   const building = join(staging, basename(target));
   let placed = false;
+  let pool: CopyPool | null = null;
+  let earlyRun: Promise<WorkerCopyResult[]> | null = null;
   try {
     mkdirSync(staging, { mode: 0o755 });
+    mkdirSync(building, { mode: 0o755 });
+    let done = 0;
+    let total = 0;
+    const progress = () => input.onProgress?.(++done, total);
+    // Enough tracked files to be worth worker threads: they start now and copy what needs no listing
+    // (registering through `git worktree add` needs an empty directory, so then they wait for it).
+    if (indexed !== null && indexed.length >= WORKER_THRESHOLD) pool = new CopyPool(building, WORKERS);
+    const features = early ? await early.features : null;
+    let earlyJobs: CopyFileJob[] = [];
+    if (pool && indexed && features && !features.registerWithGit) {
+      earlyJobs = copiedAtOnce(indexed, root.realDir, prior, excluded);
+      total = earlyJobs.length;
+      earlyRun = pool.run(earlyJobs, (count) => {
+        for (let index = 0; index < count; index++) progress();
+      });
+      earlyRun.catch(() => {});
+    }
+    let repository = await repositoryPromise;
+    if (!('commit' in repository) || !features) {
+      // Not a work tree to check out after all: a plain copy, from scratch.
+      if (pool) await pool.close();
+      if (earlyRun) await earlyRun.catch(() => {});
+      pool = null;
+      earlyRun = null;
+      earlyJobs = [];
+      rmSync(building, { recursive: true, force: true });
+      mkdirSync(building, { mode: 0o755 });
+      if ('commit' in repository) repository = { reason: 'not_a_git_work_tree' };
+    }
+    const gitTree = 'commit' in repository ? repository : null;
+    if (gitTree) removeStaleRegistrations(gitTree.commonDir, stagingPid, isAlive);
     let listed: ListedPath[];
     let ignoredPaths: string[];
     let index: 'copied' | 'read_from_head' | null = null;
-    if (gitTree) {
+    if (gitTree && early && features) {
       // git lists the parent's work tree while the new one is registered.
-      const { listing: listingPromise, features: featuresPromise } = early ?? startListing(gitTree.top);
-      const features = await featuresPromise;
-      if (features.registerWithGit) await registerWorkTree(gitTree.top, building, gitTree.commit);
-      else writeWorkTreeRegistration(gitTree.commonDir, building, gitTree.commit);
-      const listing = await listingPromise;
+      if (!features.registerWithGit) writeWorkTreeRegistration(gitTree.commonDir, building, gitTree.commit, { dirExists: true });
+      else {
+        rmSync(building, { recursive: true });
+        await registerWorkTree(gitTree.top, building, gitTree.commit);
+      }
+      const listing = await early.listing;
+      // A directory git tracks files in that is a link or a file now (listed as untracked or
+      // ignored): the workers followed it. What they copied below it is taken back, so the plan
+      // makes it what it is now and reports the tracked paths below it, as for any other conflict.
+      const displaced = displacedByListing(earlyJobs, [...listing.untracked, ...listing.ignored]);
+      if (displaced.length > 0 && earlyRun) {
+        await earlyRun;
+        for (const path of displaced) rmSync(join(building, path), { recursive: true, force: true });
+        const below = (path: string) => displaced.some((dir) => path.startsWith(`${dir}/`));
+        // Old job index → its index among the jobs kept.
+        const kept = new Map<number, number>();
+        earlyJobs.forEach((job, index) => {
+          if (!below(job.path)) kept.set(index, kept.size);
+        });
+        const results = (await earlyRun).flatMap((result) => (kept.has(result.index) ? [{ ...result, index: kept.get(result.index)! }] : []));
+        earlyJobs = earlyJobs.filter((job) => !below(job.path));
+        earlyRun = Promise.resolve(results);
+      }
+      const written = new Set(earlyJobs.map((job) => job.path));
       listed = [];
-      for (const entry of listing.tracked) {
+      for (const entry of indexed ?? listing.tracked) {
         if (entry.mode === '160000') notCopied.push({ path: entry.path, reason: 'submodule' });
-        else listed.push({ path: entry.path });
+        else if (!written.has(entry.path)) listed.push({ path: entry.path });
       }
       for (const path of listing.untracked) listed.push(path.endsWith('/') ? { path: path.slice(0, -1), directory: true } : { path });
       ignoredPaths = listing.ignored;
       index = await fillIndex(building, gitTree.commit, features.indexNotPortable ? null : gitTree.index);
     } else {
       ({ listed, ignoredPaths } = scannedPaths(input.workspace, rootName, prior, notCopied));
-      mkdirSync(building, { mode: 0o755 });
     }
-    const excluded = [...input.workspace.exclusions.dirs, ...(input.workspace.exclusions.protected ?? [])];
-    const plan = planTree({ rootDir: root.realDir, listed, ignored: ignoredPaths, ignoredMode, prior, contents, excluded, notCopied });
-    let done = 0;
-    const outcome = await writeJobs(building, plan.jobs, () => input.onProgress?.(++done, plan.jobs.length));
+    const contents = await contentsPromise;
+    const written = new Set(earlyJobs.map((job) => job.path));
+    const plan = planTree({ rootDir: root.realDir, listed, ignored: ignoredPaths, ignoredMode, prior, contents, excluded, notCopied, written });
+    total += plan.jobs.length;
+    const outcome = emptyOutcome();
+    // Both finish before anything is thrown, so nothing writes into the directory once it is cleaned up.
+    const [late, first] = await Promise.allSettled([
+      writeJobs(building, plan.jobs, progress, { outcome, ...(pool ? { pool } : {}) }),
+      earlyRun ?? Promise.resolve([]),
+    ]);
+    if (late.status === 'rejected') throw late.reason;
+    if (first.status === 'rejected') throw first.reason;
+    countWorkerResults(building, earlyJobs, first.value, outcome);
+    if (pool) await pool.close();
+    pool = null;
     if (input.durable ?? true) await syncTree(staging);
     renameSync(building, target);
     placed = true;
@@ -146,6 +215,8 @@ export async function materializeAtForkPoint(input: {
       notCopied: plan.notCopied.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     };
   } catch (error) {
+    if (pool) await pool.close();
+    if (earlyRun) await earlyRun.catch(() => {});
     discardWorkTree(placed ? target : building);
     rmSync(staging, { recursive: true, force: true });
     if (WaypointError.is(error)) throw error;
@@ -154,12 +225,61 @@ export async function materializeAtForkPoint(input: {
 }
 
 /** Starts git listing `top` and reading its settings; each promise is awaited later, or dropped when `top` turns out not to be a work tree to check out. */
-function startListing(top: string): { listing: Promise<GitListing>; features: Promise<GitFeatures> } {
-  const listing = listWorkTree(top);
+function startListing(top: string, tracked: boolean): { listing: Promise<GitListing>; features: Promise<GitFeatures> } {
+  const listing = listWorkTree(top, { tracked });
   const features = gitFeatures(top);
   listing.catch(() => {});
   features.catch(() => {});
   return { listing, features };
+}
+
+/** The index file of the work tree whose top is `top`: `.git/index`, or in a linked work tree its registration's. */
+function indexPathOf(top: string): string {
+  const dotGit = join(top, '.git');
+  return isDirectory(dotGit) ? join(dotGit, 'index') : join(registrationOf(top) ?? dotGit, 'index');
+}
+
+/**
+ * The tracked files a fork copies before git has listed the rest: every index entry as it is on
+ * disk now, except submodules, the store's own files, and any path a change after the fork point
+ * touched, lies below or above (those are left to {@link planTree}, which decides their conflicts).
+ */
+function copiedAtOnce(entries: readonly IndexEntry[], rootDir: string, prior: ReadonlyMap<string, PriorState>, excluded: readonly string[]): CopyFileJob[] {
+  const touched = new Set<string>();
+  for (const path of prior.keys()) {
+    touched.add(path);
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) touched.add(path.slice(0, slash));
+  }
+  // Only the excluded paths inside the work tree can match a tracked path (the store usually lies elsewhere).
+  const inside = excluded.filter((dir) => dir.startsWith(`${rootDir}/`)).map((dir) => dir.slice(rootDir.length + 1));
+  const jobs: CopyFileJob[] = [];
+  for (const entry of entries) {
+    const path = entry.path;
+    if (entry.mode === '160000' || touched.has(path)) continue;
+    let skip = false;
+    if (prior.size > 0) {
+      for (let slash = path.indexOf('/'); slash !== -1 && !skip; slash = path.indexOf('/', slash + 1)) skip = prior.has(path.slice(0, slash));
+    }
+    for (let index = 0; index < inside.length && !skip; index++) skip = path === inside[index] || path.startsWith(`${inside[index]}/`);
+    if (!skip) jobs.push({ kind: 'copy', path, source: `${rootDir}/${path}`, group: WORKSPACE_GROUP });
+  }
+  return jobs;
+}
+
+type CopyFileJob = Extract<CopyJob, { kind: 'copy' }>;
+
+/** The untracked or ignored paths (a directory ends with `/`) that some early copy lies below. */
+function displacedByListing(jobs: readonly CopyFileJob[], listed: readonly string[]): string[] {
+  if (listed.length === 0 || jobs.length === 0) return [];
+  const directories = new Set<string>();
+  for (const job of jobs) {
+    for (let slash = job.path.lastIndexOf('/'); slash !== -1; slash = job.path.lastIndexOf('/', slash - 1)) {
+      const dir = job.path.slice(0, slash);
+      if (directories.has(dir)) break;
+      directories.add(dir);
+    }
+  }
+  return listed.map((path) => (path.endsWith('/') ? path.slice(0, -1) : path)).filter((path) => directories.has(path));
 }
 
 /**

@@ -2,7 +2,8 @@ import { mkdirSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node
 import { basename, join } from 'node:path';
 
 /**
- * Registers a new linked work tree at `dir` (which must not exist yet) detached at `commit`, by
+ * Registers a new linked work tree at `dir` (which must not exist yet, or with `dirExists` be a
+ * directory the caller made and fills) detached at `commit`, by
  * writing what `git worktree add --no-checkout --detach` writes, without its two git processes:
  * `<commonDir>/worktrees/<name>/` holding `gitdir` (the absolute path of `dir/.git`), `commondir`
  * (`../..`) and `HEAD` (the commit), and `dir/.git` naming that directory. The name is `dir`'s
@@ -15,7 +16,7 @@ import { basename, join } from 'node:path';
  * Git configurations this layout does not cover (relative work tree paths, per-work-tree config)
  * must go through `git worktree add` instead: the caller checks.
  */
-export function writeWorkTreeRegistration(commonDir: string, dir: string, commit: string): string {
+export function writeWorkTreeRegistration(commonDir: string, dir: string, commit: string, options: { dirExists?: boolean } = {}): string {
   const worktrees = join(commonDir, 'worktrees');
   mkdirSync(worktrees, { recursive: true });
   const name = safeName(basename(dir));
@@ -32,7 +33,7 @@ export function writeWorkTreeRegistration(commonDir: string, dir: string, commit
   try {
     const lock = join(registration, 'locked');
     writeFileSync(lock, 'initializing\n');
-    mkdirSync(dir, { mode: 0o777 });
+    if (!options.dirExists) mkdirSync(dir, { mode: 0o777 });
     writeFileSync(join(registration, 'gitdir'), `${join(realpathSync(dir), '.git')}\n`);
     writeFileSync(join(dir, '.git'), `gitdir: ${registration}\n`);
     writeFileSync(join(registration, 'commondir'), '../..\n');
