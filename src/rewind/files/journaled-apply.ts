@@ -440,7 +440,7 @@ async function removeTaken(taken: string[]): Promise<void> {
 
 /** Whether the entry taken holds `hash` as the same kind (a link's text is not a file's bytes). */
 function holds(held: HeldFile, hash: string | null, mode: number | null): boolean {
-  return held.exists ? hash !== null && hashContent(held.content) === hash && isLinkMode(held.mode) === isLinkMode(mode) : hash === null;
+  return held.exists ? hash !== null && (held.hash ?? hashContent(held.content)) === hash && isLinkMode(held.mode) === isLinkMode(mode) : hash === null;
 }
 
 /**
