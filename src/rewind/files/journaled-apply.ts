@@ -34,6 +34,7 @@ import {
 } from './journal-restore.js';
 import { preservedEntry } from './preserved-contents.js';
 import { RewindLedger } from './rewind-ledger.js';
+import { inReadiness } from './readiness-order.js';
 import { orderSteps, type PlannedStep } from './rewind-plan.js';
 import { describeMismatch } from './rewind-simulation.js';
 import { journalsInFlight, lockWorkspace, type WorkspaceLock } from './workspace-lock.js';
@@ -48,6 +49,11 @@ export const FILE_REWIND_ENTRY = 'file-rewind';
 
 /** Test hooks: real file-system changes made between steps, to provoke real failures. */
 export interface ApplyHooks {
+  /**
+   * Runs after each step (`index`: how many ran before it). With it, the steps run in the plan's
+   * order, none taken early because its temp file was durable first, so a test can act after a
+   * named step.
+   */
   afterStep?: (path: string, index: number) => void;
   /** Runs between a failure and compensation. */
   beforeCompensation?: () => void;
@@ -234,9 +240,13 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       await store.syncJournal(journal.id);
 
       const directories = new Set<string>();
-      for (const [index, step] of steps.entries()) {
+      let index = 0;
+      // A hook that acts after a given step sees the steps in the plan's order (see `ApplyHooks`).
+      const goesEarly = input.hooks?.afterStep ? () => false : (step: PlannedStep) => prepared.has(step);
+      for await (const step of inReadiness(steps, ready, goesEarly)) {
         failedPath = step.path;
-        // Each file's temp file is durable before it goes in; the later ones sync meanwhile.
+        // Each file's temp file is durable before it goes in; the later ones sync meanwhile, and
+        // one already durable goes before one still syncing.
         await ready.get(step);
         executeStep(
           step,
@@ -249,7 +259,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
           step.moveFrom === null ? undefined : steps.find((other) => other.path === step.moveFrom),
           taken,
         );
-        input.hooks?.afterStep?.(step.path, index);
+        input.hooks?.afterStep?.(step.path, index++);
       }
       failedPath = null;
       // The replaced files (their contents kept in the store) are removed together in the thread
