@@ -96,9 +96,10 @@ export interface JournaledApplyInput {
  * the journal stays pending for recovery. The whole apply runs under the workspace lock.
  *
  * The I/O is pipelined (ARCHITECTURE.md, "File rewind"): the journal is recorded, the new contents
- * are written to temp files and fsynced in the thread pool, all at once, while one full sync makes
- * the journal (and the kept contents) durable on this thread; only then is any file replaced, each
- * as soon as its own temp file is durable; the directories are fsynced together after the
+ * are written to temp files and fsynced in the thread pool, all at once, while the contents to keep
+ * are written and one full sync makes the journal (and them) durable on this thread; only then is
+ * any file replaced, each as soon as its own temp file is durable (one durable early goes before
+ * one still syncing, see `inReadiness`); the directories are fsynced together after the
  * replacements (while the replaced files are removed), and the final commit needs no full sync of
  * its own (a power loss that loses it leaves the journal pending, and recovery rolls back).
  */
@@ -152,8 +153,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       keep.push({ content: step.expected.content, hash: step.expected.hash!, verified: true, ...(step.target.hash ? { baseHash: step.target.hash } : {}) });
     if (step.target.content) keep.push({ content: step.target.content, hash: step.target.hash!, verified: true });
   }
-  // Written and syncing now; indexed before the journal's full sync, which makes the rows durable too.
-  let kept: PendingBlobPut | null = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
+  /** The contents to keep, written and syncing (begun once the temp files are): indexed before the journal's full sync. */
+  let kept: PendingBlobPut | null = null;
 
   const files: RewoundFile[] = input.steps.map((step) => ({
     path: step.path,
@@ -203,7 +204,6 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       { durable: false },
     );
   } catch (error) {
-    kept?.abort();
     journalsInFlight.delete(journalId);
     throw error;
   }
@@ -234,6 +234,9 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         ready.set(step, write);
       }
       preparing = [...ready.values()];
+      // Written and syncing while the temp files are; indexed before the journal's full sync, which
+      // makes the rows durable too: all of it before any file is touched.
+      kept = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
       const keeping = kept;
       kept = null;
       await keeping?.commit();
