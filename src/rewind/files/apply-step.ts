@@ -23,39 +23,23 @@ import { describeMismatch } from './rewind-simulation.js';
  * Writes a step's new content into a temp file beside it in the thread pool (see
  * `prepareFileWriteInPool`) and fsyncs it there, recording it in `prepared`. A write not possible
  * yet (its directory is missing, or is a file an earlier step removes …) is left to the step.
- * `written` settles once the bytes are in and the fsync is under way (it never rejects: a failure
- * is raised by `synced`), `synced` once the temp file is durable.
  */
-export function prepareStep(
-  step: PlannedStep,
-  durable: boolean,
-  prepared: Map<PlannedStep, PreparedFileWrite>,
-): { written: Promise<void>; synced: Promise<void> } {
-  // No directory is created before the journal is durable: a write into a missing one is
-  // prepared later, in turn.
-  const write = prepareFileWriteInPool(step.resolved, step.target.content!, {
-    ...(step.target.mode === null ? {} : { mode: step.target.mode }),
-    durable,
-    createParents: false,
-  }).then(
-    (done) => {
-      prepared.set(step, done);
-      return done;
-    },
-    (error: unknown) => {
-      if (!(error instanceof FileWriteFailedError)) throw error;
-      return null;
-    },
-  );
-  // Chained first, so the fsync is asked for before anyone awaiting `written` goes on.
-  const synced = write.then((done) => done?.sync());
-  return {
-    written: write.then(
-      () => undefined,
-      () => undefined,
-    ),
-    synced,
-  };
+export async function prepareStep(step: PlannedStep, durable: boolean, prepared: Map<PlannedStep, PreparedFileWrite>): Promise<void> {
+  let write: PreparedFileWrite;
+  try {
+    // No directory is created before the journal is durable: a write into a missing one is
+    // prepared later, in turn.
+    write = await prepareFileWriteInPool(step.resolved, step.target.content!, {
+      ...(step.target.mode === null ? {} : { mode: step.target.mode }),
+      durable,
+      createParents: false,
+    });
+  } catch (error) {
+    if (!(error instanceof FileWriteFailedError)) throw error;
+    return;
+  }
+  prepared.set(step, write);
+  await write.sync();
 }
 
 /**

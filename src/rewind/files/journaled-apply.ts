@@ -209,28 +209,22 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       // New contents into temp files beside their targets, written and fsynced in the thread pool,
       // all at once, while the kept contents are indexed and the journal is synced on this thread.
       const ready = new Map<PlannedStep, Promise<void>>();
-      const written: Promise<void>[] = [];
       for (const step of steps) {
         // A move back renames the file itself; its content is written only if that fails.
         // A file that replaces a directory is prepared once the directory is gone (its mode and owner are not the file's).
         if (!step.target.exists || step.moveFrom !== null || step.replacesDirectories) continue;
         const write = prepareStep(step, durable, prepared);
         // Its failure is raised where the step awaits it; until then it must not count as unhandled.
-        write.synced.catch(() => undefined);
-        ready.set(step, write.synced);
-        written.push(write.written);
+        write.catch(() => undefined);
+        ready.set(step, write);
       }
       preparing = [...ready.values()];
-
       // Written and syncing while the temp files are; indexed before the journal's full sync, which
       // makes the rows durable too: all of it before any file is touched.
       kept = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
       const keeping = kept;
       kept = null;
       await keeping?.commit();
-      // The journal's full sync holds this thread until the disk answers: with every temp file's
-      // bytes in and its fsync asked for first, the pool's fsyncs run alongside it, not after it.
-      await Promise.all(written);
       await store.syncJournal(journal.id);
 
       const directories = new Set<string>();
@@ -242,7 +236,6 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         // Each file's temp file is durable before it goes in; the later ones sync meanwhile, and
         // one already durable goes before one still syncing.
         await ready.get(step);
-
         executeStep(
           step,
           durable,
@@ -257,7 +250,6 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         input.hooks?.afterStep?.(step.path, index++);
       }
       failedPath = null;
-
       // The replaced files (their contents kept in the store) are removed together in the thread
       // pool rather than one by one between the steps, while the directories are fsynced: every
       // replacement durable before the commit that says the files are at their targets. A kill
