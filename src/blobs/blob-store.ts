@@ -335,10 +335,12 @@ export class BlobStore {
     checkHashes(hashes);
     const decoded = new Map<string, Buffer>();
     const result = new Map<string, PromiseSettledResult<Buffer>>();
+    // Their index records in one lookup, not one each (a record missing here is looked up again when read).
+    const records = hashes.length > 1 ? await this.store.blobs.getRecords([...new Set(hashes)]) : new Map<string, BlobRecord>();
     for (const hash of hashes) {
       if (result.has(hash)) continue;
       try {
-        result.set(hash, { status: 'fulfilled', value: await this.read(hash, decoded) });
+        result.set(hash, { status: 'fulfilled', value: await this.read(hash, decoded, records.get(hash)) });
       } catch (error) {
         result.set(hash, { status: 'rejected', reason: error });
       }
@@ -385,12 +387,13 @@ export class BlobStore {
    * re-encodes a blob between our reading its record and its bytes (another process, or this one
    * between awaits). Content addresses never change, so the new record decodes to the same bytes.
    */
-  private async read(hash: string, decoded: Map<string, Buffer>): Promise<Buffer> {
+  private async read(hash: string, decoded: Map<string, Buffer>, record?: BlobRecord): Promise<Buffer> {
     for (let attempt = 0; ; attempt++) {
       const chain: BlobRecord[] = [];
       const added: string[] = [];
       try {
-        return await this.readOnce(hash, decoded, chain, added);
+        // A record looked up beforehand serves the first attempt only: a retry reads it afresh.
+        return await this.readOnce(hash, decoded, chain, added, attempt === 0 ? record : undefined);
       } catch (error) {
         if (!(error instanceof BlobCorruptError) || attempt >= 2 || !(await this.changedSince(chain))) throw error;
         for (const level of added) decoded.delete(level);
@@ -414,8 +417,8 @@ export class BlobStore {
    * `decodeChain`); `chain` receives the records used and `added` the levels this call put into
    * `decoded`.
    */
-  private async readOnce(hash: string, decoded: Map<string, Buffer>, chain: BlobRecord[], added: string[]): Promise<Buffer> {
-    const first = await this.store.blobs.getRecord(hash);
+  private async readOnce(hash: string, decoded: Map<string, Buffer>, chain: BlobRecord[], added: string[], record?: BlobRecord): Promise<Buffer> {
+    const first = record ?? (await this.store.blobs.getRecord(hash));
     if (!first) throw new NotFoundError({ entity: 'blob', id: hash });
     const known = this.recent.get(hash);
     if (known !== undefined) return known;

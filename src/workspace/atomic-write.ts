@@ -164,10 +164,21 @@ export async function prepareFileWriteInPool(target: ResolvedPath, content: Uint
   let finalMode: number;
   try {
     fd = await pool.open(plan.temp, 'wx', plan.mode ?? 0o666);
-    let offset = 0;
-    while (offset < plan.bytes.length) offset += await pool.write(fd, plan.bytes, offset, plan.bytes.length - offset);
-    if (plan.owner && process.getuid?.() === 0) await pool.fchown(fd, plan.owner.uid, plan.owner.gid);
-    if (plan.mode !== undefined) await pool.fchmod(fd, plan.mode);
+    const opened = fd;
+    // The bytes, and the owner then the mode (a chown clears the setuid and setgid bits), go in
+    // side by side: one trip through the pool less for each file, and every call settled before
+    // the descriptor can be closed.
+    const settled = await Promise.allSettled([
+      (async () => {
+        let offset = 0;
+        while (offset < plan.bytes.length) offset += await pool.write(opened, plan.bytes, offset, plan.bytes.length - offset);
+      })(),
+      (async () => {
+        if (plan.owner && process.getuid?.() === 0) await pool.fchown(opened, plan.owner.uid, plan.owner.gid);
+        if (plan.mode !== undefined) await pool.fchmod(opened, plan.mode);
+      })(),
+    ]);
+    for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
     finalMode = plan.mode ?? (await pool.fstat(fd)).mode & 0o7777;
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);

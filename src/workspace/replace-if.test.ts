@@ -106,4 +106,34 @@ describe('replaceIf / moveIf: compare and replace in one step', () => {
     expect(readFileSync(path, 'utf8')).toBe('version two');
     expect(readdirSync(dir)).toEqual(['lock.json']);
   });
+
+  it('known with its hash: handed to the judge with the unchanged file only; a file written since comes without it, to be hashed from its bytes', () => {
+    const { dir, workspace } = setup();
+    const path = join(dir, 'lock.json');
+    writeFileSync(path, 'version one');
+    const stats = lstatSync(path, { bigint: true });
+    const known: KnownFile = {
+      content: Buffer.from('version one'),
+      hash: 'hash of version one',
+      dev: stats.dev,
+      ino: stats.ino,
+      size: stats.size,
+      mtimeNs: stats.mtimeNs,
+      ctimeNs: stats.ctimeNs,
+    };
+    const held: HeldFile[] = [];
+    const judge = (file: HeldFile) => {
+      held.push(file);
+      return false;
+    };
+    replaceIf(workspace.resolve('lock.json'), judge, null, { known });
+    // Saved in place since, with as many bytes: the bytes on disk are judged, with no hash given.
+    writeFileSync(path, 'version two');
+    replaceIf(workspace.resolve('lock.json'), judge, null, { known });
+    expect(held.map((file) => (file.exists ? [file.content.toString(), file.hash ?? null] : null))).toEqual([
+      ['version one', 'hash of version one'],
+      ['version two', null],
+    ]);
+    expect(readFileSync(path, 'utf8')).toBe('version two');
+  });
 });

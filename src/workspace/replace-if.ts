@@ -10,8 +10,10 @@ import type { ResolvedPath } from './resolve-path.js';
 /**
  * What a path held when {@link replaceIf} took it: nothing, a regular file's bytes and permission
  * bits, or a symbolic link's target text with `LINK_MODE | bits` as its mode (see `isLinkMode`).
+ * `hash`: the content's hash, when it is a {@link KnownFile}'s whose hash the caller computed from
+ * those very bytes (so a judge need not hash them again); absent otherwise.
  */
-export type HeldFile = { exists: false } | { exists: true; content: Buffer; mode: number };
+export type HeldFile = { exists: false } | { exists: true; content: Buffer; mode: number; hash?: string };
 
 /**
  * A regular file as a caller read it moments ago (its bytes, and its identity and times at that
@@ -20,6 +22,8 @@ export type HeldFile = { exists: false } | { exists: true; content: Buffer; mode
  */
 export interface KnownFile {
   content: Buffer;
+  /** The hash of `content`, when the caller computed it (handed on as `HeldFile.hash`). */
+  hash?: string;
   dev: bigint;
   ino: bigint;
   size: bigint;
@@ -101,7 +105,10 @@ export function replaceIf(
         renameSync(parked, path);
         return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
       }
-      held = before && stillTheFile(parked, before) ? { exists: true, content: known!.content, mode: stats.mode & 0o7777 } : heldAt(parked, stats);
+      held =
+        before && stillTheFile(parked, before)
+          ? { exists: true, content: known!.content, mode: stats.mode & 0o7777, ...(known!.hash === undefined ? {} : { hash: known!.hash }) }
+          : heldAt(parked, stats);
     }
     if (!accept(held)) {
       const displaced = taken && held.exists ? putBack(parked, path, held) : null;

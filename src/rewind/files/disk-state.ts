@@ -87,7 +87,11 @@ export function readDisk(workspace: Workspace, path: string): DiskRead {
     if (state.kind === 'dir') return { ok: false, resolved, reason: 'it is now a directory; only files and symbolic links are rewound', directory: true };
     const mode = state.kind === 'symlink' ? LINK_MODE | state.mode : state.mode;
     const content = state.content ?? null;
-    const known = stamp && state.kind === 'file' && content !== null && BigInt(content.length) === stamp.size ? { ...stamp, content } : undefined;
+    // The hash was computed from these very bytes: a compare-and-replace that takes the same file need not hash them again.
+    const known =
+      stamp && state.kind === 'file' && content !== null && BigInt(content.length) === stamp.size
+        ? { ...stamp, content, ...(state.hash === null ? {} : { hash: state.hash }) }
+        : undefined;
     return { ok: true, resolved, state: { exists: true, hash: state.hash, content, mode, ...(known ? { known } : {}) } };
   } catch (error) {
     if (WaypointError.is(error)) return { ok: false, resolved, reason: error.message };

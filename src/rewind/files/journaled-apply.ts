@@ -1,23 +1,9 @@
-import { unlinkSync } from 'node:fs';
-import { unlink } from 'node:fs/promises';
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
-import { hashContent, newId, WaypointError, type Journal, type JournalItem, hostId } from '../../model/index.js';
+import { newId, WaypointError, type Journal, type JournalItem, hostId } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
-import {
-  FileWriteFailedError,
-  fsyncDirectories,
-  moveIf,
-  prepareFileWrite,
-  prepareFileWriteInPool,
-  replaceIf,
-  type DisplacedFile,
-  isLinkMode,
-  sameMode,
-  type HeldFile,
-  type PreparedFileWrite,
-  type Workspace,
-} from '../../workspace/index.js';
-import { missingDirectories, removeEmptyDirectories } from './apply-directories.js';
+import { FileWriteFailedError, fsyncDirectories, type DisplacedFile, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
+import { missingDirectories } from './apply-directories.js';
+import { executeStep, prepareStep, removeTaken } from './apply-step.js';
 import { CommitOutcomeUnknownError, commitJournal, whileUnavailable } from './commit-outcome.js';
 import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError } from './errors/index.js';
 import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-rewind-types.js';
@@ -34,8 +20,8 @@ import {
 } from './journal-restore.js';
 import { preservedEntry } from './preserved-contents.js';
 import { RewindLedger } from './rewind-ledger.js';
+import { inReadiness } from './readiness-order.js';
 import { orderSteps, type PlannedStep } from './rewind-plan.js';
-import { describeMismatch } from './rewind-simulation.js';
 import { journalsInFlight, lockWorkspace, type WorkspaceLock } from './workspace-lock.js';
 
 export { journalsInFlight } from './workspace-lock.js';
@@ -48,6 +34,11 @@ export const FILE_REWIND_ENTRY = 'file-rewind';
 
 /** Test hooks: real file-system changes made between steps, to provoke real failures. */
 export interface ApplyHooks {
+  /**
+   * Runs after each step (`index`: how many ran before it). With it, the steps run in the plan's
+   * order, none taken early because its temp file was durable first, so a test can act after a
+   * named step.
+   */
   afterStep?: (path: string, index: number) => void;
   /** Runs between a failure and compensation. */
   beforeCompensation?: () => void;
@@ -90,9 +81,10 @@ export interface JournaledApplyInput {
  * the journal stays pending for recovery. The whole apply runs under the workspace lock.
  *
  * The I/O is pipelined (ARCHITECTURE.md, "File rewind"): the journal is recorded, the new contents
- * are written to temp files and fsynced in the thread pool, all at once, while one full sync makes
- * the journal (and the kept contents) durable on this thread; only then is any file replaced, each
- * as soon as its own temp file is durable; the directories are fsynced together after the
+ * are written to temp files and fsynced in the thread pool, all at once, while the contents to keep
+ * are written and one full sync makes the journal (and them) durable on this thread; only then is
+ * any file replaced, each as soon as its own temp file is durable (one durable early goes before
+ * one still syncing, see `inReadiness`); the directories are fsynced together after the
  * replacements (while the replaced files are removed), and the final commit needs no full sync of
  * its own (a power loss that loses it leaves the journal pending, and recovery rolls back).
  */
@@ -146,8 +138,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       keep.push({ content: step.expected.content, hash: step.expected.hash!, verified: true, ...(step.target.hash ? { baseHash: step.target.hash } : {}) });
     if (step.target.content) keep.push({ content: step.target.content, hash: step.target.hash!, verified: true });
   }
-  // Written and syncing now; indexed before the journal's full sync, which makes the rows durable too.
-  let kept: PendingBlobPut | null = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
+  /** The contents to keep, written and syncing (begun once the temp files are): indexed before the journal's full sync. */
+  let kept: PendingBlobPut | null = null;
 
   const files: RewoundFile[] = input.steps.map((step) => ({
     path: step.path,
@@ -197,7 +189,6 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       { durable: false },
     );
   } catch (error) {
-    kept?.abort();
     journalsInFlight.delete(journalId);
     throw error;
   }
@@ -228,15 +219,22 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         ready.set(step, write);
       }
       preparing = [...ready.values()];
+      // Written and syncing while the temp files are; indexed before the journal's full sync, which
+      // makes the rows durable too: all of it before any file is touched.
+      kept = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
       const keeping = kept;
       kept = null;
       await keeping?.commit();
       await store.syncJournal(journal.id);
 
       const directories = new Set<string>();
-      for (const [index, step] of steps.entries()) {
+      let index = 0;
+      // A hook that acts after a given step sees the steps in the plan's order (see `ApplyHooks`).
+      const goesEarly = input.hooks?.afterStep ? () => false : (step: PlannedStep) => prepared.has(step);
+      for await (const step of inReadiness(steps, ready, goesEarly)) {
         failedPath = step.path;
-        // Each file's temp file is durable before it goes in; the later ones sync meanwhile.
+        // Each file's temp file is durable before it goes in; the later ones sync meanwhile, and
+        // one already durable goes before one still syncing.
         await ready.get(step);
         executeStep(
           step,
@@ -249,7 +247,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
           step.moveFrom === null ? undefined : steps.find((other) => other.path === step.moveFrom),
           taken,
         );
-        input.hooks?.afterStep?.(step.path, index);
+        input.hooks?.afterStep?.(step.path, index++);
       }
       failedPath = null;
       // The replaced files (their contents kept in the store) are removed together in the thread
@@ -314,133 +312,6 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
     for (const write of prepared.values()) write.abort();
     journalsInFlight.delete(journal.id);
   }
-}
-
-/**
- * Writes a step's new content into a temp file beside it in the thread pool (see
- * `prepareFileWriteInPool`) and fsyncs it there, recording it in `prepared`. A write not possible
- * yet (its directory is missing, or is a file an earlier step removes …) is left to the step.
- */
-async function prepareStep(step: PlannedStep, durable: boolean, prepared: Map<PlannedStep, PreparedFileWrite>): Promise<void> {
-  let write: PreparedFileWrite;
-  try {
-    // No directory is created before the journal is durable: a write into a missing one is
-    // prepared later, in turn.
-    write = await prepareFileWriteInPool(step.resolved, step.target.content!, {
-      ...(step.target.mode === null ? {} : { mode: step.target.mode }),
-      durable,
-      createParents: false,
-    });
-  } catch (error) {
-    if (!(error instanceof FileWriteFailedError)) throw error;
-    return;
-  }
-  prepared.set(step, write);
-  await write.sync();
-}
-
-/**
- * One step: the path is compared against its expected content and replaced in one step
- * (`replaceIf`): a write renames nothing over a file someone saved an instant before, a delete
- * removes only the expected file. Its directory goes into `directories`, to be fsynced with the
- * others. A file that moved back is simply written at its old path (its content is known), and the
- * step of the path it came from deletes it there.
- */
-function executeStep(
-  step: PlannedStep,
-  durable: boolean,
-  prepared: PreparedFileWrite | null,
-  directories: Set<string>,
-  touched: Set<string>,
-  displaced: Array<DisplacedFile & { path: string }>,
-  raced: PreservedContent[],
-  source: PlannedStep | undefined,
-  taken: string[],
-): void {
-  const wasTouched = touched.has(step.path);
-  if (source !== undefined && prepared === null) {
-    // A move back: the file itself is renamed back when it still holds what the agent moved;
-    // otherwise its content is written here and the step of its current path deletes it there.
-    touched.add(step.path);
-    touched.add(source.path);
-    const moved = moveIf(
-      source.resolved,
-      step.resolved,
-      (held) => holds(held, step.target.hash, step.target.mode) && (step.target.mode === null || (held.exists && sameMode(held.mode, step.target.mode))),
-    );
-    for (const directory of moved.directories) directories.add(directory);
-    if (!moved.moved && moved.displaced) displaced.push({ path: source.path, ...moved.displaced });
-    if (moved.moved) return;
-    if (!wasTouched) touched.delete(step.path);
-    touched.delete(source.path);
-  }
-  if (step.replacesDirectories) {
-    touched.add(step.path);
-    // The files the steps before took out of these directories go first, or they would not be empty.
-    for (const path of taken.splice(0)) unlinkQuietly(path);
-    removeEmptyDirectories(step, directories);
-  }
-  const write = step.target.exists
-    ? (prepared ??
-      prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true }))
-    : null;
-  touched.add(step.path);
-  // A large file read for the plan and unchanged since (same inode, size and times) is not read again.
-  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash, step.expected.mode), write, {
-    keepTaken: true,
-    known: step.expected.known ?? null,
-  });
-  directories.add(outcome.directory);
-  if (outcome.replaced && outcome.taken !== null) taken.push(outcome.taken);
-  if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
-  // Taken off the path, and someone wrote the path before the new content went in: theirs stays,
-  // and the content taken (kept in the store before any file changed) is kept aside on record.
-  if (!outcome.replaced && outcome.reason === 'raced' && step.expected.hash !== null) raced.push({ path: step.path, hash: step.expected.hash });
-  if (outcome.replaced) return;
-  write?.abort();
-  if (outcome.reason === 'not_a_file') {
-    touched.delete(step.path);
-    throw new RewindConflictError({
-      files: [{ path: step.path, status: 'file_read_failed', reason: 'it is now a directory; only files and symbolic links are rewound' }],
-    });
-  }
-  const current = outcome.current;
-  const currentHash = current.exists ? hashContent(current.content) : null;
-  const modeDone = !step.target.exists || step.target.mode === null || (current.exists && sameMode(current.mode, step.target.mode));
-  // Already there (a redo that finds the file as asked): nothing to change, nothing to put back.
-  if (outcome.reason === 'refused' && holds(current, step.target.hash, step.target.mode) && modeDone) {
-    if (!wasTouched) touched.delete(step.path);
-    return;
-  }
-  if (outcome.reason === 'refused' && !wasTouched) touched.delete(step.path);
-  throw new RewindConflictError({
-    files: [
-      {
-        path: step.path,
-        status: 'external_modified',
-        reason: `${describeMismatch(outcome.reason === 'raced' ? null : currentHash, step.expected.hash, current.exists ? current.mode : null, step.expected.mode)} while the rewind was being applied`,
-      },
-    ],
-  });
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
-  }
-}
-
-/** Removes the files `replaceIf` left under hidden names, all at once in the thread pool. */
-async function removeTaken(taken: string[]): Promise<void> {
-  const paths = taken.splice(0);
-  await Promise.all(paths.map((path) => unlink(path).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)))));
-}
-
-/** Whether the entry taken holds `hash` as the same kind (a link's text is not a file's bytes). */
-function holds(held: HeldFile, hash: string | null, mode: number | null): boolean {
-  return held.exists ? hash !== null && hashContent(held.content) === hash && isLinkMode(held.mode) === isLinkMode(mode) : hash === null;
 }
 
 /**

@@ -1,0 +1,147 @@
+import { unlinkSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { hashContent } from '../../model/index.js';
+import {
+  FileWriteFailedError,
+  moveIf,
+  prepareFileWrite,
+  prepareFileWriteInPool,
+  replaceIf,
+  type DisplacedFile,
+  isLinkMode,
+  sameMode,
+  type HeldFile,
+  type PreparedFileWrite,
+} from '../../workspace/index.js';
+import { removeEmptyDirectories } from './apply-directories.js';
+import { RewindConflictError } from './errors/index.js';
+import type { PreservedContent } from './journal-restore.js';
+import type { PlannedStep } from './rewind-plan.js';
+import { describeMismatch } from './rewind-simulation.js';
+
+/**
+ * Writes a step's new content into a temp file beside it in the thread pool (see
+ * `prepareFileWriteInPool`) and fsyncs it there, recording it in `prepared`. A write not possible
+ * yet (its directory is missing, or is a file an earlier step removes …) is left to the step.
+ */
+export async function prepareStep(step: PlannedStep, durable: boolean, prepared: Map<PlannedStep, PreparedFileWrite>): Promise<void> {
+  let write: PreparedFileWrite;
+  try {
+    // No directory is created before the journal is durable: a write into a missing one is
+    // prepared later, in turn.
+    write = await prepareFileWriteInPool(step.resolved, step.target.content!, {
+      ...(step.target.mode === null ? {} : { mode: step.target.mode }),
+      durable,
+      createParents: false,
+    });
+  } catch (error) {
+    if (!(error instanceof FileWriteFailedError)) throw error;
+    return;
+  }
+  prepared.set(step, write);
+  await write.sync();
+}
+
+/**
+ * One step: the path is compared against its expected content and replaced in one step
+ * (`replaceIf`): a write renames nothing over a file someone saved an instant before, a delete
+ * removes only the expected file. Its directory goes into `directories`, to be fsynced with the
+ * others. A file that moved back is simply written at its old path (its content is known), and the
+ * step of the path it came from deletes it there.
+ */
+export function executeStep(
+  step: PlannedStep,
+  durable: boolean,
+  prepared: PreparedFileWrite | null,
+  directories: Set<string>,
+  touched: Set<string>,
+  displaced: Array<DisplacedFile & { path: string }>,
+  raced: PreservedContent[],
+  source: PlannedStep | undefined,
+  taken: string[],
+): void {
+  const wasTouched = touched.has(step.path);
+  if (source !== undefined && prepared === null) {
+    // A move back: the file itself is renamed back when it still holds what the agent moved;
+    // otherwise its content is written here and the step of its current path deletes it there.
+    touched.add(step.path);
+    touched.add(source.path);
+    const moved = moveIf(
+      source.resolved,
+      step.resolved,
+      (held) => holds(held, step.target.hash, step.target.mode) && (step.target.mode === null || (held.exists && sameMode(held.mode, step.target.mode))),
+    );
+    for (const directory of moved.directories) directories.add(directory);
+    if (!moved.moved && moved.displaced) displaced.push({ path: source.path, ...moved.displaced });
+    if (moved.moved) return;
+    if (!wasTouched) touched.delete(step.path);
+    touched.delete(source.path);
+  }
+  if (step.replacesDirectories) {
+    touched.add(step.path);
+    // The files the steps before took out of these directories go first, or they would not be empty.
+    for (const path of taken.splice(0)) unlinkQuietly(path);
+    removeEmptyDirectories(step, directories);
+  }
+  const write = step.target.exists
+    ? (prepared ??
+      prepareFileWrite(step.resolved, step.target.content!, { ...(step.target.mode === null ? {} : { mode: step.target.mode }), durable, createParents: true }))
+    : null;
+  touched.add(step.path);
+  // A large file read for the plan and unchanged since (same inode, size and times) is not read again.
+  const outcome = replaceIf(step.resolved, (held) => holds(held, step.expected.hash, step.expected.mode), write, {
+    keepTaken: true,
+    known: step.expected.known ?? null,
+  });
+  directories.add(outcome.directory);
+  if (outcome.replaced && outcome.taken !== null) taken.push(outcome.taken);
+  if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
+  // Taken off the path, and someone wrote the path before the new content went in: theirs stays,
+  // and the content taken (kept in the store before any file changed) is kept aside on record.
+  if (!outcome.replaced && outcome.reason === 'raced' && step.expected.hash !== null) raced.push({ path: step.path, hash: step.expected.hash });
+  if (outcome.replaced) return;
+  write?.abort();
+  if (outcome.reason === 'not_a_file') {
+    touched.delete(step.path);
+    throw new RewindConflictError({
+      files: [{ path: step.path, status: 'file_read_failed', reason: 'it is now a directory; only files and symbolic links are rewound' }],
+    });
+  }
+  const current = outcome.current;
+  const currentHash = current.exists ? hashContent(current.content) : null;
+  const modeDone = !step.target.exists || step.target.mode === null || (current.exists && sameMode(current.mode, step.target.mode));
+  // Already there (a redo that finds the file as asked): nothing to change, nothing to put back.
+  if (outcome.reason === 'refused' && holds(current, step.target.hash, step.target.mode) && modeDone) {
+    if (!wasTouched) touched.delete(step.path);
+    return;
+  }
+  if (outcome.reason === 'refused' && !wasTouched) touched.delete(step.path);
+  throw new RewindConflictError({
+    files: [
+      {
+        path: step.path,
+        status: 'external_modified',
+        reason: `${describeMismatch(outcome.reason === 'raced' ? null : currentHash, step.expected.hash, current.exists ? current.mode : null, step.expected.mode)} while the rewind was being applied`,
+      },
+    ],
+  });
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+/** Removes the files `replaceIf` left under hidden names, all at once in the thread pool. */
+export async function removeTaken(taken: string[]): Promise<void> {
+  const paths = taken.splice(0);
+  await Promise.all(paths.map((path) => unlink(path).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)))));
+}
+
+/** Whether the entry taken holds `hash` as the same kind (a link's text is not a file's bytes). */
+function holds(held: HeldFile, hash: string | null, mode: number | null): boolean {
+  return held.exists ? hash !== null && (held.hash ?? hashContent(held.content)) === hash && isLinkMode(held.mode) === isLinkMode(mode) : hash === null;
+}
