@@ -14,6 +14,7 @@ import { jsonOf } from './entries.js';
 import { MESSAGE_COLUMNS, toMessage, toMessageWithParts, toSession, type MessageRow, type SessionRow } from './rows.js';
 import { headMoved, requireMessageRow, requireSession } from './sessions.js';
 import type { SqliteContext } from './sqlite-context.js';
+import { idEquals } from './id-keys.js';
 
 /** Insert a message and its parts as a child of `parentId` in the session's tree. Inside a write. */
 export function insertMessage(context: SqliteContext, session: SessionRow, parentId: string | null, input: NewMessage, now: number): MessageWithParts {
@@ -144,6 +145,8 @@ export function children(context: SqliteContext, messageId: string): Message[] {
 }
 
 export function listTreeMessages(context: SqliteContext, treeId: string): Message[] {
-  const rows = context.statement(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE tree_id = ? ORDER BY created_at, id`).all(treeId) as MessageRow[];
+  const rows = context
+    .statement(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${idEquals('tree_id', '@treeId')} ORDER BY created_at, id`)
+    .all({ treeId }) as MessageRow[];
   return rows.map(toMessage);
 }

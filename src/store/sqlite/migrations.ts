@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { CHECKPOINT_HASHES_V8_MIGRATION_SQL } from './checkpoint-hashes.js';
+import { ID_KEYS_V9_MIGRATION_SQL } from './id-keys.js';
 import { packJson } from './packed-json.js';
 import { splitPinSets } from './pin-sets.js';
 import { SCHEMA_V1_SQL } from './schema-v1.js';
@@ -78,6 +79,14 @@ export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string, blobS
         db.exec(blobSchemaV8Sql);
         db.exec(CHECKPOINT_HASHES_V8_MIGRATION_SQL);
         splitPinSets(db);
+      },
+    },
+    {
+      version: 9,
+      description:
+        "narrow indexes of messages by tree and session (the ids' last characters); no index of checkpoints by turn or anchor or of messages by turn (no query used them)",
+      up(db) {
+        db.exec(ID_KEYS_V9_MIGRATION_SQL);
       },
     },
   ];
