@@ -138,9 +138,16 @@ export function finishMessage(context: SqliteContext, messageId: string, status:
   return getMessage(context, messageId, 'full');
 }
 
+/**
+ * A message's children by the parent's `seq`: `parent_seq` is indexed (`messages_parent`), the text
+ * `parent_id` beside it is not and would be a scan of every message. Every row with a parent has
+ * both (the insert paths take the seq from the parent's row).
+ */
+export const CHILDREN_SQL = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE parent_seq = ? ORDER BY created_at, id`;
+
 export function children(context: SqliteContext, messageId: string): Message[] {
-  requireMessageRow(context, messageId);
-  const rows = context.statement(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE parent_id = ? ORDER BY created_at, id`).all(messageId) as MessageRow[];
+  const parent = requireMessageRow(context, messageId);
+  const rows = context.statement(CHILDREN_SQL).all(parent.seq) as MessageRow[];
   return rows.map(toMessage);
 }
 
