@@ -48,16 +48,19 @@ const DELTA_NUMBERED_BROTLI = 6;
 const WHOLE_BROTLI = 0x06;
 
 /**
- * Brotli's highest quality for blobs the compress pass keeps for good: on the replay's tree its
- * 16 MiB window and built-in dictionary of common text took the larger files a quarter below
- * deflate level 6 (a 460 KB source file 113 → 85 KB, the 1.2 MB lock file 103 → 61 KB), small
- * ones a few percent. Quality 11 costs about 1.5 ms per 100 KB; above `BROTLI_MAX_Q11_BYTES`
- * quality 10 takes half the time for under 1% more bytes. Reads stay fast: Brotli decodes at
+ * Brotli for large blobs the compress pass keeps for good (`encodeForGood`), where its 16 MiB window
+ * and built-in dictionary of common text pay: on the replay's tree a 460 KB source file deflated
+ * (level 6) to 113 KB came to 103 KB at quality 9 (about 0.1 ms a KB) and 88 KB at quality 10
+ * (0.4–0.6 ms a KB; 11: 85 KB at 1.5 ms a KB), the 1.2 MB lock file from 103 KB to 57 KB at
+ * quality 9 and 61 KB at 10. Both are tried up to `BROTLI_Q10_MAX_BYTES`, quality 9 alone above,
+ * and the smallest of them and deflate kept. Below `BROTLI_WHOLE_MIN_BYTES` (`STAGED_ALONE_BYTES`:
+ * what auto writes stage alone) Brotli is not tried: on the bench's 10,000 files of 1–20 KB it
+ * made the compress pass ten times slower for a few percent. Reads stay fast: Brotli decodes at
  * about deflate's speed whatever the quality.
  */
-const BROTLI_QUALITY = 11;
-const BROTLI_MAX_Q11_BYTES = 1024 * 1024;
-/** Below this, deflate's smaller framing wins or the difference is a few bytes: Brotli is not tried. */
+export const BROTLI_WHOLE_MIN_BYTES = 64 * 1024;
+const BROTLI_Q10_MAX_BYTES = 1024 * 1024;
+/** Delta bodies below this are kept plain or deflated: Brotli's gain there is a few bytes. */
 const BROTLI_MIN_BYTES = 512;
 /**
  * Delta bodies are encoded as blobs are written, where a capture waits. On the replay's 48 delta
@@ -94,14 +97,18 @@ export function encodeWhole(content: Buffer, options: { level: number } = DEFLAT
 
 /**
  * `encodeWhole` for a blob that was stored raw first (the compress pass, at idle): deflated (level
- * 6), Brotli-compressed (`BROTLI_QUALITY`, behind `WHOLE_BROTLI`) when that is smaller, or raw for
- * good. Content deflate cannot shrink (compressed data) is not given to Brotli either.
+ * 6), Brotli-compressed (see `BROTLI_WHOLE_MIN_BYTES`, behind `WHOLE_BROTLI`) when that is smaller,
+ * or raw for good. Content deflate cannot shrink (compressed data) is not given to Brotli either.
  */
 export function encodeForGood(content: Buffer): { encoding: 'raw' | 'deflate'; bytes: Buffer } {
   const encoded = encodeWhole(content, PACKED_DEFLATE_OPTIONS);
   if (encoded.encoding !== 'deflate') return { encoding: 'raw', bytes: encoded.bytes };
-  if (content.length < BROTLI_MIN_BYTES) return { encoding: 'deflate', bytes: encoded.bytes };
-  const compressed = brotli(content, content.length > BROTLI_MAX_Q11_BYTES ? BROTLI_QUALITY - 1 : BROTLI_QUALITY);
+  if (content.length < BROTLI_WHOLE_MIN_BYTES) return { encoding: 'deflate', bytes: encoded.bytes };
+  let compressed = brotli(content, 9);
+  if (content.length <= BROTLI_Q10_MAX_BYTES) {
+    const slower = brotli(content, 10);
+    if (slower.length < compressed.length) compressed = slower;
+  }
   if (compressed.length + 1 >= encoded.bytes.length) return { encoding: 'deflate', bytes: encoded.bytes };
   return { encoding: 'deflate', bytes: Buffer.concat([Buffer.from([WHOLE_BROTLI]), compressed]) };
 }

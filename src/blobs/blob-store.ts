@@ -1,7 +1,7 @@
 import { checkHash, checkHashes, checkOptions, checkPut, checkPutMany, CompressOptionsSchema, GcOptionsSchema } from './blob-input-schemas.js';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, type BlobRecord } from '../model/index.js';
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
-import { deltaSeq, encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
+import { BROTLI_WHOLE_MIN_BYTES, deltaSeq, encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
 import { decodeChain } from './chain-decode.js';
 import { planDelta, type DeltaLink } from './delta-base.js';
 import { DecodedCache } from './decoded-cache.js';
@@ -105,12 +105,11 @@ export const DEFAULT_MAX_CHAIN_DEPTH = 16;
 const MIN_STAGED_BYTES = 32;
 
 /**
- * `auto` stages whole blobs this large even in a small batch: the compress pass gives them Brotli's
- * highest quality (`encodeForGood`), which on the replay's tree took a 460 KB source file and a
- * 1.2 MB lock file from 216 KB deflated at write time to 145 KB, and the capture is spared
- * deflating them.
+ * `auto` stages whole blobs this large even in a small batch: the compress pass gives them Brotli
+ * (`encodeForGood`), which on the replay's tree took a 460 KB source file and a 1.2 MB lock file
+ * from 216 KB deflated at write time to about 145 KB, and the capture is spared deflating them.
  */
-export const STAGED_ALONE_BYTES = 64 * 1024;
+export const STAGED_ALONE_BYTES = BROTLI_WHOLE_MIN_BYTES;
 
 /**
  * Content-addressed blobs on top of a `Store`: sha256 addresses, identical content stored once,
