@@ -137,7 +137,7 @@ describe('Brotli in the blob codec', () => {
     const storage = new PackBlobStorage(db, join(dir, 'packs'), { readOnly: false });
     const fresh = () => new BlobStore({ blobs: storage, blobRoots: async () => new Set() });
     const blobs = fresh();
-    const largeContent = sourceText(150_000);
+    const largeContent = sourceText(300_000);
     const large = await blobs.put(largeContent);
     await blobs.compress();
     expect((await blobs.stat(large)).storedSize).toBeLessThan(encodeWhole(largeContent, { level: 6 }).bytes.length);
