@@ -53,9 +53,9 @@ const WHOLE_BROTLI = 0x06;
  * (level 6) to 113 KB came to 103 KB at quality 9 (about 0.1 ms a KB) and 88 KB at quality 10
  * (0.4–0.6 ms a KB; 11: 85 KB at 1.5 ms a KB), the 1.2 MB lock file from 103 KB to 57 KB at
  * quality 9 and 61 KB at 10. Both are tried up to `BROTLI_Q10_MAX_BYTES`, quality 9 alone above,
- * and the smallest of them and deflate kept. Below `BROTLI_WHOLE_MIN_BYTES` (`STAGED_ALONE_BYTES`:
- * what auto writes stage alone) Brotli is not tried: on the bench's 10,000 files of 1–20 KB it
- * made the compress pass ten times slower for a few percent. Reads stay fast: Brotli decodes at
+ * and the smallest of them and deflate kept. Below `BROTLI_WHOLE_MIN_BYTES` Brotli is not tried:
+ * at quality 11 on the bench's 10,000 files of 1–20 KB it made the compress pass eight times slower
+ * for a few percent. Reads stay fast: Brotli decodes at
  * about deflate's speed whatever the quality.
  */
 export const BROTLI_WHOLE_MIN_BYTES = 64 * 1024;
