@@ -182,7 +182,7 @@ describe('BlobStore', () => {
     db.prepare('UPDATE blob_index SET pack_offset = pack_offset + 1 WHERE hash = unhex(?)').run(rawHash);
     expect(await codeOf(blobs.get(rawHash!))).toBe('BLOB_CORRUPT');
     // Deflated bytes that are not a deflate stream.
-    db.prepare(`UPDATE blob_index SET encoding = 'deflate' WHERE hash = unhex(?)`).run(rawHash);
+    db.prepare(`UPDATE blob_index SET encoding = 2 WHERE hash = unhex(?)`).run(rawHash);
     db.prepare('UPDATE blob_index SET pack_offset = pack_offset - 1 WHERE hash = unhex(?)').run(rawHash);
     expect(await codeOf(blobs.get(rawHash!))).toBe('BLOB_CORRUPT');
     // A delta whose base is gone.

@@ -1,7 +1,7 @@
 import { checkHash, checkHashes, checkOptions, checkPut, checkPutMany, CompressOptionsSchema, GcOptionsSchema } from './blob-input-schemas.js';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, type BlobRecord } from '../model/index.js';
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
-import { deltaSeq, encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
+import { BROTLI_WHOLE_MIN_BYTES, deltaSeq, encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
 import { decodeChain } from './chain-decode.js';
 import { planDelta, type DeltaLink } from './delta-base.js';
 import { DecodedCache } from './decoded-cache.js';
@@ -39,7 +39,8 @@ export type BlobInput = Buffer | ({ content: Buffer; hash?: string; verified?: b
  * When whole blobs are compressed. `eager`: deflate now (when it saves ≥ 1/32). `deferred`: store
  * them raw now, in staging, and let `compress()` deflate them later (deltas are still computed
  * now: they are small and need the base at hand). `auto` (default): `deferred` for a batch whose
- * new content reaches `DEFERRED_BATCH_BYTES`, else `eager`. A backend that cannot stage (see
+ * new content reaches `DEFERRED_BATCH_BYTES`, else `eager` except for blobs of at least
+ * `STAGED_ALONE_BYTES`, which are staged whatever the batch. A backend that cannot stage (see
  * `StagingBlobStorage`) always compresses eagerly.
  */
 export type BlobCompression = 'auto' | 'eager' | 'deferred';
@@ -104,6 +105,15 @@ export const DEFAULT_MAX_CHAIN_DEPTH = 16;
 const MIN_STAGED_BYTES = 32;
 
 /**
+ * `auto` stages whole blobs this large even in a small batch: the compress pass gives them Brotli
+ * (`encodeForGood`), which on the replay's tree took a 460 KB source file and a 1.2 MB lock file
+ * from 216 KB deflated at write time to about 145 KB, and the capture is spared deflating them.
+ * Until the pass runs they take their raw size: at 64 KiB (where Brotli starts) the blobs bench's
+ * 100 edits of a 100 KB file took 109 KiB before the pass instead of 40.
+ */
+export const STAGED_ALONE_BYTES = 4 * BROTLI_WHOLE_MIN_BYTES;
+
+/**
  * Content-addressed blobs on top of a `Store`: sha256 addresses, identical content stored once,
  * deflate when it helps, deltas against a previous version, and verification on every read.
  *
@@ -163,7 +173,8 @@ export class BlobStore {
     const present = new Set(hashes.filter((hash) => records.has(hash)));
     const storage = this.store.blobs;
     let deferred = false;
-    if (canStage(storage) && options.compression !== 'eager') {
+    const stagesLarge = canStage(storage) && options.compression !== 'eager';
+    if (stagesLarge) {
       let newBytes = 0;
       if (options.compression !== 'deferred')
         inputs.forEach((input, index) => {
@@ -192,8 +203,8 @@ export class BlobStore {
       const hash = hashes[index]!;
       if (present.has(hash)) reused.set(hash, { content: input.content, hash });
       if (present.has(hash) || batch.has(hash)) continue;
-      // Deferred: the whole form stays raw for now (staged, deflated later by compress()).
-      const stageable = deferred && input.content.length >= MIN_STAGED_BYTES;
+      // Deferred (or large): the whole form stays raw for now (staged, compressed later by compress()).
+      const stageable = input.content.length >= (deferred ? MIN_STAGED_BYTES : stagesLarge ? STAGED_ALONE_BYTES : Number.POSITIVE_INFINITY);
       let encoded: EncodedBlob | null = stageable ? { encoding: 'raw', bytes: input.content } : null;
       let baseHash: string | null = null;
       let chainDepth = 0;

@@ -34,14 +34,20 @@ const hammer = `
 function pinnedAside(storePath: string): Array<{ owner: string; hash: string }> {
   const db = new Database(storePath, { readonly: true, fileMustExist: true });
   try {
-    // A pin set is one row: its hashes' 32-byte values end to end.
-    const sets = db.prepare("SELECT owner, hashes FROM blob_pins WHERE owner LIKE '%rewind-preserved%' OR owner LIKE '%:preserved'").all() as Array<{
+    // A pin set is one row: whole hashes (32 bytes each) and, for blobs indexed when pinned, their
+    // 8-byte prefixes, each standing for the indexed blobs that start with it.
+    const sets = db.prepare("SELECT owner, hashes, prefixes FROM blob_pins WHERE owner LIKE '%rewind-preserved%' OR owner LIKE '%:preserved'").all() as Array<{
       owner: string;
       hashes: Buffer;
+      prefixes: Buffer;
     }>;
-    return sets.flatMap(({ owner, hashes }) =>
-      Array.from({ length: hashes.length / 32 }, (_, index) => ({ owner, hash: hashes.toString('hex', index * 32, index * 32 + 32) })),
-    );
+    const byPrefix = db.prepare('SELECT lower(hex(hash)) FROM blob_index WHERE substr(hash, 1, 8) = ?').pluck();
+    return sets.flatMap(({ owner, hashes, prefixes }) => [
+      ...Array.from({ length: hashes.length / 32 }, (_, index) => ({ owner, hash: hashes.toString('hex', index * 32, index * 32 + 32) })),
+      ...Array.from({ length: prefixes.length / 8 }, (_, index) =>
+        (byPrefix.all(prefixes.subarray(index * 8, index * 8 + 8)) as string[]).map((hash) => ({ owner, hash })),
+      ).flat(),
+    ]);
   } finally {
     db.close();
   }

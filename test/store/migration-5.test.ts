@@ -27,7 +27,7 @@ const loose = Buffer.from('nobody names me\n'.repeat(10));
  * set naming the raw one.
  */
 function writeVersion4Store(path: string, extraPin?: string): { text: string; edited: string; loose: string } {
-  const db = openDatabase({ path, readOnly: false, busyTimeoutMs: 5000, migrations: migrations(BLOB_SCHEMA_V1_SQL, '', '').slice(0, 4) });
+  const db = openDatabase({ path, readOnly: false, busyTimeoutMs: 5000, migrations: migrations(BLOB_SCHEMA_V1_SQL, '', '', '').slice(0, 4) });
   const hashes = { text: sha(text), edited: sha(edited), loose: sha(loose) };
   const deflated = deflateRawSync(text);
   const delta = Buffer.concat([Buffer.from([0]), encodeDelta(text, edited)]);

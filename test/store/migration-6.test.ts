@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BlobStore, collectGarbage } from '../../src/blobs/index.js';
-import { BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, PackBlobStorage } from '../../src/store/sqlite/blobs/index.js';
+import { BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL } from '../../src/store/sqlite/blobs/index.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { writeOldLayoutBlobs } from './fixtures/pre-v8-blobs.js';
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const digest = (path: string) => sha(readFileSync(path));
@@ -19,21 +20,19 @@ const text = Buffer.from('line one\nline two\nline three\n'.repeat(40));
 const edited = Buffer.from(`${text.toString()}line four\n`);
 
 /**
- * A store at schema version 5 written by this code's own layers at that version: migrations 1–5,
- * then the pack storage and blob store over it (a deflated blob, a delta on it, staged raw blobs),
- * a checkpoint naming the pair and a pin set naming one staged blob.
+ * A store at schema version 5: migrations 1–5 of this code, blobs as the pack storage of that
+ * version wrote them (a deflated blob, a delta on it, staged raw blobs; by hand, since this
+ * code's pack storage writes the layout of migration 8), a checkpoint naming the pair and a pin
+ * set naming one staged blob.
  */
 async function writeVersion5Store(path: string, tamper?: (db: Database.Database) => void): Promise<void> {
   const db = openDatabase({
     path,
     readOnly: false,
     busyTimeoutMs: 5000,
-    migrations: migrations(BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, '').slice(0, 5),
+    migrations: migrations(BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, '', '').slice(0, 5),
   });
-  const storage = new PackBlobStorage(db, `${path}.blobs`, { readOnly: false });
-  const blobs = new BlobStore({ blobs: storage, blobRoots: async () => new Set() });
-  await blobs.putMany([text, { content: edited, baseHash: sha(text) }], { compression: 'eager' });
-  await blobs.putMany(files, { compression: 'deferred' });
+  writeOldLayoutBlobs(db, `${path}.blobs`, [{ content: text }, { content: edited, base: text }, ...files.map((content) => ({ content, staged: true }))]);
   const now = Date.now();
   db.prepare(
     `INSERT INTO sessions (id, kind, tree_id, root_session_id, title, created_at, updated_at) VALUES ('ses_1', 'main', 'tree_1', 'ses_1', 't', ?, ?)`,
@@ -44,7 +43,6 @@ async function writeVersion5Store(path: string, tamper?: (db: Database.Database)
   ).run(sha(text), sha(edited), now);
   db.prepare('INSERT INTO blob_pins (owner, hashes) VALUES (?, unhex(?))').run('session:ses_1:exec-files', sha(files[0]!));
   tamper?.(db);
-  storage.close();
   db.close();
 }
 

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BlobStore, collectGarbage } from '../../src/blobs/index.js';
-import { encodeDeltaBlob, encodeWhole } from '../../src/blobs/blob-codec.js';
-import { BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, BLOB_SCHEMA_V6_MIGRATION_SQL, PackBlobStorage } from '../../src/store/sqlite/blobs/index.js';
+import { encodeDeltaBlob } from '../../src/blobs/blob-codec.js';
+import { BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, BLOB_SCHEMA_V6_MIGRATION_SQL } from '../../src/store/sqlite/blobs/index.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { writeOldLayoutBlobs } from './fixtures/pre-v8-blobs.js';
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const digest = (path: string) => sha(readFileSync(path));
@@ -26,32 +27,20 @@ const bigMetadata = {
 const smallMetadata = { execUsed: false };
 
 /**
- * A store at schema version 6 written by this code's own layers at that version: migrations 1–6,
- * the pack storage with a whole blob and a delta on it in the format version 6 wrote (no version
- * number in the delta), a session with two turns (metadata as JSON text) and a checkpoint naming
- * the pair.
+ * A store at schema version 6: migrations 1–6 of this code, a whole blob and a delta on it as the
+ * pack storage of that version wrote them (the delta without a version number; by hand, since this
+ * code's pack storage writes the layout of migration 8), a session with two turns (metadata as
+ * JSON text) and a checkpoint naming the pair.
  */
 async function writeVersion6Store(path: string, tamper?: (db: Database.Database) => void): Promise<void> {
   const db = openDatabase({
     path,
     readOnly: false,
     busyTimeoutMs: 5000,
-    migrations: migrations(BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, BLOB_SCHEMA_V6_MIGRATION_SQL).slice(0, 6),
+    migrations: migrations(BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, BLOB_SCHEMA_V6_MIGRATION_SQL, '').slice(0, 6),
   });
-  const storage = new PackBlobStorage(db, `${path}.blobs`, { readOnly: false });
-  const whole = encodeWhole(text);
-  const delta = encodeDeltaBlob(text, edited);
-  expect(delta.bytes[0]).toBeLessThan(2);
-  await storage.putMany([
-    {
-      record: { hash: sha(text), size: text.length, storedSize: whole.bytes.length, encoding: whole.encoding, baseHash: null, chainDepth: 0 },
-      bytes: whole.bytes,
-    },
-    {
-      record: { hash: sha(edited), size: edited.length, storedSize: delta.bytes.length, encoding: 'delta', baseHash: sha(text), chainDepth: 1 },
-      bytes: delta.bytes,
-    },
-  ]);
+  expect(encodeDeltaBlob(text, edited).bytes[0]).toBeLessThan(2);
+  writeOldLayoutBlobs(db, `${path}.blobs`, [{ content: text }, { content: edited, base: text }]);
   const now = Date.now();
   db.prepare(
     `INSERT INTO sessions (id, kind, tree_id, root_session_id, title, created_at, updated_at) VALUES ('ses_1', 'main', 'tree_1', 'ses_1', 't', ?, ?)`,
@@ -70,7 +59,6 @@ async function writeVersion6Store(path: string, tamper?: (db: Database.Database)
      VALUES ('chk_1', 'ses_1', 1, 'modify', 'workspace:a.txt', ?, ?, 'fs', 'recorded', ?)`,
   ).run(sha(text), sha(edited), now);
   tamper?.(db);
-  storage.close();
   db.close();
 }
 
@@ -120,7 +108,8 @@ describe('migration 7: deflated turn metadata, numbered deltas', () => {
       await store.close();
     }
     const db = new Database(path, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(7);
+    // The later migrations ran after it.
+    expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     const kinds = db.prepare('SELECT id, typeof(metadata) AS kind FROM turns ORDER BY id').all();
     expect(kinds).toEqual([
       { id: 'trn_big', kind: 'blob' },

@@ -1,4 +1,4 @@
-/** How a blob's bytes are kept: whole (raw or deflated) or as a delta against another blob. */
+/** How a blob's bytes are kept: whole (raw, or compressed: `deflate` covers deflate and Brotli, told apart by the first byte) or as a delta against another blob. */
 export type BlobEncoding = 'raw' | 'deflate' | 'delta';
 
 /** Index record of a stored blob (content address + where and how its bytes are kept). */

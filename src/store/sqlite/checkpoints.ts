@@ -1,7 +1,8 @@
 import { checkpointRow } from '../new-rows.js';
 import { NotFoundError, type Checkpoint } from '../../model/index.js';
 import type { ListCheckpointsOptions, NewCheckpoint } from '../store.js';
-import { toCheckpoint, type CheckpointRow } from './rows.js';
+import { fromStoredCheckpointRow, toStoredCheckpointRow, type StoredCheckpointRow } from './checkpoint-hashes.js';
+import { toCheckpoint } from './rows.js';
 import { requireSession } from './sessions.js';
 import type { SqliteContext } from './sqlite-context.js';
 
@@ -28,15 +29,15 @@ export function addCheckpointRows(context: SqliteContext, checkpoints: NewCheckp
     }
     nextSeq.set(checkpoint.sessionId, seq + 1);
     const row = checkpointRow(checkpoint, seq, now);
-    insert.run(row);
+    insert.run(toStoredCheckpointRow(row));
     return toCheckpoint(row);
   });
 }
 
 export function getCheckpoint(context: SqliteContext, id: string): Checkpoint {
-  const row = context.statement('SELECT * FROM checkpoints WHERE id = ?').get(id) as CheckpointRow | undefined;
+  const row = context.statement('SELECT * FROM checkpoints WHERE id = ?').get(id) as StoredCheckpointRow | undefined;
   if (!row) throw new NotFoundError({ entity: 'checkpoint', id });
-  return toCheckpoint(row);
+  return toCheckpoint(fromStoredCheckpointRow(row));
 }
 
 export function listCheckpoints(context: SqliteContext, sessionId: string, options: ListCheckpointsOptions): Checkpoint[] {
@@ -49,5 +50,5 @@ export function listCheckpoints(context: SqliteContext, sessionId: string, optio
     options.last === undefined
       ? `SELECT * FROM checkpoints WHERE ${where.join(' AND ')} ORDER BY seq`
       : `SELECT * FROM (SELECT * FROM checkpoints WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT @last) ORDER BY seq`;
-  return (context.statement(sql).all(params) as CheckpointRow[]).map(toCheckpoint);
+  return (context.statement(sql).all(params) as StoredCheckpointRow[]).map((row) => toCheckpoint(fromStoredCheckpointRow(row)));
 }

@@ -6,6 +6,7 @@ import { insertMessage } from './messages.js';
 import { toSession } from './rows.js';
 import { findSessionRow, insertSession, requireMessageRow, requireSession } from './sessions.js';
 import type { SqliteContext } from './sqlite-context.js';
+import { idEquals } from './id-keys.js';
 
 /**
  * A new session whose head points at an existing message of the parent's tree: ancestors are
@@ -60,12 +61,12 @@ export function deleteSession(context: SqliteContext, id: string): void {
     context
       .statement(
         `WITH RECURSIVE needed(id) AS (
-           SELECT id FROM messages WHERE tree_id = @tree AND session_id != @id
+           SELECT id FROM messages WHERE ${idEquals('tree_id', '@tree')} AND session_id != @id
            UNION SELECT head_message_id FROM sessions WHERE tree_id = @tree AND head_message_id IS NOT NULL
            UNION SELECT forked_from_message_id FROM sessions WHERE tree_id = @tree AND forked_from_message_id IS NOT NULL
            UNION SELECT m.parent_id FROM messages m JOIN needed n ON m.id = n.id WHERE m.parent_id IS NOT NULL
          )
-         DELETE FROM messages WHERE session_id = @id AND id NOT IN (SELECT id FROM needed)`,
+         DELETE FROM messages WHERE ${idEquals('session_id', '@id')} AND id NOT IN (SELECT id FROM needed)`,
       )
       .run({ tree: row.tree_id, id });
     context.statement('DELETE FROM command_facts WHERE session_id = ?').run(id);

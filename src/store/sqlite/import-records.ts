@@ -13,7 +13,8 @@ import {
   type RecordsImportResult,
 } from '../record-import.js';
 import { encodeParts } from '../new-rows.js';
-import { addPinsIn } from './ledgers.js';
+import { addPinsIn } from './pin-sets.js';
+import { fromStoredCheckpointRow, toStoredCheckpointRow, type StoredCheckpointRow } from './checkpoint-hashes.js';
 import { packJson } from './packed-json.js';
 import {
   toCheckpoint,
@@ -22,7 +23,6 @@ import {
   toMessageWithParts,
   toSession,
   toTurn,
-  type CheckpointRow,
   type EffectRow,
   type EntryRow,
   type MessageRow,
@@ -65,7 +65,7 @@ export function importRecords(context: SqliteContext, records: RecordsImport, op
       `INSERT INTO checkpoints (id, session_id, seq, turn_id, anchor_message_id, op, path, to_path, before_hash, after_hash, before_mode, after_mode, source, tool_name, tool_call_id, status, skip_reason, created_at, patch)
        VALUES (@id, @session_id, @seq, @turn_id, @anchor_message_id, @op, @path, @to_path, @before_hash, @after_hash, @before_mode, @after_mode, @source, @tool_name, @tool_call_id, @status, @skip_reason, @created_at, @patch)`,
     );
-    for (const checkpoint of checkpoints) insertCheckpoint.run(checkpointRowOf(checkpoint));
+    for (const checkpoint of checkpoints) insertCheckpoint.run(toStoredCheckpointRow(checkpointRowOf(checkpoint)));
     const insertEffect = context.statement(
       `INSERT INTO effects (id, session_id, turn_id, tool_name, tool_call_id, idempotency_key, status, request, result, created_at)
        VALUES (@id, @session_id, @turn_id, @tool_name, @tool_call_id, @idempotency_key, @status, @request, @result, @created_at)`,
@@ -130,7 +130,9 @@ function readExisting(context: SqliteContext, records: RecordsImport): ExistingR
     messages: new Map(messages.map((message) => [message.id, message])),
     entries: new Map(byIds<EntryRow>('entries', ids(records.entries)).map((row) => [row.id, toEntry(row)])),
     turns: new Map(byIds<StoredTurnRow>('turns', ids(records.turns)).map((row) => [row.id, toTurn(row)])),
-    checkpoints: new Map(byIds<CheckpointRow>('checkpoints', ids(records.checkpoints)).map((row) => [row.id, toCheckpoint(row)])),
+    checkpoints: new Map(
+      byIds<StoredCheckpointRow>('checkpoints', ids(records.checkpoints)).map((row) => [row.id, toCheckpoint(fromStoredCheckpointRow(row))]),
+    ),
     effects: new Map(byIds<EffectRow>('effects', ids(records.effects)).map((row) => [row.id, toEffect(row)])),
     entryPlaces: places('entries'),
     checkpointPlaces: places('checkpoints'),

@@ -1,11 +1,13 @@
-import { InvalidArgumentError, newId, type CommandFact, type Effect } from '../../model/index.js';
+import { newId, type CommandFact, type Effect } from '../../model/index.js';
 import type { NewEffect } from '../store.js';
 import { toCommandFact, toEffect, type CommandFactRow, type EffectRow } from './rows.js';
+import { checkpointHashHex } from './checkpoint-hashes.js';
+import { addPinRoots } from './pin-sets.js';
 import { requireSession } from './sessions.js';
 import { writeIntentRoots } from './intent-roots.js';
 import type { SqliteContext } from './sqlite-context.js';
 
-/** Effects, command facts and blob pins: the small append-mostly ledgers. */
+/** Effects and command facts, the small append-mostly ledgers, and GC's roots (pin sets: `pin-sets.ts`). */
 
 export function appendEffect(context: SqliteContext, effect: NewEffect): Effect {
   const now = Date.now();
@@ -65,60 +67,15 @@ export function putCommandFact(context: SqliteContext, fact: Omit<CommandFact, '
   });
 }
 
-/**
- * A pin set is one row: the owner and its hashes' 32-byte values end to end (a workspace's 2,000
- * pinned files take 64 KB, not 2,000 rows of hex text and their index).
- */
-export function setBlobPins(context: SqliteContext, owner: string, hashes: readonly string[]): void {
-  const packed = packHashes(hashes);
-  context.write('pin blobs', () => writePinSet(context, owner, packed));
-}
-
-export function addBlobPins(context: SqliteContext, owner: string, hashes: readonly string[]): void {
-  if (hashes.length === 0) return;
-  packHashes(hashes);
-  context.write('pin blobs', () => addPinsIn(context, owner, hashes));
-}
-
-/** `addBlobPins` inside the caller's write transaction. */
-export function addPinsIn(context: SqliteContext, owner: string, hashes: readonly string[]): void {
-  if (hashes.length === 0) return;
-  const row = context.statement('SELECT hashes FROM blob_pins WHERE owner = ?').get(owner) as { hashes: Buffer } | undefined;
-  writePinSet(context, owner, packHashes([...(row ? unpackHashes(row.hashes) : []), ...hashes]));
-}
-
-function writePinSet(context: SqliteContext, owner: string, packed: Buffer): void {
-  if (packed.length === 0) context.statement('DELETE FROM blob_pins WHERE owner = ?').run(owner);
-  else context.statement('INSERT INTO blob_pins (owner, hashes) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET hashes = excluded.hashes').run(owner, packed);
-}
-
-const HASH_PATTERN = /^[0-9a-f]{64}$/;
-
-/** Distinct hashes as their bytes end to end; refuses anything that is not a lowercase sha256 in hex. */
-function packHashes(hashes: readonly string[]): Buffer {
-  const distinct = [...new Set(hashes)];
-  for (const hash of distinct) {
-    if (!HASH_PATTERN.test(hash))
-      throw new InvalidArgumentError({ parameter: 'hashes', value: hash, reason: 'a pinned hash must be a sha256 in lowercase hex' });
-  }
-  return Buffer.from(distinct.join(''), 'hex');
-}
-
-function unpackHashes(packed: Buffer): string[] {
-  const hashes: string[] = [];
-  for (let offset = 0; offset + 32 <= packed.length; offset += 32) hashes.push(packed.toString('hex', offset, offset + 32));
-  return hashes;
-}
-
 /** Adds every hash a record refers to: checkpoint before/after, journal items, parts, pins (writes in flight: `writeIntentRoots`). */
 export function addRecordRoots(context: SqliteContext, roots: Set<string>): Set<string> {
   for (const row of context.statement(blobRootsQuery).all() as Array<{ hash: string }>) roots.add(row.hash);
-  for (const packed of context.statement('SELECT hashes FROM blob_pins').pluck().all() as Buffer[]) for (const hash of unpackHashes(packed)) roots.add(hash);
+  addPinRoots(context, roots);
   return roots;
 }
 
-const blobRootsQuery = `SELECT before_hash AS hash FROM checkpoints WHERE before_hash IS NOT NULL
-  UNION SELECT after_hash FROM checkpoints WHERE after_hash IS NOT NULL
+const blobRootsQuery = `SELECT ${checkpointHashHex('before_hash')} AS hash FROM checkpoints WHERE before_hash IS NOT NULL
+  UNION SELECT ${checkpointHashHex('after_hash')} FROM checkpoints WHERE after_hash IS NOT NULL
   UNION SELECT hash FROM message_blobs
   UNION SELECT json_extract(item.value, '$.expectedHash') FROM journals, json_each(journals.items) AS item
     WHERE json_extract(item.value, '$.expectedHash') IS NOT NULL

@@ -14,6 +14,7 @@ import { jsonOf } from './entries.js';
 import { MESSAGE_COLUMNS, toMessage, toMessageWithParts, toSession, type MessageRow, type SessionRow } from './rows.js';
 import { headMoved, requireMessageRow, requireSession } from './sessions.js';
 import type { SqliteContext } from './sqlite-context.js';
+import { idEquals } from './id-keys.js';
 
 /** Insert a message and its parts as a child of `parentId` in the session's tree. Inside a write. */
 export function insertMessage(context: SqliteContext, session: SessionRow, parentId: string | null, input: NewMessage, now: number): MessageWithParts {
@@ -137,13 +138,22 @@ export function finishMessage(context: SqliteContext, messageId: string, status:
   return getMessage(context, messageId, 'full');
 }
 
+/**
+ * A message's children by the parent's `seq`: `parent_seq` is indexed (`messages_parent`), the text
+ * `parent_id` beside it is not and would be a scan of every message. Every row with a parent has
+ * both (the insert paths take the seq from the parent's row).
+ */
+export const CHILDREN_SQL = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE parent_seq = ? ORDER BY created_at, id`;
+
 export function children(context: SqliteContext, messageId: string): Message[] {
-  requireMessageRow(context, messageId);
-  const rows = context.statement(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE parent_id = ? ORDER BY created_at, id`).all(messageId) as MessageRow[];
+  const parent = requireMessageRow(context, messageId);
+  const rows = context.statement(CHILDREN_SQL).all(parent.seq) as MessageRow[];
   return rows.map(toMessage);
 }
 
 export function listTreeMessages(context: SqliteContext, treeId: string): Message[] {
-  const rows = context.statement(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE tree_id = ? ORDER BY created_at, id`).all(treeId) as MessageRow[];
+  const rows = context
+    .statement(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${idEquals('tree_id', '@treeId')} ORDER BY created_at, id`)
+    .all({ treeId }) as MessageRow[];
   return rows.map(toMessage);
 }

@@ -1,5 +1,8 @@
 import type Database from 'better-sqlite3';
+import { CHECKPOINT_HASHES_V8_MIGRATION_SQL } from './checkpoint-hashes.js';
+import { ID_KEYS_V9_MIGRATION_SQL } from './id-keys.js';
 import { packJson } from './packed-json.js';
+import { splitPinSets } from './pin-sets.js';
 import { SCHEMA_V1_SQL } from './schema-v1.js';
 import { WRITE_INTENTS_EXEC_SQL, WRITE_INTENTS_SQL } from './write-intents.js';
 
@@ -13,7 +16,7 @@ export interface Migration {
  * Ordered schema migrations. Each runs inside the opening transaction; `PRAGMA user_version`
  * records the last one applied. Never edit a shipped migration: add the next one.
  */
-export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string, blobSchemaV6Sql: string): Migration[] {
+export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string, blobSchemaV6Sql: string, blobSchemaV8Sql: string): Migration[] {
   return [
     {
       version: 1,
@@ -66,6 +69,24 @@ export function migrations(blobSchemaSql: string, blobSchemaV5Sql: string, blobS
       description: 'deflated turn metadata, and numbered delta blobs (skip-delta bases) that older versions cannot read',
       up(db) {
         packTurnMetadata(db);
+      },
+    },
+    {
+      version: 8,
+      description:
+        'smaller rows: blob encodings as numbers, delta bases by id, times in seconds; checkpoint hashes as 32 bytes; pins of indexed blobs as prefixes',
+      up(db) {
+        db.exec(blobSchemaV8Sql);
+        db.exec(CHECKPOINT_HASHES_V8_MIGRATION_SQL);
+        splitPinSets(db);
+      },
+    },
+    {
+      version: 9,
+      description:
+        "narrow indexes of messages by tree and session (the ids' last characters); no index of checkpoints by turn or anchor or of messages by turn (no query used them)",
+      up(db) {
+        db.exec(ID_KEYS_V9_MIGRATION_SQL);
       },
     },
   ];

@@ -25,7 +25,13 @@ import type {
   UpdateTurnInput,
 } from '../store.js';
 import { compactDatabase } from './database-compaction.js';
-import { BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, BLOB_SCHEMA_V6_MIGRATION_SQL, PackBlobStorage } from './blobs/index.js';
+import {
+  BLOB_SCHEMA_V1_SQL,
+  BLOB_SCHEMA_V5_MIGRATION_SQL,
+  BLOB_SCHEMA_V6_MIGRATION_SQL,
+  BLOB_SCHEMA_V8_MIGRATION_SQL,
+  PackBlobStorage,
+} from './blobs/index.js';
 import { insertEntry, listEntries } from './entries.js';
 import { deleteSession, forkSession } from './fork.js';
 import * as messages from './messages.js';
@@ -70,7 +76,7 @@ export interface SqliteStoreOptions {
 }
 
 /** The schema version this code writes; a store with a newer one is refused. */
-export const SQLITE_SCHEMA_VERSION = migrations('', '', '').at(-1)!.version;
+export const SQLITE_SCHEMA_VERSION = migrations('', '', '', '').at(-1)!.version;
 
 /**
  * The embedded default backend: one SQLite file (WAL, so several processes can share it) plus a
@@ -102,7 +108,7 @@ export class SqliteStore implements Store {
       path,
       readOnly,
       busyTimeoutMs: options.busyTimeoutMs ?? 5000,
-      migrations: migrations(BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, BLOB_SCHEMA_V6_MIGRATION_SQL),
+      migrations: migrations(BLOB_SCHEMA_V1_SQL, BLOB_SCHEMA_V5_MIGRATION_SQL, BLOB_SCHEMA_V6_MIGRATION_SQL, BLOB_SCHEMA_V8_MIGRATION_SQL),
     });
     const context = new SqliteContext(db, path, readOnly, notWritable ?? (readOnly ? 'it was opened read-only' : null));
     return new SqliteStore(context, join(dirname(path), `${basename(path)}.blobs`));

@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { BlobCorruptError, InvalidArgumentError, NotFoundError, StoreError, type BlobEncoding, type BlobRecord } from '../../../model/index.js';
+import { BlobCorruptError, InvalidArgumentError, NotFoundError, StoreError, type BlobRecord } from '../../../model/index.js';
 import type { BlobStorage, BlobStorageStats, PendingBlobWrite, RecompressOptions, RecompressReport, StagingBlobStorage, StoredBlobInput } from '../../store.js';
+import { deleteUnusedBases, prepareIndexInsert, toRecord, type IndexInsert, type IndexRow } from './blob-index-rows.js';
 import { INDEX_ROW_SELECT } from './blob-schema.js';
 import { PackCompactor, type CompactOptions, type CompactResult } from './pack-compactor.js';
 import { PackReader } from './pack-reader.js';
@@ -26,19 +27,6 @@ export interface PackBlobStorageOptions {
   maxPackBytes?: number;
   /** Compaction threshold used by `deleteMany` (default 0.5, see `CompactOptions`). */
   minLiveRatio?: number;
-}
-
-/** A `blob_index` row as `INDEX_ROW_SELECT` reads it: hashes as their 32 bytes, the pack by name. */
-interface IndexRow {
-  hash: Buffer;
-  pack: string;
-  pack_offset: number;
-  stored_size: number;
-  size: number;
-  encoding: BlobEncoding;
-  base_hash: Buffer | null;
-  chain_depth: number;
-  created_at: number;
 }
 
 /** A concurrent delete can remove a blob we skipped as present; retry those this many times. */
@@ -72,7 +60,7 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
   private readonly minLiveRatio: number;
   private readonly selectOne: Database.Statement;
   private readonly selectMany: Database.Statement;
-  private insertStatement: Database.Statement | null = null;
+  private insertRow: IndexInsert | null = null;
   private selectPresentStatement: Database.Statement | null = null;
   private selectPresentOneStatement: Database.Statement | null = null;
 
@@ -125,7 +113,7 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
         .transaction(() => {
           toWrite.forEach((item, index) => {
             const record = item.record;
-            this.insert.run(record.hash, pack, offsets[index]!, record.storedSize, record.size, record.encoding, record.baseHash, record.chainDepth, now);
+            this.insert({ ...recordFields(record), pack, offset: offsets[index]!, createdAtMs: now });
           });
           // Skipped because present, but deleted since by a concurrent GC: write those again.
           const nowPresent = this.presentHashes(pending.map((item) => item.record.hash));
@@ -196,17 +184,7 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
             .transaction(() => {
               toWrite.forEach((item, index) => {
                 const record = item.record;
-                this.insert.run(
-                  record.hash,
-                  pack.name,
-                  offsets[index]!,
-                  record.storedSize,
-                  record.size,
-                  record.encoding,
-                  record.baseHash,
-                  record.chainDepth,
-                  now,
-                );
+                this.insert({ ...recordFields(record), pack: pack.name, offset: offsets[index]!, createdAtMs: now });
               });
             })
             .immediate();
@@ -274,7 +252,7 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
   }
 
   async listRecords(): Promise<BlobRecord[]> {
-    return (this.db.prepare(`${INDEX_ROW_SELECT} ORDER BY i.created_at, i.hash`).all() as IndexRow[]).map(toRecord);
+    return (this.db.prepare(`${INDEX_ROW_SELECT} ORDER BY i.created_sec, i.hash`).all() as IndexRow[]).map(toRecord);
   }
 
   async deleteMany(hashes: readonly string[]): Promise<{ freedBytes: number }> {
@@ -286,6 +264,7 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
           .prepare('SELECT COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE hash IN (SELECT unhex(value) FROM json_each(?))')
           .get(json) as { bytes: number };
         this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT unhex(value) FROM json_each(?))').run(json);
+        deleteUnusedBases(this.db);
         return freed.bytes;
       })
       .immediate();
@@ -304,8 +283,8 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
     const doomed = new Set([...present].filter((hash) => !roots.has(hash)));
     const keptBases = this.db
       .prepare(
-        `SELECT DISTINCT lower(hex(base_hash)) FROM blob_index
-       WHERE base_hash IN (SELECT unhex(value) FROM json_each(@doomed)) AND hash NOT IN (SELECT unhex(value) FROM json_each(@doomed))`,
+        `SELECT DISTINCT lower(hex(b.hash)) FROM blob_index i JOIN blob_bases b ON b.id = i.base
+       WHERE b.hash IN (SELECT unhex(value) FROM json_each(@doomed)) AND i.hash NOT IN (SELECT unhex(value) FROM json_each(@doomed))`,
       )
       .pluck();
     for (;;) {
@@ -320,6 +299,7 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
       bytes: number;
     };
     this.db.prepare('DELETE FROM blob_index WHERE hash IN (SELECT unhex(value) FROM json_each(?))').run(json);
+    deleteUnusedBases(this.db);
     const spared = [...new Set(candidates)].filter((hash) => present.has(hash) && !doomed.has(hash));
     return { deleted: [...doomed], spared, freedBytes: freed.bytes };
   }
@@ -383,12 +363,9 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
     return bytes;
   }
 
-  private get insert(): Database.Statement {
-    this.insertStatement ??= this.db.prepare(
-      `INSERT OR IGNORE INTO blob_index (hash, pack, pack_offset, stored_size, size, encoding, base_hash, chain_depth, created_at)
-       VALUES (unhex(?), (SELECT id FROM blob_packs WHERE name = ?), ?, ?, ?, ?, unhex(?), ?, ?)`,
-    );
-    return this.insertStatement;
+  private get insert(): IndexInsert {
+    this.insertRow ??= prepareIndexInsert(this.db);
+    return this.insertRow;
   }
 
   private presentHashes(hashes: readonly string[]): Set<string> {
@@ -414,8 +391,16 @@ export class PackBlobStorage implements BlobStorage, StagingBlobStorage {
   }
 }
 
+const HASH_PATTERN = /^[0-9a-f]{64}$/;
+
 function validate(item: StoredBlobInput): void {
   const record = item.record;
+  for (const [parameter, value] of [
+    ['record.hash', record.hash],
+    ['record.baseHash', record.baseHash],
+  ] as const) {
+    if (value !== null && !HASH_PATTERN.test(value)) throw new InvalidArgumentError({ parameter, value, reason: 'a blob hash is a sha256 in lowercase hex' });
+  }
   if (record.storedSize !== item.bytes.length) {
     throw new InvalidArgumentError({
       parameter: 'record.storedSize',
@@ -432,16 +417,9 @@ function validate(item: StoredBlobInput): void {
   }
 }
 
-function toRecord(row: IndexRow): BlobRecord {
-  return {
-    hash: row.hash.toString('hex'),
-    size: row.size,
-    storedSize: row.stored_size,
-    encoding: row.encoding,
-    baseHash: row.base_hash === null ? null : row.base_hash.toString('hex'),
-    chainDepth: row.chain_depth,
-    createdAt: row.created_at,
-  };
+function recordFields(record: StoredBlobInput['record']) {
+  const { hash, storedSize, size, encoding, baseHash, chainDepth } = record;
+  return { hash, storedSize, size, encoding, baseHash, chainDepth };
 }
 
 function ioError(hash: string, pack: string, cause: unknown): StoreError {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { InvalidArgumentError, type BlobEncoding } from '../../../model/index.js';
 import { EMPTY_RECOMPRESS_REPORT, type RecompressDictionary, type RecompressOptions, type RecompressReport } from '../../store.js';
+import { ENCODING_CODES, prepareIndexInsert, type IndexInsert } from './blob-index-rows.js';
 import type { PackCompactor } from './pack-compactor.js';
 import { isProcessAlive, isStagingPackName } from './pack-file-name.js';
 import type { PackReader } from './pack-reader.js';
@@ -28,6 +29,8 @@ const CHUNK_BYTES = 8 * 1024 * 1024;
  * at durable bytes; what was copied but not repointed is orphan space that compaction sweeps.
  */
 export class PackRecompressor {
+  private insertRow: IndexInsert | null = null;
+
   constructor(
     private readonly db: Database.Database,
     private readonly reader: PackReader,
@@ -76,7 +79,7 @@ export class PackRecompressor {
     if (staging.length === 0) return { blobs: 0, bytes: 0 };
     const row = this.db
       .prepare(
-        "SELECT COUNT(*) AS blobs, COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE encoding = 'raw' AND pack IN (SELECT id FROM blob_packs WHERE name IN (SELECT value FROM json_each(?)))",
+        'SELECT COUNT(*) AS blobs, COALESCE(SUM(stored_size), 0) AS bytes FROM blob_index WHERE encoding = 0 AND pack IN (SELECT id FROM blob_packs WHERE name IN (SELECT value FROM json_each(?)))',
       )
       .get(JSON.stringify(staging)) as { blobs: number; bytes: number };
     return row;
@@ -90,7 +93,7 @@ export class PackRecompressor {
   private async drain(pack: string, options: RecompressOptions, result: RecompressReport, outOfBudget: () => boolean): Promise<boolean> {
     const rows = this.db
       .prepare(
-        "SELECT lower(hex(hash)) AS hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE encoding = 'raw' AND pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset",
+        "SELECT lower(hex(hash)) AS hash, pack_offset AS offset, stored_size AS length, size, 'raw' AS encoding FROM blob_index WHERE encoding = 0 AND pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset",
       )
       .all(pack) as StagedRow[];
     for (let start = 0; start < rows.length; ) {
@@ -135,7 +138,8 @@ export class PackRecompressor {
         `UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ?, encoding = ? ${where}`,
       );
       const updateDelta = this.db.prepare(
-        `UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ?, encoding = 'delta', base_hash = unhex(?), chain_depth = 1 ${where}`,
+        `UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ?, encoding = ${ENCODING_CODES.delta},
+          base = (SELECT id FROM blob_bases WHERE hash = unhex(?)), chain_depth = 1 ${where}`,
       );
       this.db
         .transaction(() => {
@@ -147,7 +151,7 @@ export class PackRecompressor {
             if (delta && !dictionaryReady) return; // stays staged for the next pass
             const changes = delta
               ? updateDelta.run(appended.pack, offsets[index]!, item.bytes.length, dictionary!.hash, row.hash, pack, row.offset).changes
-              : update.run(appended.pack, offsets[index]!, item.bytes.length, item.encoding, row.hash, pack, row.offset).changes;
+              : update.run(appended.pack, offsets[index]!, item.bytes.length, ENCODING_CODES[item.encoding], row.hash, pack, row.offset).changes;
             if (changes === 0) return;
             result.blobsMoved++;
             if (item.encoding !== 'raw') result.blobsDeflated++;
@@ -172,8 +176,8 @@ export class PackRecompressor {
     if (!options.dictionary) return null;
     const dictionary = options.dictionary(contents.filter((content, index) => chunk[index]!.encoding === 'raw' && content.length === chunk[index]!.size));
     if (!dictionary || chunk.some((row) => row.hash === dictionary.hash)) return null;
-    const existing = this.db.prepare('SELECT encoding FROM blob_index WHERE hash = unhex(?)').pluck().get(dictionary.hash) as string | undefined;
-    return existing === undefined || existing !== 'delta' ? dictionary : null;
+    const existing = this.db.prepare('SELECT encoding FROM blob_index WHERE hash = unhex(?)').pluck().get(dictionary.hash) as number | undefined;
+    return existing === undefined || existing !== ENCODING_CODES.delta ? dictionary : null;
   }
 
   /**
@@ -182,15 +186,29 @@ export class PackRecompressor {
    * pass made it one): the chunk's dictionary deltas then wait for the next pass.
    */
   private storeDictionary(dictionary: RecompressDictionary, pack: string, offset: number): boolean {
-    const existing = this.db.prepare('SELECT encoding FROM blob_index WHERE hash = unhex(?)').pluck().get(dictionary.hash) as string | undefined;
-    if (existing !== undefined) return existing !== 'delta';
-    this.db
-      .prepare(
-        `INSERT INTO blob_index (hash, pack, pack_offset, stored_size, size, encoding, base_hash, chain_depth, created_at)
-         VALUES (unhex(?), (SELECT id FROM blob_packs WHERE name = ?), ?, ?, ?, ?, NULL, 0, ?)`,
-      )
-      .run(dictionary.hash, pack, offset, dictionary.stored.bytes.length, dictionary.content.length, dictionary.stored.encoding, Date.now());
+    const existing = this.db.prepare('SELECT encoding FROM blob_index WHERE hash = unhex(?)').pluck().get(dictionary.hash) as number | undefined;
+    if (existing === ENCODING_CODES.delta) return false;
+    if (existing === undefined) {
+      this.insert({
+        hash: dictionary.hash,
+        pack,
+        offset,
+        storedSize: dictionary.stored.bytes.length,
+        size: dictionary.content.length,
+        encoding: dictionary.stored.encoding,
+        baseHash: null,
+        chainDepth: 0,
+        createdAtMs: Date.now(),
+      });
+    }
+    // The chunk's deltas name it by its id in `blob_bases`.
+    this.db.prepare('INSERT INTO blob_bases (hash) VALUES (unhex(?)) ON CONFLICT (hash) DO NOTHING').run(dictionary.hash);
     return true;
+  }
+
+  private get insert(): IndexInsert {
+    this.insertRow ??= prepareIndexInsert(this.db);
+    return this.insertRow;
   }
 
   private readSpan(pack: string, offset: number, length: number): Buffer | null {

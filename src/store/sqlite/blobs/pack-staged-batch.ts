@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { StoreError } from '../../../model/index.js';
+import type { IndexInsert } from './blob-index-rows.js';
 import type { OpenPack, PackWriter } from './pack-writer.js';
 
 /**
@@ -8,7 +9,7 @@ import type { OpenPack, PackWriter } from './pack-writer.js';
  * queue, and writeback starts in the background while the caller goes on (see `PackWriter`).
  *
  * Hashes are trusted (the caller just computed them; every read verifies). A hash already in the
- * store keeps its row (`INSERT OR IGNORE`): the bytes written for it are dead space, reclaimed when
+ * store keeps its row: the bytes written for it are dead space, reclaimed when
  * the recompress pass empties the staging pack. Until `commit` returns nothing is indexed; an
  * aborted or crashed batch leaves only unindexed bytes, which compaction sweeps.
  */
@@ -21,7 +22,7 @@ export class PackStagedBatch {
   constructor(
     private readonly db: Database.Database,
     private readonly writer: PackWriter,
-    private readonly insert: Database.Statement,
+    private readonly insert: IndexInsert,
   ) {}
 
   /** Blobs added so far (distinct hashes). */
@@ -58,7 +59,19 @@ export class PackStagedBatch {
       const now = Date.now();
       this.db
         .transaction(() => {
-          for (const row of this.rows) this.insert.run(row.hash, pack.name, row.offset, row.size, row.size, 'raw', null, 0, now);
+          for (const row of this.rows) {
+            this.insert({
+              hash: row.hash,
+              pack: pack.name,
+              offset: row.offset,
+              storedSize: row.size,
+              size: row.size,
+              encoding: 'raw',
+              baseHash: null,
+              chainDepth: 0,
+              createdAtMs: now,
+            });
+          }
         })
         .immediate();
     } finally {
