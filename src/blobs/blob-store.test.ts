@@ -6,16 +6,7 @@ import { BlobStore } from './blob-store.js';
 import { packBackend } from './fixtures/pack-backend.js';
 import { removeTempDirs } from '../store/sqlite/blobs/fixtures/blob-test-database.js';
 import { hashContent } from '../model/index.js';
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    if (WaypointError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
-}
+import { codeOf } from '../model/fixtures/error-code.js';
 
 /** A 100 KB source-like text file as lines, deterministic. */
 function sourceLines(): string[] {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashContent, WaypointError } from '../model/index.js';
+import { hashContent } from '../model/index.js';
 import { makeTempDir, openBlobDatabase, removeTempDirs } from '../store/sqlite/blobs/fixtures/blob-test-database.js';
 import { PackBlobStorage } from '../store/sqlite/blobs/index.js';
 import {
@@ -17,6 +17,7 @@ import {
   encodeWithDictionary,
 } from './blob-codec.js';
 import { BlobStore, type BlobStoreBackend } from './blob-store.js';
+import { codeOf } from '../model/fixtures/error-code.js';
 
 afterAll(removeTempDirs);
 
@@ -39,16 +40,6 @@ function lockText(version: number): Buffer {
     );
   }
   return Buffer.from(`{\n${lines.join('\n')}\n}\n`);
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    if (WaypointError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 describe('Brotli in the blob codec', () => {

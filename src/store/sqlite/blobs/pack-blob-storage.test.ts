@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { WaypointError } from '../../../model/index.js';
 import type { StoredBlobInput } from '../../store.js';
 import { blobContent, makeTempDir, openBlobDatabase, removeTempDirs } from './fixtures/blob-test-database.js';
 import { PackBlobStorage } from './pack-blob-storage.js';
+import { codeOf } from '../../../model/fixtures/error-code.js';
 
 function rawBlob(content: Buffer): StoredBlobInput {
   const hash = createHash('sha256').update(content).digest('hex');
@@ -17,16 +17,6 @@ function open(readOnly = false) {
   const db = openBlobDatabase(join(dir, 'store.db'));
   const packDir = join(dir, 'packs');
   return { dir, db, packDir, storage: new PackBlobStorage(db, packDir, { readOnly }) };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    if (WaypointError.is(error)) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 afterAll(removeTempDirs);
