@@ -38,7 +38,7 @@ export function RewindList(props: { targets: RewindTarget[] | null; onChoose: (t
   // it reruns when the inputs arrive again, since a reload draws a new list scrolled to the top.
   useLayoutEffect(() => {
     const list = listRef.current;
-    if (selected < 0 || !list) return;
+    if (selected < 0 || !list || !targets) return;
     const top = selected * ROW;
     const height = list.clientHeight || VIEW;
     if (top < list.scrollTop) list.scrollTop = top;
