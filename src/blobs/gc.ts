@@ -1,6 +1,6 @@
 import type { BlobRecord } from '../model/index.js';
 import type { Store } from '../store/store.js';
-import { PACKED_RECOMPRESS } from './blob-codec.js';
+import { GC_RECOMPRESS } from './blob-codec.js';
 import { canStage, type CompressReport } from './deferred-compression.js';
 
 export interface GcOptions {
@@ -93,9 +93,9 @@ export async function collectGarbage(
   const compress = options.compress ?? true;
   const storage = store.blobs;
   if (!dryRun && compress !== false && canStage(storage)) {
-    // After the sweep, so blobs just deleted are not compressed for nothing.
+    // After the sweep, so blobs just deleted are not compressed (or re-encoded) for nothing.
     const budget = compress === true ? {} : compress;
-    report.compressed = await storage.recompress({ ...PACKED_RECOMPRESS, ...budget });
+    report.compressed = await storage.recompress({ ...GC_RECOMPRESS, ...budget });
   }
   return report;
 }

@@ -1,4 +1,4 @@
-import type { BlobRecord } from '../model/index.js';
+import type { BlobEncoding, BlobRecord } from '../model/index.js';
 
 // The storage a backend gives the blob store: encoded bytes in, records and bytes out, and the
 // optional raw-first staging. Split from store.ts, which re-exports every name.
@@ -83,6 +83,14 @@ export interface RecompressOptions {
    * stores it in the same transaction that points blobs at it, so it is never swept in between.
    */
   dictionary?(contents: readonly Buffer[]): RecompressDictionary | null;
+  /**
+   * Optional: new bytes for a blob stored before (not staged), same encoding and base, to keep for
+   * good; null to leave it as it is. Each blob is offered once per pass; a blob it returns bytes for
+   * is offered again only if those bytes ask for it (the codec marks what it re-encoded). The
+   * backend points the row at the new bytes only once they are durable, and only if the row still
+   * names the bytes it read.
+   */
+  reencode?(stored: Buffer, blob: { hash: string; size: number; encoding: BlobEncoding }): Buffer | null;
   /** Stop once this many staged bytes were processed (checked between chunks). */
   maxBytes?: number;
   /** Stop once this much time went by (checked between chunks of about 8 MiB). */
@@ -97,6 +105,9 @@ export interface RecompressReport {
   /** Staged bytes read, and the bytes now stored for them. */
   bytesIn: number;
   bytesOut: number;
+  /** Blobs stored before that `reencode` rewrote, and the stored bytes that saved in all (a marked blob may grow by a byte). */
+  blobsReencoded?: number;
+  reencodeSavedBytes?: number;
   /** Staging files removed and their size on disk (the footprint given back). */
   packsRemoved: number;
   bytesReclaimed: number;

@@ -5,6 +5,7 @@ import { ENCODING_CODES, prepareIndexInsert, type IndexInsert } from './blob-ind
 import type { PackCompactor } from './pack-compactor.js';
 import { isProcessAlive, isStagingPackName } from './pack-file-name.js';
 import type { PackReader } from './pack-reader.js';
+import { PackReencoder } from './pack-reencoder.js';
 import type { PackWriter } from './pack-writer.js';
 
 interface StagedRow {
@@ -67,6 +68,9 @@ export class PackRecompressor {
         result.bytesReclaimed += removed;
       }
     }
+    // Then what was compressed as it was written, once each (see `PackReencoder`).
+    if (options.reencode && !outOfBudget())
+      await new PackReencoder(this.db, this.reader, this.writer, this.compactor).reencode(options.reencode, result, outOfBudget);
     const pending = this.pending();
     result.pendingBlobs = pending.blobs;
     result.pendingBytes = pending.bytes;

@@ -1,0 +1,117 @@
+import type Database from 'better-sqlite3';
+import type { RecompressOptions, RecompressReport } from '../../store.js';
+import { ENCODING_CODES } from './blob-index-rows.js';
+import type { PackCompactor } from './pack-compactor.js';
+import { isProcessAlive, isStagingPackName } from './pack-file-name.js';
+import type { PackReader } from './pack-reader.js';
+import type { PackWriter } from './pack-writer.js';
+
+interface PackRow {
+  hash: Buffer;
+  offset: number;
+  length: number;
+  size: number;
+  encoding: number;
+}
+
+/**
+ * Smaller stored blobs are not offered: a deflated whole blob this small gains a few bytes at most,
+ * and every Brotli delta body is larger (Brotli is tried only on deltas of 512 bytes or more).
+ */
+const MIN_STORED_BYTES = 64;
+
+/**
+ * The second half of a compress pass: blobs compressed as they were written (never staged) get
+ * `RecompressOptions.reencode`'s bytes for good. A pack holding any such blob is rewritten whole,
+ * as compaction rewrites one: its live blobs (re-encoded or as they are) are appended to this
+ * process's packed pack and fsynced, then one transaction repoints the rows, each only if it still
+ * names the pack and offset that were read, and the old file is removed once no row names it. The
+ * old bytes are thus never left behind as dead space, and a pack is read again only while it holds
+ * blobs the codec has not marked done. Encodings and delta bases stay as they were, so reads, GC's
+ * mark and its sweep see the same graph. A crash before the transaction leaves every row on its old,
+ * durable bytes (the new ones are orphan space that compaction sweeps). Packs a live process may
+ * still append to (this process's own pack is sealed first unless a write streams into it), and
+ * staging packs (the first half's), are left alone.
+ */
+export class PackReencoder {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly reader: PackReader,
+    private readonly writer: PackWriter,
+    private readonly compactor: PackCompactor,
+  ) {}
+
+  async reencode(reencode: NonNullable<RecompressOptions['reencode']>, result: RecompressReport, outOfBudget: () => boolean): Promise<void> {
+    // This process's own pack is sealed first (unless a write streams into it), so its blobs are offered too.
+    if (!this.writer.streaming) this.writer.seal();
+    const packs = this.db.prepare('SELECT name, pid, state FROM blob_packs ORDER BY created_at, name').all() as Array<{
+      name: string;
+      pid: number;
+      state: string;
+    }>;
+    for (const pack of packs) {
+      if (outOfBudget()) return;
+      if (isStagingPackName(pack.name) || pack.name === this.writer.currentPack) continue;
+      if (pack.state === 'open' && isProcessAlive(pack.pid)) continue;
+      if (this.rewrite(pack.name, reencode, result) && this.compactor.removeIfUnreferenced(pack.name) !== null) result.packsRemoved++;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Re-encode what `reencode` offers new bytes for and move the pack's live blobs; false when nothing changed (the pack stays). */
+  private rewrite(pack: string, reencode: NonNullable<RecompressOptions['reencode']>, result: RecompressReport): boolean {
+    const rows = this.db
+      .prepare(
+        'SELECT hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset',
+      )
+      .all(pack) as PackRow[];
+    const candidates = rows.filter((row) => row.encoding !== ENCODING_CODES.raw && row.length >= MIN_STORED_BYTES);
+    if (candidates.length === 0) return false;
+    const stored = this.readAll(pack, rows);
+    // A vanished or truncated pack cannot be moved faithfully; leave it for a person to inspect.
+    if (stored === null) return false;
+    const replaced = new Map<number, Buffer>();
+    rows.forEach((row, index) => {
+      if (row.encoding === ENCODING_CODES.raw || row.length < MIN_STORED_BYTES) return;
+      const encoding = row.encoding === ENCODING_CODES.delta ? 'delta' : 'deflate';
+      try {
+        const bytes = reencode(stored[index]!, { hash: row.hash.toString('hex'), size: row.size, encoding });
+        if (bytes !== null) replaced.set(index, bytes);
+      } catch {
+        // Undecodable bytes are moved as they are: reads report them, and a person may want to see them.
+      }
+    });
+    if (replaced.size === 0) return false;
+    const bytes = rows.map((_, index) => replaced.get(index) ?? stored[index]!);
+    const appended = this.writer.append(bytes);
+    const update = this.db.prepare(
+      'UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ? WHERE hash = ? AND pack = (SELECT id FROM blob_packs WHERE name = ?) AND pack_offset = ? AND stored_size = ?',
+    );
+    this.db
+      .transaction(() => {
+        rows.forEach((row, index) => {
+          const changes = update.run(appended.pack, appended.offsets[index]!, bytes[index]!.length, row.hash, pack, row.offset, row.length).changes;
+          if (changes === 0 || !replaced.has(index)) return;
+          result.blobsReencoded = (result.blobsReencoded ?? 0) + 1;
+          result.reencodeSavedBytes = (result.reencodeSavedBytes ?? 0) + row.length - bytes[index]!.length;
+        });
+      })
+      .immediate();
+    return true;
+  }
+
+  private readAll(pack: string, rows: readonly PackRow[]): Buffer[] | null {
+    try {
+      const buffers: Buffer[] = [];
+      for (const row of rows) {
+        const bytes = this.reader.read(pack, row.offset, row.length);
+        if (bytes.length !== row.length) return null;
+        buffers.push(bytes);
+      }
+      return buffers;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+}
