@@ -158,6 +158,8 @@ describe.skipIf(!browserAvailable())('the conversation in the browser', () => {
   });
 
   it('asks about selected reply text in a side chat that starts empty, leaving the main conversation as it was', async () => {
+    // The test before opened the parent session from the family tree: its conversation loads first.
+    await expect.poll(() => lastReply().innerText()).toContain('Bye, edited.');
     const before = await page.locator('ol[aria-label="Conversation"] > li').count();
     await lastReply()
       .locator('p.text')
