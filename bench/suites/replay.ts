@@ -108,9 +108,7 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
       unit: 'bytes',
       baseline: { name: 'git gc', value: shadowGc },
       ratio: compressed / shadowGc,
-      goal: '≤ 1 (smaller than git gc)',
-      met: compressed <= shadowGc,
-      note: `blobs ${report.blobs.storedBytes} B stored of ${report.blobs.rawBytes} B content; database ${report.store.databaseBytes} B`,
+      note: `before waypoint gc (its sweep and one-time re-encoding), which is what git gc is compared with below; blobs ${report.blobs.storedBytes} B stored of ${report.blobs.rawBytes} B content; database ${report.store.databaseBytes} B`,
     },
     {
       suite: SUITE,
