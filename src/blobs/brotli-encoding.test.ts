@@ -19,28 +19,9 @@ import {
 import { BlobStore, type BlobStoreBackend } from './blob-store.js';
 import { codeOf } from '../model/fixtures/error-code.js';
 
+import { lockText, sourceText } from './fixtures/sample-texts.js';
+
 afterAll(removeTempDirs);
-
-/** Source-like text of about `bytes` bytes, deterministic for a given `salt`. */
-function sourceText(bytes: number, salt = 0): Buffer {
-  const lines: string[] = [];
-  for (let index = 0; lines.length * 60 < bytes; index++) {
-    lines.push(`export const value${index} = await load(${(index * 7919 + salt) % 10007}, { label: "row-${index % 97}" });`);
-  }
-  return Buffer.from(`${lines.join('\n')}\n`);
-}
-
-/** A lock-file-like text: many similar entries whose versions differ in a few hundred lines. */
-function lockText(version: number): Buffer {
-  const lines: string[] = [];
-  for (let index = 0; index < 3000; index++) {
-    const bumped = index % 10 === version % 10 ? version : 0;
-    lines.push(
-      `  "node_modules/package-${index}": { "version": "1.${index % 40}.${bumped}", "integrity": "sha512-${hashContent(Buffer.from(`${index}:${bumped}`)).slice(0, 40)}" },`,
-    );
-  }
-  return Buffer.from(`{\n${lines.join('\n')}\n}\n`);
-}
 
 describe('Brotli in the blob codec', () => {
   it('every encoding round-trips: raw, deflate, Brotli whole, plain, deflated, Brotli and numbered Brotli deltas, dictionary deltas', () => {

@@ -1,20 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashContent } from '../model/index.js';
 import { makeTempDir, openBlobDatabase, removeTempDirs } from '../store/sqlite/blobs/fixtures/blob-test-database.js';
 import { PackBlobStorage } from '../store/sqlite/blobs/index.js';
 import { BlobStore, type BlobStoreBackend } from './blob-store.js';
 
-afterAll(removeTempDirs);
+import { lockText, sourceText } from './fixtures/sample-texts.js';
 
-/** Source-like text of about `bytes` bytes, deterministic for a given `salt`. */
-function sourceText(bytes: number, salt = 0): Buffer {
-  const lines: string[] = [];
-  for (let index = 0; lines.length * 60 < bytes; index++) {
-    lines.push(`export const value${index} = await load(${(index * 7919 + salt) % 10007}, { label: "row-${index % 97}" });`);
-  }
-  return Buffer.from(`${lines.join('\n')}\n`);
-}
+afterAll(removeTempDirs);
 
 /** About `bytes` of statement-like lines drawn from a small vocabulary by a fixed pseudo-random sequence: Brotli quality 11 beats 9 and 10 on it. */
 function variedText(bytes: number): Buffer {
@@ -56,18 +48,6 @@ function variedText(bytes: number): Buffer {
     length += line.length + 1;
   }
   return Buffer.from(lines.join('\n'));
-}
-
-/** A lock-file-like text whose versions differ in a few hundred lines: its deltas get Brotli bodies. */
-function lockText(version: number): Buffer {
-  const lines: string[] = [];
-  for (let index = 0; index < 3000; index++) {
-    const bumped = index % 10 === version % 10 ? version : 0;
-    lines.push(
-      `  "node_modules/package-${index}": { "version": "1.${index % 40}.${bumped}", "integrity": "sha512-${hashContent(Buffer.from(`${index}:${bumped}`)).slice(0, 40)}" },`,
-    );
-  }
-  return Buffer.from(`{\n${lines.join('\n')}\n}\n`);
 }
 
 /** A store in `dir` whose GC roots are `roots`; opened anew for every step, as a new process would. */

@@ -22,7 +22,7 @@ export interface CompactResult {
   bytesReclaimed: number;
 }
 
-interface PackRow {
+export interface PackRow {
   name: string;
   pid: number;
   state: 'open' | 'sealed';
@@ -47,13 +47,18 @@ export class PackCompactor {
     private readonly stagingWriter: PackWriter = writer,
   ) {}
 
+  /** Every registered pack, oldest first: what compaction, the compress pass and re-encoding walk. */
+  registeredPacks(): PackRow[] {
+    return this.db.prepare('SELECT name, pid, state FROM blob_packs ORDER BY created_at, name').all() as PackRow[];
+  }
+
   compact(options: CompactOptions = {}): CompactResult {
     const minLiveRatio = options.minLiveRatio ?? 0.5;
     const result: CompactResult = { packsRewritten: 0, packsRemoved: 0, bytesReclaimed: 0 };
     // List files before reading registrations: a pack is registered before its file is created,
     // so a listed file without a registration can only be a pack whose removal was interrupted.
     const files = this.listPackFiles();
-    const packs = this.db.prepare('SELECT name, pid, state FROM blob_packs').all() as PackRow[];
+    const packs = this.registeredPacks();
     const live = this.liveBytesByPack();
     const registered = new Set(packs.map((pack) => pack.name));
 

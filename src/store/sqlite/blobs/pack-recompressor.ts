@@ -48,11 +48,7 @@ export class PackRecompressor {
     const outOfBudget = () => result.bytesIn >= maxBytes || performance.now() - started >= budgetMs;
 
     if (!this.stagingWriter.streaming) this.stagingWriter.seal();
-    const packs = this.db.prepare('SELECT name, pid, state FROM blob_packs ORDER BY created_at, name').all() as Array<{
-      name: string;
-      pid: number;
-      state: string;
-    }>;
+    const packs = this.compactor.registeredPacks();
     for (const pack of packs) {
       if (!isStagingPackName(pack.name)) continue;
       if (outOfBudget()) break;

@@ -44,11 +44,7 @@ export class PackReencoder {
   async reencode(reencode: NonNullable<RecompressOptions['reencode']>, result: RecompressReport, outOfBudget: () => boolean): Promise<void> {
     // This process's own pack is sealed first (unless a write streams into it), so its blobs are offered too.
     if (!this.writer.streaming) this.writer.seal();
-    const packs = this.db.prepare('SELECT name, pid, state FROM blob_packs ORDER BY created_at, name').all() as Array<{
-      name: string;
-      pid: number;
-      state: string;
-    }>;
+    const packs = this.compactor.registeredPacks();
     for (const pack of packs) {
       if (outOfBudget()) return;
       if (isStagingPackName(pack.name) || pack.name === this.writer.currentPack) continue;
