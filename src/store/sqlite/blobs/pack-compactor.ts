@@ -22,6 +22,27 @@ export interface CompactResult {
   bytesReclaimed: number;
 }
 
+/** A blob row as a pack rewrite reads it. */
+export interface LiveRow {
+  hash: Buffer;
+  offset: number;
+  length: number;
+  size: number;
+  encoding: number;
+}
+
+export interface PackTransform {
+  offered: (row: LiveRow) => boolean;
+  /** New bytes by row index, for offered rows only. */
+  replace: (rows: readonly LiveRow[], stored: readonly Buffer[]) => Map<number, Buffer>;
+}
+
+export interface RewriteResult {
+  bytesMoved: number;
+  /** Indexes of rows given new bytes whose rows were repointed to them. */
+  repointed: number[];
+}
+
 export interface PackRow {
   name: string;
   pid: number;
@@ -96,12 +117,12 @@ export class PackCompactor {
       }
       if (pack.state === 'open') this.db.prepare(`UPDATE blob_packs SET state = 'sealed' WHERE name = ?`).run(pack.name);
       if (liveBytes >= size * minLiveRatio) continue;
-      const moved = this.rewrite(pack.name);
+      const moved = this.rewritePack(pack.name);
       if (moved === null) continue;
       result.packsRewritten++;
       const removed = this.removeIfUnreferenced(pack.name);
       if (removed !== null) {
-        result.bytesReclaimed += removed - moved;
+        result.bytesReclaimed += removed - moved.bytesMoved;
         result.packsRemoved++;
       }
     }
@@ -117,35 +138,50 @@ export class PackCompactor {
     return this.unlink(pack);
   }
 
-  /** Copy a pack's live blobs into this writer's pack (staging into staging), then repoint their rows. Returns bytes moved. */
-  private rewrite(pack: string): number | null {
+  /**
+   * Copies a pack's live blobs into this writer's pack (staging into staging), then repoints their
+   * rows in one transaction, each only if it still names the place that was read. `transform` may
+   * give new bytes for rows it is `offered` (same content, same encoding): those go in instead; a
+   * pack with no offered row is not even read. Returns the
+   * bytes moved and the indexes of the replaced rows that were repointed, or null when the pack is
+   * gone or truncated, or the transform replaced nothing (the pack then stays as it is).
+   */
+  rewritePack(pack: string, transform?: PackTransform): RewriteResult | null {
     const rows = this.db
       .prepare(
-        'SELECT hash, pack_offset AS offset, stored_size AS length FROM blob_index WHERE pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset',
+        'SELECT hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset',
       )
-      .all(pack) as Array<{ hash: Buffer; offset: number; length: number }>;
-    const buffers: Buffer[] = [];
+      .all(pack) as LiveRow[];
+    if (transform && !rows.some(transform.offered)) return null;
+    const stored: Buffer[] = [];
     try {
       for (const row of rows) {
         const bytes = this.reader.read(pack, row.offset, row.length);
         // A truncated pack cannot be rewritten faithfully; leave it for a person to inspect.
         if (bytes.length !== row.length) return null;
-        buffers.push(bytes);
+        stored.push(bytes);
       }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
+    const replaced = transform?.replace(rows, stored) ?? new Map<number, Buffer>();
+    if (transform && replaced.size === 0) return null;
+    const buffers = stored.map((bytes, index) => replaced.get(index) ?? bytes);
     const target = (isStagingPackName(pack) ? this.stagingWriter : this.writer).append(buffers);
     const update = this.db.prepare(
-      'UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ? WHERE hash = ? AND pack = (SELECT id FROM blob_packs WHERE name = ?) AND pack_offset = ?',
+      'UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ? WHERE hash = ? AND pack = (SELECT id FROM blob_packs WHERE name = ?) AND pack_offset = ? AND stored_size = ?',
     );
+    const repointed: number[] = [];
     this.db
       .transaction(() => {
-        for (const [index, row] of rows.entries()) update.run(target.pack, target.offsets[index]!, row.hash, pack, row.offset);
+        for (const [index, row] of rows.entries()) {
+          const changes = update.run(target.pack, target.offsets[index]!, buffers[index]!.length, row.hash, pack, row.offset, row.length).changes;
+          if (changes > 0 && replaced.has(index)) repointed.push(index);
+        }
       })
       .immediate();
-    return buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+    return { bytesMoved: buffers.reduce((sum, buffer) => sum + buffer.length, 0), repointed };
   }
 
   /** Drop a pack's registration if nothing refers to it any more (checked inside the transaction). */

@@ -65,8 +65,7 @@ export class PackRecompressor {
       }
     }
     // Then what was compressed as it was written, once each (see `PackReencoder`).
-    if (options.reencode && !outOfBudget())
-      await new PackReencoder(this.db, this.reader, this.writer, this.compactor).reencode(options.reencode, result, outOfBudget);
+    if (options.reencode && !outOfBudget()) await new PackReencoder(this.writer, this.compactor).reencode(options.reencode, result, outOfBudget);
     const pending = this.pending();
     result.pendingBlobs = pending.blobs;
     result.pendingBytes = pending.bytes;

@@ -1,18 +1,8 @@
-import type Database from 'better-sqlite3';
 import type { RecompressOptions, RecompressReport } from '../../store.js';
 import { ENCODING_CODES } from './blob-index-rows.js';
-import type { PackCompactor } from './pack-compactor.js';
+import type { LiveRow, PackCompactor } from './pack-compactor.js';
 import { isProcessAlive, isStagingPackName } from './pack-file-name.js';
-import type { PackReader } from './pack-reader.js';
 import type { PackWriter } from './pack-writer.js';
-
-interface PackRow {
-  hash: Buffer;
-  offset: number;
-  length: number;
-  size: number;
-  encoding: number;
-}
 
 /**
  * Smaller stored blobs are not offered: a deflated whole blob this small gains a few bytes at most,
@@ -35,8 +25,6 @@ const MIN_STORED_BYTES = 64;
  */
 export class PackReencoder {
   constructor(
-    private readonly db: Database.Database,
-    private readonly reader: PackReader,
     private readonly writer: PackWriter,
     private readonly compactor: PackCompactor,
   ) {}
@@ -56,58 +44,30 @@ export class PackReencoder {
 
   /** Re-encode what `reencode` offers new bytes for and move the pack's live blobs; false when nothing changed (the pack stays). */
   private rewrite(pack: string, reencode: NonNullable<RecompressOptions['reencode']>, result: RecompressReport): boolean {
-    const rows = this.db
-      .prepare(
-        'SELECT hash, pack_offset AS offset, stored_size AS length, size, encoding FROM blob_index WHERE pack = (SELECT id FROM blob_packs WHERE name = ?) ORDER BY pack_offset',
-      )
-      .all(pack) as PackRow[];
-    const candidates = rows.filter((row) => row.encoding !== ENCODING_CODES.raw && row.length >= MIN_STORED_BYTES);
-    if (candidates.length === 0) return false;
-    const stored = this.readAll(pack, rows);
-    // A vanished or truncated pack cannot be moved faithfully; leave it for a person to inspect.
-    if (stored === null) return false;
-    const replaced = new Map<number, Buffer>();
-    rows.forEach((row, index) => {
-      if (row.encoding === ENCODING_CODES.raw || row.length < MIN_STORED_BYTES) return;
-      const encoding = row.encoding === ENCODING_CODES.delta ? 'delta' : 'deflate';
-      try {
-        const bytes = reencode(stored[index]!, { hash: row.hash.toString('hex'), size: row.size, encoding });
-        if (bytes !== null) replaced.set(index, bytes);
-      } catch {
-        // Undecodable bytes are moved as they are: reads report them, and a person may want to see them.
-      }
-    });
-    if (replaced.size === 0) return false;
-    const bytes = rows.map((_, index) => replaced.get(index) ?? stored[index]!);
-    const appended = this.writer.append(bytes);
-    const update = this.db.prepare(
-      'UPDATE blob_index SET pack = (SELECT id FROM blob_packs WHERE name = ?), pack_offset = ?, stored_size = ? WHERE hash = ? AND pack = (SELECT id FROM blob_packs WHERE name = ?) AND pack_offset = ? AND stored_size = ?',
-    );
-    this.db
-      .transaction(() => {
-        rows.forEach((row, index) => {
-          const changes = update.run(appended.pack, appended.offsets[index]!, bytes[index]!.length, row.hash, pack, row.offset, row.length).changes;
-          if (changes === 0 || !replaced.has(index)) return;
-          result.blobsReencoded = (result.blobsReencoded ?? 0) + 1;
-          result.reencodeSavedBytes = (result.reencodeSavedBytes ?? 0) + row.length - bytes[index]!.length;
-        });
-      })
-      .immediate();
-    return true;
-  }
-
-  private readAll(pack: string, rows: readonly PackRow[]): Buffer[] | null {
-    try {
-      const buffers: Buffer[] = [];
-      for (const row of rows) {
-        const bytes = this.reader.read(pack, row.offset, row.length);
-        if (bytes.length !== row.length) return null;
-        buffers.push(bytes);
-      }
-      return buffers;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
+    const saved = new Map<number, number>();
+    const offered = (row: LiveRow) => row.encoding !== ENCODING_CODES.raw && row.length >= MIN_STORED_BYTES;
+    const replace = (rows: readonly LiveRow[], stored: readonly Buffer[]) => {
+      const replaced = new Map<number, Buffer>();
+      rows.forEach((row, index) => {
+        if (!offered(row)) return;
+        const encoding = row.encoding === ENCODING_CODES.delta ? 'delta' : 'deflate';
+        try {
+          const bytes = reencode(stored[index]!, { hash: row.hash.toString('hex'), size: row.size, encoding });
+          if (bytes === null) return;
+          replaced.set(index, bytes);
+          saved.set(index, row.length - bytes.length);
+        } catch {
+          // Undecodable bytes are moved as they are: reads report them, and a person may want to see them.
+        }
+      });
+      return replaced;
+    };
+    const rewritten = this.compactor.rewritePack(pack, { offered, replace });
+    if (rewritten === null) return false;
+    for (const index of rewritten.repointed) {
+      result.blobsReencoded = (result.blobsReencoded ?? 0) + 1;
+      result.reencodeSavedBytes = (result.reencodeSavedBytes ?? 0) + saved.get(index)!;
     }
+    return true;
   }
 }
