@@ -5,6 +5,7 @@ import { Walker } from './scan-walker.js';
 import type { ScanOptions, ScanResult } from './scanner.js';
 import type { SkippedPath, Snapshot } from './snapshot.js';
 import { recordDerivation } from './snapshot-derivation.js';
+import { SnapshotOverlay } from './snapshot-overlay.js';
 import { createStatCacheStateFromRecord, createStatCacheStateFromSnapshot, type StatCacheState } from './stat-cache.js';
 import type { Workspace } from './workspace.js';
 import type { WorkspacePath } from './workspace-path.js';
@@ -39,7 +40,7 @@ interface ScanMemo {
   readonly ignoreDirs: ReadonlySet<WorkspacePath>;
   /** Directories the next scan reads again anyway: the ignore files' and those with files skipped as unreadable, too large, store files or badly named. */
   readonly revisit: readonly WorkspacePath[];
-  /** Files whose entries the next scan may not trust (the stat cache's racy rule): their directories are read again. */
+  /** Files whose entries the next scan may not trust (the stat cache's racy rule): read again (not their directories). */
   readonly racy: readonly WorkspacePath[];
 }
 
@@ -123,7 +124,7 @@ export function rememberScan(
  * again are classified by the walker under the ignore decisions they were entered with, and a
  * subdirectory whose decisions changed (an ignore file edited) is read again in full; the files
  * read again are matched against the previous entries with the stat cache's racy rule, and a file
- * whose entry was racy has its directory read again; directories with ignore files, and skipped
+ * whose entry was racy is read again; directories with ignore files, and skipped
  * files (unreadable, too large, store files, names that are not UTF-8), are read by every scan.
  */
 export function scanIncrementally(workspace: Workspace, options: ScanOptions, startedAtMs: number, racyWindowMs: number): ScanResult | null {
@@ -150,7 +151,7 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
   const walker = new Walker(
     workspace,
     { ...options, cache: createStatCacheStateFromRecord({}, state.scanStartedAtMs, state.racyWindowMs, state.directories) },
-    new Map(previous.snapshot),
+    SnapshotOverlay.over(previous.snapshot),
     previous.listings,
   );
   if (walker.exclusionsKey !== previous.exclusionsKey) return null;
@@ -185,7 +186,6 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
     dirty.add(parentKey(roots, found.key));
   }
   for (const key of previous.revisit) dirty.add(key);
-  for (const key of previous.racy) dirty.add(parentKey(roots, key));
 
   // In a directory read again, a file keeps its previous entry unless the journal names it, the
   // racy rule distrusts it, or the previous scan has no full entry for it (new, skipped, not
@@ -271,6 +271,14 @@ export function scanIncrementally(workspace: Workspace, options: ScanOptions, st
   }
   for (const [key, rules] of walker.dirRules) dirRules.set(key, rules);
   if (files > walker.maxFiles) return null;
+
+  // A racy file is read again, as a full scan handed the same cache would; its directory is not
+  // (no event named it, so its listing is as it was), unless it was read again or dropped above.
+  for (const key of previous.racy) {
+    if (processed.has(parentKey(roots, key)) || underAny(key, dropped, childPrefixOf)) continue;
+    const root = rootOfKey(roots, key)!;
+    toVisit.push(key, `${root.realDir}/${key.slice(root.prefix.length)}`);
+  }
 
   const visit = (key: WorkspacePath, path: string) => {
     snapshot.delete(key);

@@ -9,12 +9,14 @@ export interface SnapshotDerivation {
 }
 
 // In-memory only: snapshots are treated as immutable once a scan returns them, so a derivation
-// recorded then stays true for as long as both maps live.
-const derivations = new WeakMap<Snapshot, SnapshotDerivation>();
+// recorded then stays true for as long as both maps live. The base is held weakly: each scan's
+// snapshot derives from the one before, and a strong reference would keep every earlier snapshot
+// of a long-lived process (the resident helper) alive through this map.
+const derivations = new WeakMap<Snapshot, { readonly base: WeakRef<Snapshot>; readonly touched: ReadonlySet<WorkspacePath> }>();
 
 /** Records that `snapshot` is `base` changed at `touched` alone (the incremental scan). */
 export function recordDerivation(snapshot: Snapshot, derivation: SnapshotDerivation): void {
-  derivations.set(snapshot, derivation);
+  derivations.set(snapshot, { base: new WeakRef(derivation.base), touched: derivation.touched });
 }
 
 /**
@@ -23,5 +25,5 @@ export function recordDerivation(snapshot: Snapshot, derivation: SnapshotDerivat
  */
 export function pathsThatMayDiffer(before: Snapshot, after: Snapshot): ReadonlySet<WorkspacePath> | null {
   const derivation = derivations.get(after);
-  return derivation !== undefined && derivation.base === before ? derivation.touched : null;
+  return derivation !== undefined && derivation.base.deref() === before ? derivation.touched : null;
 }

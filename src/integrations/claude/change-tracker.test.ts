@@ -74,7 +74,10 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
   const scan = async () => {
     await tracker.settle();
     const before = previous;
+    const beforeView = before === null ? null : view(before);
     const tracked = scanWorkspace(workspace, { cache: previous?.cache ?? null, io: tracker.io });
+    // The scan derived from the previous one leaves that one as it was.
+    if (before !== null) expect(view(before)).toEqual(beforeView);
     previous = tracked;
     const fresh = scanWorkspace(workspace, {});
     expect(view(tracked)).toEqual(view(fresh));
@@ -118,6 +121,27 @@ describe.skipIf(process.platform !== 'linux')('the resident helper’s change tr
     await scan();
     expect(previous!.stats).toMatchObject({ incremental: true, hashed: 1 });
     expect(scanWorkspace(workspace, { cache: racyCache }).stats.hashed).toBe(1);
+  });
+
+  it('a file deleted and created again is reported each time, and earlier snapshots stay as they were', async () => {
+    tracker = new ChangeTracker();
+    tree(24);
+    const path = 'workspace:src/d2/e2/f2.txt';
+    const first = await scan();
+    const kept = previous!;
+    rmSync(join(dir, 'src/d2/e2/f2.txt'));
+    expect((await scan())[path]).toBeUndefined();
+    const deleted = previous!;
+    expect(diffSnapshots(kept.snapshot, deleted.snapshot).deleted.map((item) => item.path)).toEqual([path]);
+    put('src/d2/e2/f2.txt', 'file 2\n');
+    expect((await scan())[path]).toBe(first[path]);
+    expect(diffSnapshots(deleted.snapshot, previous!.snapshot).created.map((item) => item.path)).toEqual([path]);
+    put('src/d2/e2/f2.txt', 'file 2 again\n');
+    expect((await scan())[path]).not.toBe(first[path]);
+    expect(view(kept)).toEqual(first);
+    expect(kept.snapshot.get(path)).toBeDefined();
+    expect(deleted.snapshot.has(path)).toBe(false);
+    expect(incrementalScans).toBe(3);
   });
 
   it('a deep new directory tree created by one command is read in full, then watched', async () => {

@@ -1,0 +1,87 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Snapshot, SnapshotEntry } from './snapshot.js';
+import { SnapshotOverlay } from './snapshot-overlay.js';
+
+const entry = (hash: string): SnapshotEntry => ({ kind: 'file', hash, size: hash.length, mode: 0o644, mtimeMs: 1, ctimeMs: 1, ino: 1 });
+const seed = process.env.WAYPOINT_SEED === undefined ? Date.now() : Number(process.env.WAYPOINT_SEED);
+
+/** Everything a reader can see of a map: size, each way of iterating (with order), and lookups of `probes`. */
+function seen(map: Snapshot, probes: readonly string[]) {
+  const forEach: Array<[string, SnapshotEntry]> = [];
+  map.forEach((value, key) => {
+    forEach.push([key, value]);
+  });
+  return {
+    size: map.size,
+    entries: [...map],
+    viaEntries: [...map.entries()],
+    keys: [...map.keys()],
+    values: [...map.values()],
+    forEach,
+    copy: [...new Map(map)],
+    get: probes.map((key) => map.get(key)),
+    has: probes.map((key) => map.has(key)),
+  };
+}
+
+const step = fc.oneof(
+  fc.record({ op: fc.constant('set' as const), key: fc.integer({ min: 0, max: 40 }), hash: fc.string({ maxLength: 3 }) }),
+  fc.record({ op: fc.constant('delete' as const), key: fc.integer({ min: 0, max: 40 }) }),
+  // The next scan: a new overlay (or flat copy) of the current snapshot, which must stay as it was.
+  fc.constant({ op: 'derive' as const }),
+);
+
+describe('SnapshotOverlay', () => {
+  it(`behaves as a copy of the snapshot it was made from, through any sets, deletes and overlays of overlays (seed ${seed})`, () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 30 }), fc.array(step, { maxLength: 300 }), (baseSize, steps) => {
+        const base: Snapshot = new Map(Array.from({ length: baseSize }, (_, index) => [`k${index}`, entry(`b${index}`)]));
+        const probes = Array.from({ length: 42 }, (_, index) => `k${index}`);
+        let overlay = SnapshotOverlay.over(base);
+        let copy = new Map(base);
+        // Each earlier snapshot with what it showed when the next was derived from it.
+        const earlier: Array<[Snapshot, ReturnType<typeof seen>]> = [[base, seen(base, probes)]];
+        for (const item of steps) {
+          if (item.op === 'set') {
+            expect(overlay.set(`k${item.key}`, entry(item.hash))).toBe(overlay);
+            copy.set(`k${item.key}`, entry(item.hash));
+          } else if (item.op === 'delete') expect(overlay.delete(`k${item.key}`)).toBe(copy.delete(`k${item.key}`));
+          else {
+            earlier.push([overlay, seen(overlay, probes)]);
+            overlay = SnapshotOverlay.over(overlay);
+            copy = new Map(copy);
+          }
+          expect(seen(overlay, probes)).toEqual(seen(copy, probes));
+        }
+        for (const [snapshot, view] of earlier) expect(seen(snapshot, probes)).toEqual(view);
+        overlay.clear();
+        expect(seen(overlay, probes)).toEqual(seen(new Map(), probes));
+        for (const [snapshot, view] of earlier) expect(seen(snapshot, probes)).toEqual(view);
+      }),
+      { seed, numRuns: 300 },
+    );
+  });
+
+  it('a path deleted and created again moves after the others, as in a copy, and is seen with its new entry', () => {
+    const base: Snapshot = new Map([
+      ['a', entry('1')],
+      ['b', entry('2')],
+      ['c', entry('3')],
+    ]);
+    const overlay = SnapshotOverlay.over(base);
+    overlay.delete('a');
+    overlay.set('b', entry('22'));
+    overlay.set('a', entry('11'));
+    expect([...overlay.keys()]).toEqual(['b', 'c', 'a']);
+    expect(overlay.get('a')?.hash).toBe('11');
+    expect(overlay.get('b')?.hash).toBe('22');
+    expect(base.get('a')?.hash).toBe('1');
+    expect(base.get('b')?.hash).toBe('2');
+    const next = SnapshotOverlay.over(overlay);
+    next.delete('a');
+    expect(next.has('a')).toBe(false);
+    expect(overlay.get('a')?.hash).toBe('11');
+    expect(next.size).toBe(2);
+  });
+});
