@@ -42,8 +42,17 @@ export class SnapshotOverlay extends Map<WorkspacePath, SnapshotEntry> {
   static over(previous: Snapshot): Snapshot {
     if (!(previous instanceof SnapshotOverlay)) return new SnapshotOverlay(previous, new Map(), new Set(), new Map());
     const changes = previous.#replaced.size + previous.#removed.size + previous.#added.size;
-    if (changes > Math.max(64, Math.sqrt(2 * previous.#base.size))) return new Map(previous);
+    if (changes > Math.max(64, Math.sqrt(2 * previous.#base.size))) return previous.#flat();
     return new SnapshotOverlay(previous.#base, new Map(previous.#replaced), new Set(previous.#removed), new Map(previous.#added));
+  }
+
+  /** A flat map of the same entries in the same order: the base copied whole (the fast native copy), then the changes applied. */
+  #flat(): Snapshot {
+    const flat = new Map(this.#base);
+    for (const key of this.#removed) flat.delete(key);
+    for (const [key, entry] of this.#replaced) flat.set(key, entry);
+    for (const [key, entry] of this.#added) flat.set(key, entry);
+    return flat;
   }
 
   override get size(): number {
