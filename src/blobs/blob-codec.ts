@@ -81,12 +81,11 @@ const BROTLI_MIN_BYTES = 512;
  * Delta bodies are encoded as blobs are written, where a capture waits. On the replay's 48 delta
  * bodies of 512 bytes or more (a lock file's edits, 4 KB on average, 110 KB deflated at level 6)
  * quality 10 came to 96 KB at about 2 ms a body (0.5 µs a byte), quality 5 to 105 KB at 0.2 ms,
- * quality 11 to 95 KB at 4 ms. Bodies up to `BROTLI_DELTA_Q10_BYTES` get quality 10 (at most
- * about 10 ms), larger ones quality 5.
+ * quality 11 to 95 KB at 4 ms. They are written at quality 5: GC's compress pass re-encodes every
+ * Brotli delta body at quality 11 (`reencodeForGood`), so what a store keeps after GC is the same,
+ * and a hook event's scan state amendment (a delta of 0.5–4 KB) costs 0.05 ms instead of 1–3 ms.
  */
-const BROTLI_DELTA_QUALITY = 10;
-const BROTLI_DELTA_Q10_BYTES = 16 * 1024;
-const BROTLI_LARGE_DELTA_QUALITY = 5;
+const BROTLI_DELTA_QUALITY = 5;
 
 function brotli(content: Buffer, quality: number): Buffer {
   return brotliCompressSync(content, {
@@ -142,7 +141,7 @@ export function encodeDeltaBlob(base: Buffer, content: Buffer, seq = 0): Encoded
   let body = deflated && deflated.length < delta.length ? deflated : delta;
   let kind: 'plain' | 'deflated' | 'brotli' = body === delta ? 'plain' : 'deflated';
   if (delta.length >= BROTLI_MIN_BYTES) {
-    const compressed = brotli(delta, delta.length <= BROTLI_DELTA_Q10_BYTES ? BROTLI_DELTA_QUALITY : BROTLI_LARGE_DELTA_QUALITY);
+    const compressed = brotli(delta, BROTLI_DELTA_QUALITY);
     if (compressed.length < body.length) {
       body = compressed;
       kind = 'brotli';
