@@ -4,10 +4,11 @@ import type { WorkspacePath } from './workspace-path.js';
 /**
  * A snapshot that starts equal to an earlier one without copying it: the incremental scan builds
  * its result as the previous scan's snapshot plus the few entries it re-read, where a copy of a
- * 10k-entry map would cost more than the scan's reads. It behaves as the copy would, order of
- * iteration included (the base's order, an entry set over a base entry in its place, entries
- * deleted and set again or new ones after, in the order they were set). The base is never written
- * to, so the earlier snapshot stays as it was.
+ * 10k-entry map would cost more than the scan's reads. It holds what the copy would, and iterates
+ * in the base's order with new paths after, in the order they were set; unlike a copy, a base path
+ * deleted and set again keeps its place (the scan deletes and sets again every file it re-reads,
+ * and no reader depends on the order). The base is never written to, so the earlier snapshot stays
+ * as it was.
  *
  * An overlay of an overlay shares the same flat base and copies only the changes; once those grow
  * past about √(2·size) a flat map is made instead (that copy, spread over the scans before it,
@@ -15,11 +16,11 @@ import type { WorkspacePath } from './workspace-path.js';
  */
 export class SnapshotOverlay extends Map<WorkspacePath, SnapshotEntry> {
   #base: ReadonlyMap<WorkspacePath, SnapshotEntry>;
-  /** Entries set over base entries still in place (never in `#removed`). */
+  /** Entries set over base entries (never in `#removed`). */
   readonly #replaced: Map<WorkspacePath, SnapshotEntry>;
-  /** Base entries deleted (some may be set again: then in `#added`). */
+  /** Base entries deleted. */
   readonly #removed: Set<WorkspacePath>;
-  /** Entries after the base's: new paths, and base paths deleted and set again. */
+  /** Paths not in the base, in the order they were set. */
   readonly #added: Map<WorkspacePath, SnapshotEntry>;
 
   private constructor(
@@ -60,25 +61,26 @@ export class SnapshotOverlay extends Map<WorkspacePath, SnapshotEntry> {
   }
 
   override get(key: WorkspacePath): SnapshotEntry | undefined {
-    const added = this.#added.get(key);
-    if (added !== undefined) return added;
-    if (this.#removed.has(key)) return undefined;
-    return this.#replaced.get(key) ?? this.#base.get(key);
+    const entry = this.#base.get(key);
+    if (entry === undefined) return this.#added.get(key);
+    return this.#removed.has(key) ? undefined : (this.#replaced.get(key) ?? entry);
   }
 
   override has(key: WorkspacePath): boolean {
-    return this.#added.has(key) || (!this.#removed.has(key) && this.#base.has(key));
+    return this.#base.has(key) ? !this.#removed.has(key) : this.#added.has(key);
   }
 
   override set(key: WorkspacePath, entry: SnapshotEntry): this {
-    if (!this.#removed.has(key) && this.#base.has(key)) this.#replaced.set(key, entry);
-    else this.#added.set(key, entry);
+    if (this.#base.has(key)) {
+      this.#removed.delete(key);
+      this.#replaced.set(key, entry);
+    } else this.#added.set(key, entry);
     return this;
   }
 
   override delete(key: WorkspacePath): boolean {
-    if (this.#added.delete(key)) return true;
-    if (this.#removed.has(key) || !this.#base.has(key)) return false;
+    if (!this.#base.has(key)) return this.#added.delete(key);
+    if (this.#removed.has(key)) return false;
     this.#replaced.delete(key);
     this.#removed.add(key);
     return true;
