@@ -205,7 +205,11 @@ function encodeMiddle(base: Buffer, target: Buffer, start: number, end: number, 
     const candidate = (position - pending <= NEAR_WINDOW ? nearCopyEnd(base, target, position, baseEnd + (position - pending)) : undefined) ?? index.get(hash);
     // The first byte is compared in JavaScript before the block is: most candidates fail there, and a
     // `compare` call costs far more than the byte.
-    if (candidate !== undefined && base[candidate] === target[position] && base.compare(target, position, position + BLOCK, candidate, candidate + BLOCK) === 0) {
+    if (
+      candidate !== undefined &&
+      base[candidate] === target[position] &&
+      base.compare(target, position, position + BLOCK, candidate, candidate + BLOCK) === 0
+    ) {
       let length = BLOCK;
       while (position + length < end && candidate + length < base.length && base[candidate + length] === target[position + length]) length++;
       let back = 0;
@@ -235,7 +239,13 @@ const NEAR_SHIFT = 8;
 function nearCopyEnd(base: Buffer, target: Buffer, position: number, expected: number): number | undefined {
   for (let shift = 0; shift <= NEAR_SHIFT; shift = shift <= 0 ? 1 - shift : -shift) {
     const offset = expected + shift;
-    if (offset >= 0 && offset + BLOCK <= base.length && base[offset] === target[position] && base.compare(target, position, position + BLOCK, offset, offset + BLOCK) === 0) return offset;
+    if (
+      offset >= 0 &&
+      offset + BLOCK <= base.length &&
+      base[offset] === target[position] &&
+      base.compare(target, position, position + BLOCK, offset, offset + BLOCK) === 0
+    )
+      return offset;
   }
   return undefined;
 }

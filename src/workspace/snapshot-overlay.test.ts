@@ -54,7 +54,12 @@ describe('SnapshotOverlay', () => {
             overlay = SnapshotOverlay.over(overlay);
             copy = new Map(copy);
           }
-          if (item.op !== 'derive') expect([overlay.get(`k${item.key}`), overlay.has(`k${item.key}`), overlay.size]).toEqual([copy.get(`k${item.key}`), copy.has(`k${item.key}`), copy.size]);
+          if (item.op !== 'derive')
+            expect([overlay.get(`k${item.key}`), overlay.has(`k${item.key}`), overlay.size]).toEqual([
+              copy.get(`k${item.key}`),
+              copy.has(`k${item.key}`),
+              copy.size,
+            ]);
           else expect(seen(overlay, probes)).toBe(seen(copy, probes));
         }
         expect(seen(overlay, probes)).toBe(seen(copy, probes));
