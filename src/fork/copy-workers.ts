@@ -11,7 +11,8 @@ export type WorkerCopyResult =
  * from TypeScript sources). A worker takes batches of jobs, one after another, and does what
  * `writeJob` does for a `copy` job, with synchronous calls: examined with `lstat`, a link
  * recreated with its exact bytes, a regular file copied exclusively (a reflink where the file
- * system has them, else the kernel's in-place copy, the permission bits kept), a sparse file
+ * system has them — asked once per worker, not per file — else the kernel's in-place copy, the
+ * permission bits kept), a sparse file
  * handed back so the caller copies it with its holes. With `makeDirectories` a worker first makes
  * the directories its share needs (one `mkdir` each, in the worker rather than on the main thread
  * before any copy starts); a destination whose directory is still missing gets it made when the copy
@@ -23,7 +24,24 @@ const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
 const { dir } = workerData;
-const flags = fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE;
+const { COPYFILE_EXCL, COPYFILE_FICLONE_FORCE } = fs.constants;
+// Whether reflinks work between the sources and dir: unknown until the first regular file is
+// copied with FICLONE_FORCE; after that every copy is a reflink or, where they fail, a plain
+// in-kernel copy with no ioctl tried first (one file system each side for a worker's life).
+let reflinks = null;
+function copyRegular(source, destination) {
+  if (reflinks === false) return fs.copyFileSync(source, destination, COPYFILE_EXCL);
+  try {
+    fs.copyFileSync(source, destination, COPYFILE_EXCL | COPYFILE_FICLONE_FORCE);
+    reflinks = true;
+  } catch (error) {
+    // A missing directory, the source gone or unreadable: the caller decides; anything else is the
+    // clone refused (the copy was removed again), so this file and all after it are copied plainly.
+    if (error.code === 'ENOENT' || error.code === 'EACCES' || error.code === 'EPERM' || error.code === 'EEXIST') throw error;
+    reflinks = false;
+    fs.copyFileSync(source, destination, COPYFILE_EXCL);
+  }
+}
 function withDirectory(destination, make) {
   try {
     return make();
@@ -51,7 +69,7 @@ function copyOne(index, job) {
       return { index, bytes: target.length };
     }
     if (stats.size > 0 && stats.blocks * 512 < stats.size) return { index, sparse: true, mode: stats.mode };
-    withDirectory(destination, () => fs.copyFileSync(job.source, destination, flags));
+    withDirectory(destination, () => copyRegular(job.source, destination));
     return { index, bytes: stats.size };
   } catch (error) {
     // The source went away between its lstat and its copy.
