@@ -10,17 +10,16 @@ import { ForkStateUnavailableError } from './fork-errors.js';
 import { CopyPool, type WorkerCopyResult } from './copy-workers.js';
 import { type CopyJob, countWorkerResults, emptyOutcome, syncTree, WORKER_THRESHOLD, WORKERS, writeJobs } from './fork-copy.js';
 import { readIndexEntries } from './git-index-reader.js';
+import { inspectWorkTree, type WorkTreeAnswers } from './git-inspect.js';
 import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
 import {
   fillIndex,
   findGitWorkTree,
-  type GitFeatures,
-  gitFeatures,
-  type GitListing,
   type IndexEntry,
-  listWorkTree,
   moveRegistration,
-  registerWorkTree,
+  registerWorkTreeBeside,
+  type GitWorkTree,
+  type NoGitReason,
   registrationOf,
   removeStaleRegistrations,
 } from './git-checkout.js';
@@ -77,11 +76,6 @@ export async function materializeAtForkPoint(input: {
   // only) while the blobs are read, git confirms it is a work tree, and the tracked files are copied.
   const gitTop = rootName === PRIMARY_ROOT && existsSync(join(root.realDir, '.git'));
   const indexed = gitTop ? readIndexEntries(indexPathOf(root.realDir)) : null;
-  const early = gitTop ? startListing(root.realDir, indexed === null) : null;
-  const repositoryPromise = rootName === PRIMARY_ROOT ? findGitWorkTree(root.realDir) : Promise.resolve({ reason: 'not_a_git_work_tree' as const });
-  const contentsPromise = priorContents(input.blobs, prior);
-  repositoryPromise.catch(() => {});
-  contentsPromise.catch(() => {});
   const target = resolve(input.targetDir);
   checkMaterializeTarget(target);
   assertFreshTarget(target);
@@ -95,18 +89,21 @@ export async function materializeAtForkPoint(input: {
   let placed = false;
   let pool: CopyPool | null = null;
   let earlyRun: Promise<WorkerCopyResult[]> | null = null;
+  let early: WorkTreeAnswers | null = null;
+  let repositoryPromise: Promise<GitWorkTree | { reason: NoGitReason }> = Promise.resolve({ reason: 'not_a_git_work_tree' });
+  let contentsPromise: Promise<Map<string, Buffer>> = Promise.resolve(new Map());
   try {
     mkdirSync(staging, { mode: 0o755 });
     mkdirSync(building, { mode: 0o755 });
     let done = 0;
     let total = 0;
     const progress = () => input.onProgress?.(++done, total);
-    // Enough tracked files to be worth worker threads: they start now and copy what needs no listing
-    // (registering through `git worktree add` needs an empty directory, so then they wait for it).
-    if (indexed !== null && indexed.length >= WORKER_THRESHOLD) pool = new CopyPool(building, WORKERS);
-    const features = early ? await early.features : null;
+    // Enough tracked files to be worth worker threads: they start first and are handed every
+    // tracked file that needs no listing at once (the messages wait while a worker starts), so the
+    // copy is under way before any git process is spawned.
     let earlyJobs: CopyFileJob[] = [];
-    if (pool && indexed && features && !features.registerWithGit) {
+    if (indexed !== null && indexed.length >= WORKER_THRESHOLD) {
+      pool = new CopyPool(building, WORKERS);
       earlyJobs = copiedAtOnce(indexed, root.realDir, prior, excluded);
       total = earlyJobs.length;
       earlyRun = pool.run(earlyJobs, (count) => {
@@ -114,6 +111,14 @@ export async function materializeAtForkPoint(input: {
       });
       earlyRun.catch(() => {});
     }
+    // git lists the rest (read only) and confirms the work tree while the workers copy and the blobs are read.
+    early = gitTop ? inspectWorkTree(root.realDir, { tracked: indexed === null }) : null;
+    if (early) repositoryPromise = early.repository;
+    else if (rootName === PRIMARY_ROOT) repositoryPromise = findGitWorkTree(root.realDir);
+    contentsPromise = priorContents(input.blobs, prior);
+    repositoryPromise.catch(() => {});
+    contentsPromise.catch(() => {});
+    const features = early ? await early.features : null;
     let repository = await repositoryPromise;
     if (!('commit' in repository) || !features) {
       // Not a work tree to check out after all: a plain copy, from scratch.
@@ -134,10 +139,7 @@ export async function materializeAtForkPoint(input: {
     if (gitTree && early && features) {
       // git lists the parent's work tree while the new one is registered.
       if (!features.registerWithGit) writeWorkTreeRegistration(gitTree.commonDir, building, gitTree.commit, { dirExists: true });
-      else {
-        rmSync(building, { recursive: true });
-        await registerWorkTree(gitTree.top, building, gitTree.commit);
-      }
+      else await registerWorkTreeBeside(gitTree.top, building, gitTree.commit, stagingPathFor(target));
       const listing = await early.listing;
       // A directory git tracks files in that is a link or a file now (listed as untracked or
       // ignored): the workers followed it. What they copied below it is taken back, so the plan
@@ -181,7 +183,8 @@ export async function materializeAtForkPoint(input: {
     if (late.status === 'rejected') throw late.reason;
     if (first.status === 'rejected') throw first.reason;
     countWorkerResults(building, earlyJobs, first.value, outcome);
-    if (pool) await pool.close();
+    // Every batch has finished, so the idle workers write nothing more: they stop without being waited for.
+    if (pool) void pool.close();
     pool = null;
     if (input.durable ?? true) await syncTree(staging);
     renameSync(building, target);
@@ -222,15 +225,6 @@ export async function materializeAtForkPoint(input: {
     if (WaypointError.is(error)) throw error;
     throw new FileWriteFailedError({ path: target, operation: 'materialize', reason: errorReason(error), cause: error });
   }
-}
-
-/** Starts git listing `top` and reading its settings; each promise is awaited later, or dropped when `top` turns out not to be a work tree to check out. */
-function startListing(top: string, tracked: boolean): { listing: Promise<GitListing>; features: Promise<GitFeatures> } {
-  const listing = listWorkTree(top, { tracked });
-  const features = gitFeatures(top);
-  listing.catch(() => {});
-  features.catch(() => {});
-  return { listing, features };
 }
 
 /** The index file of the work tree whose top is `top`: `.git/index`, or in a linked work tree its registration's. */

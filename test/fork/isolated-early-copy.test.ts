@@ -116,6 +116,29 @@ describe('isolated fork of a big git work tree (tracked files copied before git 
     ]);
   });
 
+  it("with per-work-tree config on, the copy does not wait for git worktree add: the registration made beside the tree is moved into it, listed, and status is the parent's", async () => {
+    createRepository();
+    git(fx.root, 'config', 'extensions.worktreeConfig', 'true');
+    const one = await fx.turn('one');
+    const expected = withoutGit(snapshotDir(fx.root));
+    const forks = join(fx.dir, 'forks');
+    const result = await forker.fork({
+      from: 'message',
+      sessionId: fx.sessionId,
+      messageId: one.replyId,
+      workspace: { mode: 'isolated', dir: join(forks, 'w'), durable: false },
+    });
+    const dir = result.materialized!.dir;
+    expect(withoutGit(snapshotDir(dir))).toEqual(expected);
+    expect(status(dir)).toBe(status(fx.root));
+    expect(git(fx.root, 'worktree', 'list', '--porcelain')).toContain(`worktree ${dir}\nHEAD ${git(fx.root, 'rev-parse', 'HEAD').trim()}\ndetached`);
+    // git's own registration (it keeps a reflog), pointing at the fork's place; nothing left of the directory git was given.
+    expect(existsSync(join(result.materialized!.git!.registration, 'logs', 'HEAD'))).toBe(true);
+    expect(readdirSync(forks)).toEqual(['w']);
+    expect(git(dir, 'rev-parse', '--show-toplevel').trim()).toBe(dir);
+    expect(git(fx.root, 'worktree', 'list', '--porcelain')).not.toContain('prunable');
+  });
+
   it('a fork killed while its workers copy leaves no fork recorded, and the next fork removes its staging directory and registration', async () => {
     createRepository();
     const one = await fx.turn('one', async (context) => {
