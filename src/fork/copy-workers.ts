@@ -51,11 +51,52 @@ function withDirectory(destination, make) {
     return make();
   }
 }
+// The index being written for the copies (a copy of the parent's, shared with the main thread), when asked for.
+let indexView = null;
+let indexBytes = null;
+let racyFrom = 0;
+const EMPTY_BLOB = Buffer.from('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', 'hex');
+const low = (value) => Number(value & 0xffffffffn);
+// Whether the parent's index entry at \`at\` describes the file as it is (\`stats\`, bigint): the same
+// times to the nanosecond, inode, owner, size and kind, not racily clean (changed in the second the
+// index was written, or later), and not a smudged entry (size 0 for a non-empty blob). Then the
+// file is what the entry's object names, as git's own stat check would take it.
+function cleanInParent(at, stats) {
+  const view = indexView;
+  const mode = stats.isSymbolicLink() ? 0o120000 : (Number(stats.mode) & 0o100) ? 0o100755 : 0o100644;
+  if (view.getUint32(at + 24) !== mode) return false;
+  if (view.getUint32(at + 8) >= racyFrom) return false;
+  if (view.getUint32(at + 36) === 0 && !indexBytes.subarray(at + 40, at + 60).equals(EMPTY_BLOB)) return false;
+  return (
+    view.getUint32(at) === low(stats.ctimeNs / 1000000000n) && view.getUint32(at + 4) === Number(stats.ctimeNs % 1000000000n) &&
+    view.getUint32(at + 8) === low(stats.mtimeNs / 1000000000n) && view.getUint32(at + 12) === Number(stats.mtimeNs % 1000000000n) &&
+    view.getUint32(at + 20) === low(stats.ino) && view.getUint32(at + 28) === low(stats.uid) && view.getUint32(at + 32) === low(stats.gid) &&
+    view.getUint32(at + 36) === low(stats.size)
+  );
+}
+// After a copy of a file its parent's entry described: the entry takes the copy's stat data when the
+// source did not change during the copy, so git takes the copy as clean without reading it.
+function refresh(at, source, destination, before) {
+  const after = fs.lstatSync(source, { bigint: true });
+  if (after.ctimeNs !== before.ctimeNs || after.mtimeNs !== before.mtimeNs || after.ino !== before.ino || after.size !== before.size) return;
+  const copy = fs.lstatSync(destination, { bigint: true });
+  const view = indexView;
+  view.setUint32(at, low(copy.ctimeNs / 1000000000n));
+  view.setUint32(at + 4, Number(copy.ctimeNs % 1000000000n));
+  view.setUint32(at + 8, low(copy.mtimeNs / 1000000000n));
+  view.setUint32(at + 12, Number(copy.mtimeNs % 1000000000n));
+  view.setUint32(at + 16, low(copy.dev));
+  view.setUint32(at + 20, low(copy.ino));
+  view.setUint32(at + 28, low(copy.uid));
+  view.setUint32(at + 32, low(copy.gid));
+  view.setUint32(at + 36, low(copy.size));
+}
 function copyOne(index, job) {
   const destination = dir + '/' + job.path;
+  const entry = indexView !== null && job.entry !== undefined && job.entry >= 0 ? job.entry : -1;
   let stats;
   try {
-    stats = fs.lstatSync(job.source);
+    stats = entry >= 0 ? fs.lstatSync(job.source, { bigint: true }) : fs.lstatSync(job.source);
   } catch (error) {
     if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error;
     return { index, skipped: 'missing' };
@@ -65,12 +106,17 @@ function copyOne(index, job) {
   try {
     if (stats.isSymbolicLink()) {
       const target = fs.readlinkSync(job.source, { encoding: 'buffer' });
+      const clean = entry >= 0 && cleanInParent(entry, stats);
       withDirectory(destination, () => fs.symlinkSync(target, destination));
+      if (clean) refresh(entry, job.source, destination, stats);
       return { index, bytes: target.length };
     }
-    if (stats.size > 0 && stats.blocks * 512 < stats.size) return { index, sparse: true, mode: stats.mode };
+    const size = Number(stats.size);
+    if (size > 0 && Number(stats.blocks) * 512 < size) return { index, sparse: true, mode: Number(stats.mode) };
+    const clean = entry >= 0 && cleanInParent(entry, stats);
     withDirectory(destination, () => copyRegular(job.source, destination));
-    return { index, bytes: stats.size };
+    if (clean) refresh(entry, job.source, destination, stats);
+    return { index, bytes: size };
   } catch (error) {
     // The source went away between its lstat and its copy.
     if (error.code === 'ENOENT' && !fs.existsSync(job.source)) return { index, skipped: 'missing' };
@@ -78,7 +124,12 @@ function copyOne(index, job) {
     return { index, skipped: 'unreadable', detail: error.code };
   }
 }
-parentPort.on('message', ({ batch, jobs, first, makeDirectories }) => {
+parentPort.on('message', ({ batch, jobs, first, makeDirectories, index }) => {
+  if (index) {
+    indexView = new DataView(index.buffer);
+    indexBytes = Buffer.from(index.buffer);
+    racyFrom = index.racyFrom;
+  } else indexView = null;
   const results = [];
   let done = 0;
   try {
@@ -102,6 +153,18 @@ parentPort.on('message', ({ batch, jobs, first, makeDirectories }) => {
   }
 });
 `;
+
+/**
+ * A copy of the parent's index file in memory shared with the workers. A job naming an entry
+ * (`entry`: its offset in `buffer`) whose source the entry describes as it is gets the copy's
+ * stat data written into the entry, so git in the fork takes the copy as clean without reading
+ * it; any other entry keeps the parent's stat data, and git reads that file once. `racyFrom`: the
+ * second the parent's index was written (entries of files changed then or later prove nothing).
+ */
+export interface SharedIndex {
+  buffer: SharedArrayBuffer;
+  racyFrom: number;
+}
 
 interface Batch {
   left: number;
@@ -160,9 +223,9 @@ export class CopyPool {
    * Node system error with its code) once every share has stopped.
    */
   run(
-    jobs: ReadonlyArray<{ path: string; source: string }>,
+    jobs: ReadonlyArray<{ path: string; source: string; entry?: number }>,
     onProgress?: (done: number) => void,
-    options: { makeDirectories?: boolean } = {},
+    options: { makeDirectories?: boolean; index?: SharedIndex } = {},
   ): Promise<WorkerCopyResult[]> {
     if (this.crashed) return Promise.reject(this.crashed);
     if (jobs.length === 0) return Promise.resolve([]);
@@ -179,8 +242,8 @@ export class CopyPool {
       };
       this.pending.set(batch, state);
       shares.forEach(([from, to], index) => {
-        const slice = jobs.slice(from, to).map((job) => ({ path: job.path, source: job.source }));
-        this.workers[index]!.postMessage({ batch, jobs: slice, first: from, makeDirectories: options.makeDirectories ?? true });
+        const slice = jobs.slice(from, to).map((job) => ({ path: job.path, source: job.source, entry: job.entry }));
+        this.workers[index]!.postMessage({ batch, jobs: slice, first: from, makeDirectories: options.makeDirectories ?? true, index: options.index });
       });
     });
   }

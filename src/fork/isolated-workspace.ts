@@ -7,15 +7,15 @@ import { FileWriteFailedError, fsyncDirectory, scanWorkspace, type Workspace } f
 import { errorReason } from '../workspace/error-reason.js';
 import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingPathFor } from '../workspace/materialize-target.js';
 import { ForkStateUnavailableError } from './fork-errors.js';
-import { CopyPool, type WorkerCopyResult } from './copy-workers.js';
+import { CopyPool, type SharedIndex, type WorkerCopyResult } from './copy-workers.js';
 import { type CopyJob, countWorkerResults, emptyOutcome, syncTree, WORKER_THRESHOLD, WORKERS, writeJobs } from './fork-copy.js';
-import { readIndexEntries } from './git-index-reader.js';
+import { type IndexFile, readIndexFile } from './git-index-reader.js';
+import { writeIndexCopy } from './git-index-writer.js';
 import { inspectWorkTree, type WorkTreeAnswers } from './git-inspect.js';
 import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
 import {
   fillIndex,
   findGitWorkTree,
-  type IndexEntry,
   moveRegistration,
   registerWorkTreeBeside,
   type GitWorkTree,
@@ -75,7 +75,8 @@ export async function materializeAtForkPoint(input: {
   // The top of a git work tree holds `.git`: its index is read here and git lists the rest (read
   // only) while the blobs are read, git confirms it is a work tree, and the tracked files are copied.
   const gitTop = rootName === PRIMARY_ROOT && existsSync(join(root.realDir, '.git'));
-  const indexed = gitTop ? readIndexEntries(indexPathOf(root.realDir)) : null;
+  const parentIndex = gitTop ? readIndexFile(indexPathOf(root.realDir)) : null;
+  const indexed = parentIndex?.entries ?? null;
   const target = resolve(input.targetDir);
   checkMaterializeTarget(target);
   assertFreshTarget(target);
@@ -101,14 +102,22 @@ export async function materializeAtForkPoint(input: {
     // Enough tracked files to be worth worker threads: they start first and are handed every
     // tracked file that needs no listing at once (the messages wait while a worker starts), so the
     // copy is under way before any git process is spawned.
-    let earlyJobs: CopyFileJob[] = [];
-    if (indexed !== null && indexed.length >= WORKER_THRESHOLD) {
+    let earlyJobs: EarlyJob[] = [];
+    // The fork's index: the parent's, with the stat data of the copies the workers make of clean files.
+    let sharedIndex: SharedIndex | null = null;
+    if (parentIndex !== null && parentIndex.entries.length >= WORKER_THRESHOLD) {
       pool = new CopyPool(building, WORKERS);
-      earlyJobs = copiedAtOnce(indexed, root.realDir, prior, excluded);
+      earlyJobs = copiedAtOnce(parentIndex, root.realDir, prior, excluded);
       total = earlyJobs.length;
-      earlyRun = pool.run(earlyJobs, (count) => {
-        for (let index = 0; index < count; index++) progress();
-      });
+      sharedIndex = { buffer: new SharedArrayBuffer(parentIndex.data.length), racyFrom: parentIndex.mtimeSeconds };
+      new Uint8Array(sharedIndex.buffer).set(parentIndex.data);
+      earlyRun = pool.run(
+        earlyJobs,
+        (count) => {
+          for (let index = 0; index < count; index++) progress();
+        },
+        { index: sharedIndex },
+      );
       earlyRun.catch(() => {});
     }
     // git lists the rest (read only) and confirms the work tree while the workers copy and the blobs are read.
@@ -127,6 +136,7 @@ export async function materializeAtForkPoint(input: {
       pool = null;
       earlyRun = null;
       earlyJobs = [];
+      sharedIndex = null;
       rmSync(building, { recursive: true, force: true });
       mkdirSync(building, { mode: 0o755 });
       if ('commit' in repository) repository = { reason: 'not_a_git_work_tree' };
@@ -149,6 +159,11 @@ export async function materializeAtForkPoint(input: {
         await earlyRun;
         for (const path of displaced) rmSync(join(building, path), { recursive: true, force: true });
         const below = (path: string) => displaced.some((dir) => path.startsWith(`${dir}/`));
+        // Their entries keep the parent's stat data: what they described was not copied after all.
+        for (const job of earlyJobs) {
+          if (job.entry >= 0 && sharedIndex && below(job.path))
+            new Uint8Array(sharedIndex.buffer).set(parentIndex!.data.subarray(job.entry, job.entry + 40), job.entry);
+        }
         // Old job index → its index among the jobs kept.
         const kept = new Map<number, number>();
         earlyJobs.forEach((job, index) => {
@@ -166,7 +181,10 @@ export async function materializeAtForkPoint(input: {
       }
       for (const path of listing.untracked) listed.push(path.endsWith('/') ? { path: path.slice(0, -1), directory: true } : { path });
       ignoredPaths = listing.ignored;
-      index = await fillIndex(building, gitTree.commit, features.indexNotPortable ? null : gitTree.index);
+      // A copy of the parent's index with the copies' stat data is written once they are made (below).
+      if (sharedIndex === null || features.indexNotPortable)
+        index = await fillIndex(building, gitTree.commit, features.indexNotPortable ? null : gitTree.index);
+      else index = 'copied';
     } else {
       ({ listed, ignoredPaths } = scannedPaths(input.workspace, rootName, prior, notCopied));
     }
@@ -183,6 +201,8 @@ export async function materializeAtForkPoint(input: {
     if (late.status === 'rejected') throw late.reason;
     if (first.status === 'rejected') throw first.reason;
     countWorkerResults(building, earlyJobs, first.value, outcome);
+    if (gitTree && sharedIndex && index === 'copied' && !features?.indexNotPortable)
+      writeIndexCopy(registrationOf(building)!, new Uint8Array(sharedIndex.buffer));
     // Every batch has finished, so the idle workers write nothing more: they stop without being waited for.
     if (pool) void pool.close();
     pool = null;
@@ -238,7 +258,8 @@ function indexPathOf(top: string): string {
  * disk now, except submodules, the store's own files, and any path a change after the fork point
  * touched, lies below or above (those are left to {@link planTree}, which decides their conflicts).
  */
-function copiedAtOnce(entries: readonly IndexEntry[], rootDir: string, prior: ReadonlyMap<string, PriorState>, excluded: readonly string[]): CopyFileJob[] {
+function copiedAtOnce(parentIndex: IndexFile, rootDir: string, prior: ReadonlyMap<string, PriorState>, excluded: readonly string[]): EarlyJob[] {
+  const entries = parentIndex.entries;
   const touched = new Set<string>();
   for (const path of prior.keys()) {
     touched.add(path);
@@ -246,8 +267,9 @@ function copiedAtOnce(entries: readonly IndexEntry[], rootDir: string, prior: Re
   }
   // Only the excluded paths inside the work tree can match a tracked path (the store usually lies elsewhere).
   const inside = excluded.filter((dir) => dir.startsWith(`${rootDir}/`)).map((dir) => dir.slice(rootDir.length + 1));
-  const jobs: CopyFileJob[] = [];
-  for (const entry of entries) {
+  const jobs: EarlyJob[] = [];
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index]!;
     const path = entry.path;
     if (entry.mode === '160000' || touched.has(path)) continue;
     let skip = false;
@@ -255,12 +277,14 @@ function copiedAtOnce(entries: readonly IndexEntry[], rootDir: string, prior: Re
       for (let slash = path.indexOf('/'); slash !== -1 && !skip; slash = path.indexOf('/', slash + 1)) skip = prior.has(path.slice(0, slash));
     }
     for (let index = 0; index < inside.length && !skip; index++) skip = path === inside[index] || path.startsWith(`${inside[index]}/`);
-    if (!skip) jobs.push({ kind: 'copy', path, source: `${rootDir}/${path}`, group: WORKSPACE_GROUP });
+    if (!skip) jobs.push({ kind: 'copy', path, source: `${rootDir}/${path}`, group: WORKSPACE_GROUP, entry: parentIndex.offsets[index]! });
   }
   return jobs;
 }
 
 type CopyFileJob = Extract<CopyJob, { kind: 'copy' }>;
+/** A tracked file copied at once, with where its entry lies in the parent's index (-1: its stat data are not refreshed). */
+type EarlyJob = CopyFileJob & { entry: number };
 
 /** The untracked or ignored paths (a directory ends with `/`) that some early copy lies below. */
 function displacedByListing(jobs: readonly CopyFileJob[], listed: readonly string[]): string[] {
