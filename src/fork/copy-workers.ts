@@ -57,28 +57,33 @@ let indexBytes = null;
 let racyFrom = 0;
 const EMPTY_BLOB = Buffer.from('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', 'hex');
 const low = (value) => Number(value & 0xffffffffn);
-// Whether the parent's index entry at \`at\` describes the file as it is (\`stats\`, bigint): the same
-// times to the nanosecond, inode, owner, size and kind, not racily clean (changed in the second the
-// index was written, or later), and not a smudged entry (size 0 for a non-empty blob). Then the
-// file is what the entry's object names, as git's own stat check would take it.
+const seconds = (ms) => Math.floor(ms / 1000);
+// Nanoseconds within the second, as exact as a millisecond double carries them (a fraction of a microsecond).
+const nanoseconds = (ms) => Math.round((ms - seconds(ms) * 1000) * 1e6);
+const sameTime = (at, ms) => indexView.getUint32(at) === seconds(ms) % 4294967296 && Math.abs(indexView.getUint32(at + 4) - nanoseconds(ms)) <= 1000;
+// Whether the parent's index entry at \`at\` describes the file as it is (\`stats\`): the same times (to
+// the microsecond: two writes to a file are a clock tick apart), inode, owner, size and kind, not
+// racily clean (changed in the second the index was written, or later), and not a smudged entry
+// (size 0 for a non-empty blob). Then the file is what the entry's object names, as git's own
+// stat check would take it.
 function cleanInParent(at, stats) {
   const view = indexView;
-  const mode = stats.isSymbolicLink() ? 0o120000 : (Number(stats.mode) & 0o100) ? 0o100755 : 0o100644;
+  const mode = stats.isSymbolicLink() ? 0o120000 : stats.mode & 0o100 ? 0o100755 : 0o100644;
   if (view.getUint32(at + 24) !== mode) return false;
   if (view.getUint32(at + 8) >= racyFrom) return false;
   if (view.getUint32(at + 36) === 0 && !indexBytes.subarray(at + 40, at + 60).equals(EMPTY_BLOB)) return false;
   return (
-    view.getUint32(at) === low(stats.ctimeNs / 1000000000n) && view.getUint32(at + 4) === Number(stats.ctimeNs % 1000000000n) &&
-    view.getUint32(at + 8) === low(stats.mtimeNs / 1000000000n) && view.getUint32(at + 12) === Number(stats.mtimeNs % 1000000000n) &&
-    view.getUint32(at + 20) === low(stats.ino) && view.getUint32(at + 28) === low(stats.uid) && view.getUint32(at + 32) === low(stats.gid) &&
-    view.getUint32(at + 36) === low(stats.size)
+    sameTime(at, stats.ctimeMs) && sameTime(at + 8, stats.mtimeMs) &&
+    view.getUint32(at + 20) === stats.ino % 4294967296 && view.getUint32(at + 28) === stats.uid && view.getUint32(at + 32) === stats.gid &&
+    view.getUint32(at + 36) === stats.size % 4294967296
   );
 }
 // After a copy of a file its parent's entry described: the entry takes the copy's stat data when the
 // source did not change during the copy, so git takes the copy as clean without reading it.
 function refresh(at, source, destination, before) {
-  const after = fs.lstatSync(source, { bigint: true });
-  if (after.ctimeNs !== before.ctimeNs || after.mtimeNs !== before.mtimeNs || after.ino !== before.ino || after.size !== before.size) return;
+  const after = fs.lstatSync(source);
+  if (after.ctimeMs !== before.ctimeMs || after.mtimeMs !== before.mtimeMs || after.ino !== before.ino || after.size !== before.size) return;
+  // The copy's own times to the nanosecond, as git would record them.
   const copy = fs.lstatSync(destination, { bigint: true });
   const view = indexView;
   view.setUint32(at, low(copy.ctimeNs / 1000000000n));
@@ -96,7 +101,7 @@ function copyOne(index, job) {
   const entry = indexView !== null && job.entry !== undefined && job.entry >= 0 ? job.entry : -1;
   let stats;
   try {
-    stats = entry >= 0 ? fs.lstatSync(job.source, { bigint: true }) : fs.lstatSync(job.source);
+    stats = fs.lstatSync(job.source);
   } catch (error) {
     if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR') throw error;
     return { index, skipped: 'missing' };
@@ -111,8 +116,8 @@ function copyOne(index, job) {
       if (clean) refresh(entry, job.source, destination, stats);
       return { index, bytes: target.length };
     }
-    const size = Number(stats.size);
-    if (size > 0 && Number(stats.blocks) * 512 < size) return { index, sparse: true, mode: Number(stats.mode) };
+    const size = stats.size;
+    if (size > 0 && stats.blocks * 512 < size) return { index, sparse: true, mode: stats.mode };
     const clean = entry >= 0 && cleanInParent(entry, stats);
     withDirectory(destination, () => copyRegular(job.source, destination));
     if (clean) refresh(entry, job.source, destination, stats);
