@@ -11,7 +11,8 @@ export type WorkerCopyResult =
  * from TypeScript sources). A worker takes batches of jobs, one after another, and does what
  * `writeJob` does for a `copy` job, with synchronous calls: examined with `lstat`, a link
  * recreated with its exact bytes, a regular file copied exclusively (a reflink where the file
- * system has them, else the kernel's in-place copy, the permission bits kept), a sparse file
+ * system has them — asked once per worker, not per file — else the kernel's in-place copy, the
+ * permission bits kept), a sparse file
  * handed back so the caller copies it with its holes. With `makeDirectories` a worker first makes
  * the directories its share needs (one `mkdir` each, in the worker rather than on the main thread
  * before any copy starts); a destination whose directory is still missing gets it made when the copy
@@ -23,7 +24,24 @@ const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
 const { dir } = workerData;
-const flags = fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE;
+const { COPYFILE_EXCL, COPYFILE_FICLONE_FORCE } = fs.constants;
+// Whether reflinks work between the sources and dir: unknown until the first regular file is
+// copied with FICLONE_FORCE; after that every copy is a reflink or, where they fail, a plain
+// in-kernel copy with no ioctl tried first (one file system each side for a worker's life).
+let reflinks = null;
+function copyRegular(source, destination) {
+  if (reflinks === false) return fs.copyFileSync(source, destination, COPYFILE_EXCL);
+  try {
+    fs.copyFileSync(source, destination, COPYFILE_EXCL | COPYFILE_FICLONE_FORCE);
+    reflinks = true;
+  } catch (error) {
+    // A missing directory, the source gone or unreadable: the caller decides; anything else is the
+    // clone refused (the copy was removed again), so this file and all after it are copied plainly.
+    if (error.code === 'ENOENT' || error.code === 'EACCES' || error.code === 'EPERM' || error.code === 'EEXIST') throw error;
+    reflinks = false;
+    fs.copyFileSync(source, destination, COPYFILE_EXCL);
+  }
+}
 function withDirectory(destination, make) {
   try {
     return make();
@@ -33,8 +51,54 @@ function withDirectory(destination, make) {
     return make();
   }
 }
+// The index being written for the copies (a copy of the parent's, shared with the main thread), when asked for.
+let indexView = null;
+let indexBytes = null;
+let racyFrom = 0;
+const EMPTY_BLOB = Buffer.from('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', 'hex');
+const low = (value) => Number(value & 0xffffffffn);
+const seconds = (ms) => Math.floor(ms / 1000);
+// Nanoseconds within the second, as exact as a millisecond double carries them (a fraction of a microsecond).
+const nanoseconds = (ms) => Math.round((ms - seconds(ms) * 1000) * 1e6);
+const sameTime = (at, ms) => indexView.getUint32(at) === seconds(ms) % 4294967296 && Math.abs(indexView.getUint32(at + 4) - nanoseconds(ms)) <= 1000;
+// Whether the parent's index entry at \`at\` describes the file as it is (\`stats\`): the same times (to
+// the microsecond: two writes to a file are a clock tick apart), inode, owner, size and kind, not
+// racily clean (changed in the second the index was written, or later), and not a smudged entry
+// (size 0 for a non-empty blob). Then the file is what the entry's object names, as git's own
+// stat check would take it.
+function cleanInParent(at, stats) {
+  const view = indexView;
+  const mode = stats.isSymbolicLink() ? 0o120000 : stats.mode & 0o100 ? 0o100755 : 0o100644;
+  if (view.getUint32(at + 24) !== mode) return false;
+  if (view.getUint32(at + 8) >= racyFrom) return false;
+  if (view.getUint32(at + 36) === 0 && !indexBytes.subarray(at + 40, at + 60).equals(EMPTY_BLOB)) return false;
+  return (
+    sameTime(at, stats.ctimeMs) && sameTime(at + 8, stats.mtimeMs) &&
+    view.getUint32(at + 20) === stats.ino % 4294967296 && view.getUint32(at + 28) === stats.uid && view.getUint32(at + 32) === stats.gid &&
+    view.getUint32(at + 36) === stats.size % 4294967296
+  );
+}
+// After a copy of a file its parent's entry described: the entry takes the copy's stat data when the
+// source did not change during the copy, so git takes the copy as clean without reading it.
+function refresh(at, source, destination, before) {
+  const after = fs.lstatSync(source);
+  if (after.ctimeMs !== before.ctimeMs || after.mtimeMs !== before.mtimeMs || after.ino !== before.ino || after.size !== before.size) return;
+  // The copy's own times to the nanosecond, as git would record them.
+  const copy = fs.lstatSync(destination, { bigint: true });
+  const view = indexView;
+  view.setUint32(at, low(copy.ctimeNs / 1000000000n));
+  view.setUint32(at + 4, Number(copy.ctimeNs % 1000000000n));
+  view.setUint32(at + 8, low(copy.mtimeNs / 1000000000n));
+  view.setUint32(at + 12, Number(copy.mtimeNs % 1000000000n));
+  view.setUint32(at + 16, low(copy.dev));
+  view.setUint32(at + 20, low(copy.ino));
+  view.setUint32(at + 28, low(copy.uid));
+  view.setUint32(at + 32, low(copy.gid));
+  view.setUint32(at + 36, low(copy.size));
+}
 function copyOne(index, job) {
   const destination = dir + '/' + job.path;
+  const entry = indexView !== null && job.entry !== undefined && job.entry >= 0 ? job.entry : -1;
   let stats;
   try {
     stats = fs.lstatSync(job.source);
@@ -47,12 +111,17 @@ function copyOne(index, job) {
   try {
     if (stats.isSymbolicLink()) {
       const target = fs.readlinkSync(job.source, { encoding: 'buffer' });
+      const clean = entry >= 0 && cleanInParent(entry, stats);
       withDirectory(destination, () => fs.symlinkSync(target, destination));
+      if (clean) refresh(entry, job.source, destination, stats);
       return { index, bytes: target.length };
     }
-    if (stats.size > 0 && stats.blocks * 512 < stats.size) return { index, sparse: true, mode: stats.mode };
-    withDirectory(destination, () => fs.copyFileSync(job.source, destination, flags));
-    return { index, bytes: stats.size };
+    const size = stats.size;
+    if (size > 0 && stats.blocks * 512 < size) return { index, sparse: true, mode: stats.mode };
+    const clean = entry >= 0 && cleanInParent(entry, stats);
+    withDirectory(destination, () => copyRegular(job.source, destination));
+    if (clean) refresh(entry, job.source, destination, stats);
+    return { index, bytes: size };
   } catch (error) {
     // The source went away between its lstat and its copy.
     if (error.code === 'ENOENT' && !fs.existsSync(job.source)) return { index, skipped: 'missing' };
@@ -60,7 +129,12 @@ function copyOne(index, job) {
     return { index, skipped: 'unreadable', detail: error.code };
   }
 }
-parentPort.on('message', ({ batch, jobs, first, makeDirectories }) => {
+parentPort.on('message', ({ batch, jobs, first, makeDirectories, index }) => {
+  if (index) {
+    indexView = new DataView(index.buffer);
+    indexBytes = Buffer.from(index.buffer);
+    racyFrom = index.racyFrom;
+  } else indexView = null;
   const results = [];
   let done = 0;
   try {
@@ -84,6 +158,18 @@ parentPort.on('message', ({ batch, jobs, first, makeDirectories }) => {
   }
 });
 `;
+
+/**
+ * A copy of the parent's index file in memory shared with the workers. A job naming an entry
+ * (`entry`: its offset in `buffer`) whose source the entry describes as it is gets the copy's
+ * stat data written into the entry, so git in the fork takes the copy as clean without reading
+ * it; any other entry keeps the parent's stat data, and git reads that file once. `racyFrom`: the
+ * second the parent's index was written (entries of files changed then or later prove nothing).
+ */
+export interface SharedIndex {
+  buffer: SharedArrayBuffer;
+  racyFrom: number;
+}
 
 interface Batch {
   left: number;
@@ -142,9 +228,9 @@ export class CopyPool {
    * Node system error with its code) once every share has stopped.
    */
   run(
-    jobs: ReadonlyArray<{ path: string; source: string }>,
+    jobs: ReadonlyArray<{ path: string; source: string; entry?: number }>,
     onProgress?: (done: number) => void,
-    options: { makeDirectories?: boolean } = {},
+    options: { makeDirectories?: boolean; index?: SharedIndex } = {},
   ): Promise<WorkerCopyResult[]> {
     if (this.crashed) return Promise.reject(this.crashed);
     if (jobs.length === 0) return Promise.resolve([]);
@@ -161,8 +247,8 @@ export class CopyPool {
       };
       this.pending.set(batch, state);
       shares.forEach(([from, to], index) => {
-        const slice = jobs.slice(from, to).map((job) => ({ path: job.path, source: job.source }));
-        this.workers[index]!.postMessage({ batch, jobs: slice, first: from, makeDirectories: options.makeDirectories ?? true });
+        const slice = jobs.slice(from, to).map((job) => ({ path: job.path, source: job.source, entry: job.entry }));
+        this.workers[index]!.postMessage({ batch, jobs: slice, first: from, makeDirectories: options.makeDirectories ?? true, index: options.index });
       });
     });
   }

@@ -1,5 +1,18 @@
 import { execFile } from 'node:child_process';
-import { closeSync, constants, existsSync, fsyncSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fsyncDirectory } from '../workspace/index.js';
@@ -33,11 +46,14 @@ export function git(cwd: string, args: readonly string[], options: { allowFailur
 }
 
 /** The caller's environment without the variables that would point git at another repository or index. */
-function gitEnvironment(): NodeJS.ProcessEnv {
+export function gitEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
   for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_PREFIX']) delete env[name];
   return env;
 }
+
+/** The top, common directory, index path, HEAD commit and branch, one a line. */
+export const WORK_TREE_QUESTION = ['rev-parse', '--show-toplevel', '--git-common-dir', '--git-path', 'index', 'HEAD', '--abbrev-ref', 'HEAD'] as const;
 
 /**
  * Finds the git work tree `dir` is the top of, or says why it is not one to check out: not in a
@@ -47,13 +63,18 @@ function gitEnvironment(): NodeJS.ProcessEnv {
 export async function findGitWorkTree(dir: string): Promise<GitWorkTree | { reason: NoGitReason }> {
   let out: string;
   try {
-    out = (await git(dir, ['rev-parse', '--show-toplevel', '--git-common-dir', '--git-path', 'index', 'HEAD', '--abbrev-ref', 'HEAD'])).toString();
+    out = (await git(dir, WORK_TREE_QUESTION)).toString();
   } catch (error) {
     if ((error as { cause?: { code?: unknown } }).cause?.code === 'ENOENT') return { reason: 'git_unavailable' };
     const inTree = (await git(dir, ['rev-parse', '--show-toplevel'], { allowFailure: true })).toString().trim();
     if (inTree === '') return { reason: 'not_a_git_work_tree' };
     return { reason: realpathSync(inTree) === realpathSync(dir) ? 'no_commit_yet' : 'subdirectory_of_work_tree' };
   }
+  return parseWorkTree(dir, out);
+}
+
+/** The answer of {@link WORK_TREE_QUESTION} (asked in `dir`, answered with status 0) as a {@link GitWorkTree}. */
+export function parseWorkTree(dir: string, out: string): GitWorkTree | { reason: NoGitReason } {
   const [top, common, index, commit, branch] = out.split('\n');
   if (!top || !common || !index || !commit || !branch) return { reason: 'not_a_git_work_tree' };
   if (realpathSync(top) !== realpathSync(dir)) return { reason: 'subdirectory_of_work_tree' };
@@ -84,16 +105,28 @@ export interface GitListing {
 
 /** Lists `top` with git; `options.tracked: false` leaves the index out (the caller read it itself). */
 export async function listWorkTree(top: string, options: { tracked?: boolean } = {}): Promise<GitListing> {
+  const [stage, untracked, ignored] = await Promise.all([
+    options.tracked === false ? Promise.resolve(Buffer.alloc(0)) : git(top, LISTING_QUESTIONS.tracked),
+    git(top, LISTING_QUESTIONS.untracked),
+    git(top, LISTING_QUESTIONS.ignored),
+  ]);
+  return parseListing(stage, untracked, ignored);
+}
+
+/** What {@link listWorkTree} asks git, NUL-separated: the index, the untracked paths, the ignored ones. */
+export const LISTING_QUESTIONS = {
+  tracked: ['ls-files', '-z', '--stage'],
+  untracked: ['ls-files', '-z', '--others', '--exclude-standard'],
+  ignored: ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
+} as const;
+
+/** The answers to {@link LISTING_QUESTIONS} as a {@link GitListing} (`stage` empty: the index was not asked for). */
+export function parseListing(stage: Buffer, untracked: Buffer, ignored: Buffer): GitListing {
   const split = (buffer: Buffer) =>
     buffer
       .toString('utf8')
       .split('\0')
       .filter((entry) => entry !== '');
-  const [stage, untracked, ignored] = await Promise.all([
-    options.tracked === false ? Promise.resolve(Buffer.alloc(0)) : git(top, ['ls-files', '-z', '--stage']),
-    git(top, ['ls-files', '-z', '--others', '--exclude-standard']),
-    git(top, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']),
-  ]);
   const tracked: IndexEntry[] = [];
   const seen = new Set<string>();
   for (const line of split(stage)) {
@@ -117,15 +150,18 @@ export interface GitFeatures {
 
 /** Reads {@link GitFeatures} with one `git config` (keys come back lower-cased). */
 export async function gitFeatures(top: string): Promise<GitFeatures> {
-  const output = await git(
-    top,
-    [
-      'config',
-      '--get-regexp',
-      '^(core\\.splitindex|core\\.sparsecheckout|core\\.fsmonitor|index\\.sparse|worktree\\.userelativepaths|extensions\\.worktreeconfig)$',
-    ],
-    { allowFailure: true },
-  );
+  return parseFeatures(await git(top, FEATURES_QUESTION, { allowFailure: true }));
+}
+
+/** One `git config` for every setting {@link GitFeatures} depends on (status 1 and no output: none is set). */
+export const FEATURES_QUESTION = [
+  'config',
+  '--get-regexp',
+  '^(core\\.splitindex|core\\.sparsecheckout|core\\.fsmonitor|index\\.sparse|worktree\\.userelativepaths|extensions\\.worktreeconfig)$',
+] as const;
+
+/** The answer to {@link FEATURES_QUESTION} as {@link GitFeatures}. */
+export function parseFeatures(output: Buffer): GitFeatures {
   const on = (value: string) => /^(true|1|yes|on)$/i.test(value);
   const features: GitFeatures = { indexNotPortable: false, registerWithGit: false };
   for (const line of output.toString().split('\n')) {
@@ -143,14 +179,34 @@ export async function gitFeatures(top: string): Promise<GitFeatures> {
 }
 
 /**
- * Registers a new linked work tree at `dir` (which must not exist) on `commit`, detached, without
- * checking anything out (the fork writes the files itself), with `git worktree add --no-checkout`:
- * for the configurations {@link writeWorkTreeRegistration} does not cover. This writes
+ * Registers the linked work tree being built at `dir` (already filling with files) on `commit`,
+ * detached, with `git worktree add --no-checkout`: for the configurations
+ * {@link writeWorkTreeRegistration} does not cover. git wants an empty directory, so it is given
+ * one named as `dir` (git names the registration after it) in `besideDir`, a staging directory
+ * of its own that the caller has not created; its `.git` file is then moved into `dir` and the
+ * registration pointed at `dir`, as {@link moveRegistration} does after the final rename, and
+ * `besideDir` is removed. A fork killed in between leaves a registration pointing into a staging
+ * directory of a dead process, which the next fork removes. This writes
  * `<commonDir>/worktrees/<name>/` in the parent's repository; nothing else of the parent's changes.
  * Its index is filled by {@link fillIndex}.
  */
-export async function registerWorkTree(parentTop: string, dir: string, commit: string): Promise<void> {
-  await git(parentTop, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', dir, commit]);
+export async function registerWorkTreeBeside(parentTop: string, dir: string, commit: string, besideDir: string): Promise<void> {
+  const placeholder = join(besideDir, basename(dir));
+  try {
+    mkdirSync(besideDir, { mode: 0o755 });
+    await git(parentTop, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', placeholder, commit]);
+    try {
+      renameSync(join(placeholder, '.git'), join(dir, '.git'));
+      moveRegistration(placeholder, dir, { durable: false });
+    } catch (error) {
+      // Not left registered for a place that is about to go.
+      const registration = registrationOf(dir, placeholder) ?? registrationOf(placeholder);
+      if (registration !== null && basename(dirname(registration)) === 'worktrees') rmSync(registration, { recursive: true, force: true });
+      throw error;
+    }
+  } finally {
+    rmSync(besideDir, { recursive: true, force: true });
+  }
 }
 
 /**

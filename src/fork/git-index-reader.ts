@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import type { IndexEntry } from './git-checkout.js';
 
 /** SHA-1 object ids (the index's trailing checksum says which hash the repository uses). */
@@ -8,6 +8,9 @@ const OID_BYTES = 20;
 const FIXED_BYTES = 40 + OID_BYTES + 2;
 const EXTENDED_FLAG = 0x4000;
 const SKIP_WORKTREE = 0x4000;
+/** The merge stage (0: not conflicted) and the assume-unchanged bit of an entry's flags. */
+const STAGE_MASK = 0x3000;
+const ASSUME_VALID = 0x8000;
 
 /**
  * The paths git tracks in a work tree, read from its index file directly (format versions 2–4,
@@ -21,9 +24,33 @@ const SKIP_WORKTREE = 0x4000;
  * entries, skip-worktree bits) — and the caller asks git instead.
  */
 export function readIndexEntries(indexPath: string): IndexEntry[] | null {
+  return readIndexFile(indexPath)?.entries ?? null;
+}
+
+/** An index file as read by {@link readIndexFile}. */
+export interface IndexFile {
+  /** The file's bytes, checksum included. */
+  data: Buffer;
+  /** The file's modification time in whole seconds: git takes an entry whose file changed in that second or later as racily clean. */
+  mtimeSeconds: number;
+  /** Each path once, as {@link readIndexEntries} lists them. */
+  entries: IndexEntry[];
+  /** For each of `entries`, where its entry starts in `data` when it is a single stage-0 entry without extended flags; else -1. */
+  offsets: number[];
+}
+
+/** {@link readIndexEntries} with the file's bytes and where each entry lies in them (null in the same cases). */
+export function readIndexFile(indexPath: string): IndexFile | null {
   let data: Buffer;
+  let mtimeSeconds: number;
   try {
-    data = readFileSync(indexPath);
+    const fd = openSync(indexPath, 'r');
+    try {
+      mtimeSeconds = Math.floor(fstatSync(fd).mtimeMs / 1000);
+      data = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return null;
   }
@@ -34,10 +61,12 @@ export function readIndexEntries(indexPath: string): IndexEntry[] | null {
   if (!createHash('sha1').update(data.subarray(0, body)).digest().equals(data.subarray(body))) return null;
   const count = data.readUInt32BE(8);
   const entries: IndexEntry[] = [];
+  const offsets: number[] = [];
   let offset = 12;
   let previous: Buffer = Buffer.alloc(0);
   for (let index = 0; index < count; index++) {
     if (offset + FIXED_BYTES > body) return null;
+    const start = offset;
     const mode = data.readUInt32BE(offset + 24);
     const flags = data.readUInt16BE(offset + 40 + OID_BYTES);
     let cursor = offset + FIXED_BYTES;
@@ -69,7 +98,11 @@ export function readIndexEntries(indexPath: string): IndexEntry[] | null {
     }
     // A directory entry belongs to a sparse index.
     if ((mode & 0o170000) === 0o040000) return null;
-    if (!name.equals(previous)) entries.push({ mode: mode.toString(8).padStart(6, '0'), path: name.toString('utf8') });
+    const plain = (flags & (STAGE_MASK | EXTENDED_FLAG | ASSUME_VALID)) === 0;
+    if (!name.equals(previous)) {
+      entries.push({ mode: mode.toString(8).padStart(6, '0'), path: name.toString('utf8') });
+      offsets.push(plain ? start : -1);
+    } else offsets[offsets.length - 1] = -1;
     previous = name;
   }
   for (let cursor = offset; cursor + 8 <= body; ) {
@@ -77,5 +110,5 @@ export function readIndexEntries(indexPath: string): IndexEntry[] | null {
     if (signature === 'link' || signature === 'sdir') return null;
     cursor += 8 + data.readUInt32BE(cursor + 4);
   }
-  return entries;
+  return { data, mtimeSeconds, entries, offsets };
 }

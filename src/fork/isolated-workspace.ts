@@ -7,20 +7,19 @@ import { FileWriteFailedError, fsyncDirectory, scanWorkspace, type Workspace } f
 import { errorReason } from '../workspace/error-reason.js';
 import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingPathFor } from '../workspace/materialize-target.js';
 import { ForkStateUnavailableError } from './fork-errors.js';
-import { CopyPool, type WorkerCopyResult } from './copy-workers.js';
+import { CopyPool, type SharedIndex, type WorkerCopyResult } from './copy-workers.js';
 import { type CopyJob, countWorkerResults, emptyOutcome, syncTree, WORKER_THRESHOLD, WORKERS, writeJobs } from './fork-copy.js';
-import { readIndexEntries } from './git-index-reader.js';
+import { type IndexFile, readIndexFile } from './git-index-reader.js';
+import { writeIndexCopy } from './git-index-writer.js';
+import { inspectWorkTree, type WorkTreeAnswers } from './git-inspect.js';
 import { planTree, WORKSPACE_GROUP, type ListedPath, type PriorState } from './fork-tree-plan.js';
 import {
   fillIndex,
   findGitWorkTree,
-  type GitFeatures,
-  gitFeatures,
-  type GitListing,
-  type IndexEntry,
-  listWorkTree,
   moveRegistration,
-  registerWorkTree,
+  registerWorkTreeBeside,
+  type GitWorkTree,
+  type NoGitReason,
   registrationOf,
   removeStaleRegistrations,
 } from './git-checkout.js';
@@ -76,12 +75,8 @@ export async function materializeAtForkPoint(input: {
   // The top of a git work tree holds `.git`: its index is read here and git lists the rest (read
   // only) while the blobs are read, git confirms it is a work tree, and the tracked files are copied.
   const gitTop = rootName === PRIMARY_ROOT && existsSync(join(root.realDir, '.git'));
-  const indexed = gitTop ? readIndexEntries(indexPathOf(root.realDir)) : null;
-  const early = gitTop ? startListing(root.realDir, indexed === null) : null;
-  const repositoryPromise = rootName === PRIMARY_ROOT ? findGitWorkTree(root.realDir) : Promise.resolve({ reason: 'not_a_git_work_tree' as const });
-  const contentsPromise = priorContents(input.blobs, prior);
-  repositoryPromise.catch(() => {});
-  contentsPromise.catch(() => {});
+  const parentIndex = gitTop ? readIndexFile(indexPathOf(root.realDir)) : null;
+  const indexed = parentIndex?.entries ?? null;
   const target = resolve(input.targetDir);
   checkMaterializeTarget(target);
   assertFreshTarget(target);
@@ -95,25 +90,44 @@ export async function materializeAtForkPoint(input: {
   let placed = false;
   let pool: CopyPool | null = null;
   let earlyRun: Promise<WorkerCopyResult[]> | null = null;
+  let early: WorkTreeAnswers | null = null;
+  let repositoryPromise: Promise<GitWorkTree | { reason: NoGitReason }> = Promise.resolve({ reason: 'not_a_git_work_tree' });
+  let contentsPromise: Promise<Map<string, Buffer>> = Promise.resolve(new Map());
   try {
     mkdirSync(staging, { mode: 0o755 });
     mkdirSync(building, { mode: 0o755 });
     let done = 0;
     let total = 0;
     const progress = () => input.onProgress?.(++done, total);
-    // Enough tracked files to be worth worker threads: they start now and copy what needs no listing
-    // (registering through `git worktree add` needs an empty directory, so then they wait for it).
-    if (indexed !== null && indexed.length >= WORKER_THRESHOLD) pool = new CopyPool(building, WORKERS);
-    const features = early ? await early.features : null;
-    let earlyJobs: CopyFileJob[] = [];
-    if (pool && indexed && features && !features.registerWithGit) {
-      earlyJobs = copiedAtOnce(indexed, root.realDir, prior, excluded);
+    // Enough tracked files to be worth worker threads: they start first and are handed every
+    // tracked file that needs no listing at once (the messages wait while a worker starts), so the
+    // copy is under way before any git process is spawned.
+    let earlyJobs: EarlyJob[] = [];
+    // The fork's index: the parent's, with the stat data of the copies the workers make of clean files.
+    let sharedIndex: SharedIndex | null = null;
+    if (parentIndex !== null && parentIndex.entries.length >= WORKER_THRESHOLD) {
+      pool = new CopyPool(building, WORKERS);
+      earlyJobs = copiedAtOnce(parentIndex, root.realDir, prior, excluded);
       total = earlyJobs.length;
-      earlyRun = pool.run(earlyJobs, (count) => {
-        for (let index = 0; index < count; index++) progress();
-      });
+      sharedIndex = { buffer: new SharedArrayBuffer(parentIndex.data.length), racyFrom: parentIndex.mtimeSeconds };
+      new Uint8Array(sharedIndex.buffer).set(parentIndex.data);
+      earlyRun = pool.run(
+        earlyJobs,
+        (count) => {
+          for (let index = 0; index < count; index++) progress();
+        },
+        { index: sharedIndex },
+      );
       earlyRun.catch(() => {});
     }
+    // git lists the rest (read only) and confirms the work tree while the workers copy and the blobs are read.
+    early = gitTop ? inspectWorkTree(root.realDir, { tracked: indexed === null }) : null;
+    if (early) repositoryPromise = early.repository;
+    else if (rootName === PRIMARY_ROOT) repositoryPromise = findGitWorkTree(root.realDir);
+    contentsPromise = priorContents(input.blobs, prior);
+    repositoryPromise.catch(() => {});
+    contentsPromise.catch(() => {});
+    const features = early ? await early.features : null;
     let repository = await repositoryPromise;
     if (!('commit' in repository) || !features) {
       // Not a work tree to check out after all: a plain copy, from scratch.
@@ -122,6 +136,7 @@ export async function materializeAtForkPoint(input: {
       pool = null;
       earlyRun = null;
       earlyJobs = [];
+      sharedIndex = null;
       rmSync(building, { recursive: true, force: true });
       mkdirSync(building, { mode: 0o755 });
       if ('commit' in repository) repository = { reason: 'not_a_git_work_tree' };
@@ -134,10 +149,7 @@ export async function materializeAtForkPoint(input: {
     if (gitTree && early && features) {
       // git lists the parent's work tree while the new one is registered.
       if (!features.registerWithGit) writeWorkTreeRegistration(gitTree.commonDir, building, gitTree.commit, { dirExists: true });
-      else {
-        rmSync(building, { recursive: true });
-        await registerWorkTree(gitTree.top, building, gitTree.commit);
-      }
+      else await registerWorkTreeBeside(gitTree.top, building, gitTree.commit, stagingPathFor(target));
       const listing = await early.listing;
       // A directory git tracks files in that is a link or a file now (listed as untracked or
       // ignored): the workers followed it. What they copied below it is taken back, so the plan
@@ -147,6 +159,11 @@ export async function materializeAtForkPoint(input: {
         await earlyRun;
         for (const path of displaced) rmSync(join(building, path), { recursive: true, force: true });
         const below = (path: string) => displaced.some((dir) => path.startsWith(`${dir}/`));
+        // Their entries keep the parent's stat data: what they described was not copied after all.
+        for (const job of earlyJobs) {
+          if (job.entry >= 0 && sharedIndex && below(job.path))
+            new Uint8Array(sharedIndex.buffer).set(parentIndex!.data.subarray(job.entry, job.entry + 40), job.entry);
+        }
         // Old job index → its index among the jobs kept.
         const kept = new Map<number, number>();
         earlyJobs.forEach((job, index) => {
@@ -164,7 +181,10 @@ export async function materializeAtForkPoint(input: {
       }
       for (const path of listing.untracked) listed.push(path.endsWith('/') ? { path: path.slice(0, -1), directory: true } : { path });
       ignoredPaths = listing.ignored;
-      index = await fillIndex(building, gitTree.commit, features.indexNotPortable ? null : gitTree.index);
+      // A copy of the parent's index with the copies' stat data is written once they are made (below).
+      if (sharedIndex === null || features.indexNotPortable)
+        index = await fillIndex(building, gitTree.commit, features.indexNotPortable ? null : gitTree.index);
+      else index = 'copied';
     } else {
       ({ listed, ignoredPaths } = scannedPaths(input.workspace, rootName, prior, notCopied));
     }
@@ -181,7 +201,10 @@ export async function materializeAtForkPoint(input: {
     if (late.status === 'rejected') throw late.reason;
     if (first.status === 'rejected') throw first.reason;
     countWorkerResults(building, earlyJobs, first.value, outcome);
-    if (pool) await pool.close();
+    if (gitTree && sharedIndex && index === 'copied' && !features?.indexNotPortable)
+      writeIndexCopy(registrationOf(building)!, new Uint8Array(sharedIndex.buffer));
+    // Every batch has finished, so the idle workers write nothing more: they stop without being waited for.
+    if (pool) void pool.close();
     pool = null;
     if (input.durable ?? true) await syncTree(staging);
     renameSync(building, target);
@@ -224,15 +247,6 @@ export async function materializeAtForkPoint(input: {
   }
 }
 
-/** Starts git listing `top` and reading its settings; each promise is awaited later, or dropped when `top` turns out not to be a work tree to check out. */
-function startListing(top: string, tracked: boolean): { listing: Promise<GitListing>; features: Promise<GitFeatures> } {
-  const listing = listWorkTree(top, { tracked });
-  const features = gitFeatures(top);
-  listing.catch(() => {});
-  features.catch(() => {});
-  return { listing, features };
-}
-
 /** The index file of the work tree whose top is `top`: `.git/index`, or in a linked work tree its registration's. */
 function indexPathOf(top: string): string {
   const dotGit = join(top, '.git');
@@ -244,7 +258,8 @@ function indexPathOf(top: string): string {
  * disk now, except submodules, the store's own files, and any path a change after the fork point
  * touched, lies below or above (those are left to {@link planTree}, which decides their conflicts).
  */
-function copiedAtOnce(entries: readonly IndexEntry[], rootDir: string, prior: ReadonlyMap<string, PriorState>, excluded: readonly string[]): CopyFileJob[] {
+function copiedAtOnce(parentIndex: IndexFile, rootDir: string, prior: ReadonlyMap<string, PriorState>, excluded: readonly string[]): EarlyJob[] {
+  const entries = parentIndex.entries;
   const touched = new Set<string>();
   for (const path of prior.keys()) {
     touched.add(path);
@@ -252,8 +267,9 @@ function copiedAtOnce(entries: readonly IndexEntry[], rootDir: string, prior: Re
   }
   // Only the excluded paths inside the work tree can match a tracked path (the store usually lies elsewhere).
   const inside = excluded.filter((dir) => dir.startsWith(`${rootDir}/`)).map((dir) => dir.slice(rootDir.length + 1));
-  const jobs: CopyFileJob[] = [];
-  for (const entry of entries) {
+  const jobs: EarlyJob[] = [];
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index]!;
     const path = entry.path;
     if (entry.mode === '160000' || touched.has(path)) continue;
     let skip = false;
@@ -261,12 +277,14 @@ function copiedAtOnce(entries: readonly IndexEntry[], rootDir: string, prior: Re
       for (let slash = path.indexOf('/'); slash !== -1 && !skip; slash = path.indexOf('/', slash + 1)) skip = prior.has(path.slice(0, slash));
     }
     for (let index = 0; index < inside.length && !skip; index++) skip = path === inside[index] || path.startsWith(`${inside[index]}/`);
-    if (!skip) jobs.push({ kind: 'copy', path, source: `${rootDir}/${path}`, group: WORKSPACE_GROUP });
+    if (!skip) jobs.push({ kind: 'copy', path, source: `${rootDir}/${path}`, group: WORKSPACE_GROUP, entry: parentIndex.offsets[index]! });
   }
   return jobs;
 }
 
 type CopyFileJob = Extract<CopyJob, { kind: 'copy' }>;
+/** A tracked file copied at once, with where its entry lies in the parent's index (-1: its stat data are not refreshed). */
+type EarlyJob = CopyFileJob & { entry: number };
 
 /** The untracked or ignored paths (a directory ends with `/`) that some early copy lies below. */
 function displacedByListing(jobs: readonly CopyFileJob[], listed: readonly string[]): string[] {

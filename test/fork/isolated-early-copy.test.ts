@@ -1,9 +1,11 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyToolWrite, CheckpointedFs } from '../../src/checkpoint/index.js';
 import { SessionForker } from '../../src/fork/index.js';
+import { readIndexFile } from '../../src/fork/git-index-reader.js';
+import { writeIndexCopy } from '../../src/fork/git-index-writer.js';
 import { createForkFixture, snapshotDir, type ForkFixture } from './fork-fixture.js';
 
 // Enough tracked files that the fork copies them on worker threads as soon as it has read the
@@ -66,6 +68,9 @@ describe('isolated fork of a big git work tree (tracked files copied before git 
     });
     expect(status(fx.root)).not.toBe(expectedStatus);
 
+    // The parent's index written a few seconds after its files (however fast the setup ran), so its entries are not racily clean.
+    const later = Date.now() / 1000 + 5;
+    utimesSync(join(fx.root, '.git', 'index'), later, later);
     const target = join(fx.dir, 'fork');
     let reported = 0;
     const result = await forker.fork({
@@ -80,6 +85,13 @@ describe('isolated fork of a big git work tree (tracked files copied before git 
     expect(withoutGit(snapshotDir(target))).toEqual(expected);
     expect(status(target)).toBe(expectedStatus);
     expect(git(target, 'diff', '--cached', '--name-only')).toBe('src/d1/e1/f1.ts\n');
+    // The index is the parent's with the copies' stat data: an unchanged file's entry names the copy's
+    // inode, git reads it as valid (checksum, objects) and finds what the parent's git finds.
+    expect(git(target, 'ls-files', '--debug', '--', 'src/d0/e7/f7.ts')).toContain(`ino: ${statSync(join(target, 'src/d0/e7/f7.ts')).ino}\n`);
+    expect(git(target, 'ls-files', '--debug', '--', 'src/d2/e2/f2.ts')).not.toContain(`ino: ${statSync(join(target, 'src/d2/e2/f2.ts')).ino}\n`);
+    // Only what differed from the index at the fork point: the unstaged change and the change made before the fork point.
+    expect(git(target, 'diff-files', '--name-status')).toBe('M\tsrc/d2/e2/f2.ts\nM\tsrc/d3/e3/f3.ts\n');
+    git(target, 'fsck', '--no-progress', '--no-dangling');
     const report = result.materialized!;
     expect(report.git).toMatchObject({ index: 'copied' });
     expect(report.restored.sort()).toEqual(['workspace:src/d3/e3/f3.ts', 'workspace:src/d5/e5/f5.ts', 'workspace:src/d6/e6/f6.ts']);
@@ -88,6 +100,39 @@ describe('isolated fork of a big git work tree (tracked files copied before git 
     expect(report.files).toBe(TRACKED + 4);
     expect(report.ignored).toMatchObject([{ path: 'node_modules/', action: 'copy', files: 1 }]);
     expect(reported).toBe(TRACKED + 4 + 1);
+  });
+
+  it("an entry racily clean in the parent (its file changed in the second its index was written) keeps the parent's stat data, so git in the fork reads the file", async () => {
+    createRepository();
+    // The entry of f4 names the committed content while its stat data describe new content of the
+    // same size, written in the second the index was: only reading the file shows the change.
+    const path = 'src/d4/e4/f4.ts';
+    const committed = git(fx.root, 'rev-parse', `HEAD:${path}`).trim();
+    writeFileSync(join(fx.root, path), 'export const value4 = 9;\n');
+    git(fx.root, 'add', path);
+    const indexPath = join(fx.root, '.git', 'index');
+    const parentIndex = readIndexFile(indexPath)!;
+    const at = parentIndex.offsets[parentIndex.entries.findIndex((entry) => entry.path === path)]!;
+    const data = Buffer.from(parentIndex.data);
+    Buffer.from(committed, 'hex').copy(data, at + 40);
+    rmSync(indexPath);
+    writeIndexCopy(join(fx.root, '.git'), data);
+    const changed = statSync(join(fx.root, path)).mtime;
+    utimesSync(indexPath, changed, changed);
+    const one = await fx.turn('one');
+    const target = join(fx.dir, 'fork');
+    const { materialized } = await forker.fork({
+      from: 'message',
+      sessionId: fx.sessionId,
+      messageId: one.replyId,
+      workspace: { mode: 'isolated', dir: target, durable: false },
+    });
+    // As when the copies were made a second or more before the fork's index: git trusts each entry whose stat data match.
+    const later = Date.now() / 1000 + 5;
+    utimesSync(join(materialized!.git!.registration, 'index'), later, later);
+    expect(status(target)).toContain(` M ${path}\n`);
+    // The parent's git asked only now (its status rewrites the index, smudging that entry).
+    expect(status(target)).toBe(status(fx.root));
   });
 
   it('a tracked directory that is a link now is a link in the fork; the tracked files git lists below it are reported, not copied through the link', async () => {
@@ -114,6 +159,29 @@ describe('isolated fork of a big git work tree (tracked files copied before git 
       ['lib/x.ts', 'conflict'],
       ['lib/y.ts', 'conflict'],
     ]);
+  });
+
+  it("with per-work-tree config on, the copy does not wait for git worktree add: the registration made beside the tree is moved into it, listed, and status is the parent's", async () => {
+    createRepository();
+    git(fx.root, 'config', 'extensions.worktreeConfig', 'true');
+    const one = await fx.turn('one');
+    const expected = withoutGit(snapshotDir(fx.root));
+    const forks = join(fx.dir, 'forks');
+    const result = await forker.fork({
+      from: 'message',
+      sessionId: fx.sessionId,
+      messageId: one.replyId,
+      workspace: { mode: 'isolated', dir: join(forks, 'w'), durable: false },
+    });
+    const dir = result.materialized!.dir;
+    expect(withoutGit(snapshotDir(dir))).toEqual(expected);
+    expect(status(dir)).toBe(status(fx.root));
+    expect(git(fx.root, 'worktree', 'list', '--porcelain')).toContain(`worktree ${dir}\nHEAD ${git(fx.root, 'rev-parse', 'HEAD').trim()}\ndetached`);
+    // git's own registration (it keeps a reflog), pointing at the fork's place; nothing left of the directory git was given.
+    expect(existsSync(join(result.materialized!.git!.registration, 'logs', 'HEAD'))).toBe(true);
+    expect(readdirSync(forks)).toEqual(['w']);
+    expect(git(dir, 'rev-parse', '--show-toplevel').trim()).toBe(dir);
+    expect(git(fx.root, 'worktree', 'list', '--porcelain')).not.toContain('prunable');
   });
 
   it('a fork killed while its workers copy leaves no fork recorded, and the next fork removes its staging directory and registration', async () => {
