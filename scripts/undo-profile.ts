@@ -56,7 +56,9 @@ try {
     execFileSync('git', ['reset', '-q', '--hard', last], { cwd: checkout });
     process.stderr.write(`round ${round}: undo ${undo.at(-1)!.toFixed(1)} ms (${undone.files!.files.length} files), git ${gitTimes.at(-1)!.toFixed(1)} ms\n`);
   }
-  const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+  const rank = (samples: number[], at: number) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length * at)]!;
+  const median = (samples: number[]) => rank(samples, 0.5);
+  process.stderr.write(`lower quartile: undo ${rank(undo, 0.25).toFixed(1)} ms, git ${rank(gitTimes, 0.25).toFixed(1)} ms\n`);
   process.stderr.write(
     `median: undo ${median(undo).toFixed(1)} ms, git ${median(gitTimes).toFixed(1)} ms, ratio ${(median(gitTimes) / median(undo)).toFixed(2)}\n`,
   );
