@@ -3,9 +3,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
 import { sessionWorkspace } from '../../checkpoint/session-workspace.js';
 import { WaypointError } from '../../model/index.js';
+import { BlobStore } from '../../blobs/index.js';
+import { planDirect } from './direct-rewind-plan.js';
 import { EarlyWrites } from './early-writes.js';
 import { FileRewinder } from './file-rewinder.js';
+import { journaledApply } from './journaled-apply.js';
 import type { PlannedStep } from './rewind-plan.js';
+import { SnapshotReader } from './snapshot-reader.js';
 
 /** Waypoint's own hidden names (temp files, parked files) anywhere under `dir`. */
 function ownHiddenFiles(dir: string): string[] {
@@ -41,6 +45,45 @@ describe('temp files begun while a direct rewind is planned', () => {
     const refused = await rewinder.cascade(h.session.id, turn.messageId, { overwriteChanged: false }).catch((error: unknown) => error);
     expect(WaypointError.is(refused, 'REWIND_OVERWRITES_CHANGES')).toBe(true);
     expect(h.files()).toEqual({ 'f0.txt': 'v1 0\n', 'f1.txt': 'v1 1\n', 'f2.txt': 'the person edited this\n', 'f3.txt': 'v1 3\n' });
+    expect(ownHiddenFiles(h.work)).toEqual([]);
+  });
+
+  it('a save that lands after the temp files were begun is not overwritten: the apply compares each file and refuses', async () => {
+    h.put('a.txt', 'v0 a\n');
+    h.put('b.txt', 'v0 b\n');
+    const turn = await h.turn();
+    const checkpoints = [await h.recordWrite(turn, 'a.txt', 'v1 a\n'), await h.recordWrite(turn, 'b.txt', 'v1 b\n')];
+    const workspace = sessionWorkspace(h.session, h.store.location);
+    const blobs = new BlobStore(h.store);
+    const early = new EarlyWrites(true);
+    const plan = await planDirect({
+      session: h.session,
+      target: { kind: 'cascade', messageId: turn.messageId },
+      kind: 'cascade',
+      newestFirst: [...checkpoints].reverse(),
+      workspace,
+      snapshots: new SnapshotReader(blobs),
+      overwriteChanged: true,
+      early,
+    });
+    expect(ownHiddenFiles(h.work)).toHaveLength(2);
+    // The person saves b.txt between the plan (which read v1, and began both temp files) and the apply.
+    h.put('b.txt', 'the person saved this\n');
+    const outcome = await journaledApply({
+      store: h.store,
+      blobs,
+      workspace,
+      sessionId: h.session.id,
+      kind: 'cascade',
+      action: 'rewind',
+      undoes: null,
+      checkpointIds: plan.simulation.undone,
+      steps: plan.steps,
+      early,
+    }).catch((error: unknown) => error);
+    await early.dispose();
+    expect(WaypointError.is(outcome, 'REWIND_CONFLICT')).toBe(true);
+    expect(h.files()).toEqual({ 'a.txt': 'v1 a\n', 'b.txt': 'the person saved this\n' });
     expect(ownHiddenFiles(h.work)).toEqual([]);
   });
 
