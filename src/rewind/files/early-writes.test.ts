@@ -66,6 +66,7 @@ describe('temp files begun while a direct rewind is planned', () => {
       overwriteChanged: true,
       early,
     });
+    await early.settled();
     expect(ownHiddenFiles(h.work)).toHaveLength(2);
     // The person saves b.txt between the plan (which read v1, and began both temp files) and the apply.
     h.put('b.txt', 'the person saved this\n');

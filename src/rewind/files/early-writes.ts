@@ -54,6 +54,11 @@ export class EarlyWrites {
     return early.written;
   }
 
+  /** Resolves once every temp file begun is written, or known not to be possible. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.writes.values()].map((early) => early.written));
+  }
+
   /** Removes the temp files no step took, once their writes have settled. */
   async dispose(): Promise<void> {
     const left = [...this.writes.values()].filter((early) => !early.taken);
