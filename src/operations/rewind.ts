@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timingEnd, timingMark, timingStart } from '../rewind/files/apply-timing.js';
 import { parseInput } from '../model/index.js';
 import type { Session } from '../model/index.js';
 import { rewindSession, type OverwriteChanged } from '../rewind/index.js';
@@ -55,10 +56,12 @@ export type RewindRequest = z.input<typeof RewindRequest>;
  * console.log(result.files?.files.length, result.conversation?.draft);
  */
 export async function rewind(context: OperationContext, request: RewindRequest): Promise<RewindResult> {
+  timingStart();
   const input = parseInput(RewindRequest, request, 'request');
   requireIdle(context, input.sessionId, 'rewind');
   const { store, files, tasks } = context.waypoint;
   const session = await store.getSession(input.sessionId);
+  timingMark('op-session');
   let result: RewindResult;
   if (input.kind === 'latest' || input.kind === 'checkpoint') {
     if (input.kind === 'checkpoint') await checkpointInSession(context.waypoint, session, input.checkpointId);
@@ -87,7 +90,9 @@ export async function rewind(context: OperationContext, request: RewindRequest):
       preview: null,
     };
   }
+  timingMark('rewindSession');
   context.events?.emit('rewind', { sessionId: session.id, session: await store.getSession(session.id), result, kind: 'rewind' });
+  timingEnd('rewind');
   return result;
 }
 

@@ -21,10 +21,10 @@ import {
   write,
   writeSync,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { InvalidArgumentError } from '../model/errors/index.js';
+import { tempId } from './temp-id.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError, type FileWriteOperation } from './file-write-failed-error.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
@@ -252,7 +252,7 @@ function planFileWrite(target: ResolvedPath, content: Uint8Array | string, optio
   if (options.tempId !== undefined && !/^[0-9a-f]{12}$/.test(options.tempId)) {
     throw new InvalidArgumentError({ parameter: 'tempId', value: options.tempId, reason: 'must be 12 lowercase hex digits' });
   }
-  const temp = join(directory, `.${basename(destination).slice(0, 180)}.${options.tempId ?? randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const temp = join(directory, `.${basename(destination).slice(0, 180)}.${options.tempId ?? tempId()}${TEMP_SUFFIX}`);
   return { target, bytes, durable, directory, destination, temp, mode, owner, fail };
 }
 
@@ -410,7 +410,10 @@ function fsyncPathAsync(path: string): Promise<void> {
  */
 export function prepareDirectory(target: ResolvedPath, directory: string, createParents: boolean, operation: FileWriteOperation): string {
   // A lexical path (a rewind's) is changed at its own place only, never through a link along it.
-  const link = target.lexical ? linkAlongDirectory(target, directory) : null;
+  // A directory that is its own real path has no link along it: one realpath instead of an lstat
+  // of every directory up to the root, and that realpath serves the containment check below.
+  const checkedReal = target.lexical ? ownRealPath(directory) : null;
+  const link = target.lexical && checkedReal === null ? linkAlongDirectory(target, directory) : null;
   if (link !== null) {
     throw new FileWriteFailedError({
       path: target.key,
@@ -421,7 +424,7 @@ export function prepareDirectory(target: ResolvedPath, directory: string, create
   let real: string;
   try {
     if (createParents) mkdirSync(directory, { recursive: true });
-    real = realpathSync.native(directory);
+    real = checkedReal ?? realpathSync.native(directory);
   } catch (error) {
     throw new FileWriteFailedError({ path: target.key, operation, reason: errorReason(error), cause: error });
   }
@@ -430,6 +433,15 @@ export function prepareDirectory(target: ResolvedPath, directory: string, create
   }
   refuseProtectedDirectory(target, real);
   return real;
+}
+
+/** `directory` when it exists and is its own real path (so no link is along it); else null. */
+function ownRealPath(directory: string): string | null {
+  try {
+    return realpathSync.native(directory) === directory ? directory : null;
+  } catch {
+    return null;
+  }
 }
 
 /** fsyncs a directory so a rename or unlink inside it is durable. */

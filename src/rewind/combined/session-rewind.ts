@@ -1,4 +1,5 @@
 import { parseInput, PreviewObjectSchema, SessionRewindApplyOptionsSchema, SessionRewindOptionsSchema } from '../rewind-entry-schemas.js';
+import { timingMark } from '../files/apply-timing.js';
 import { InvalidArgumentError, type Session } from '../../model/index.js';
 import type { Store } from '../../store/store.js';
 import { planConversationRewind, rewindConversation, type ConversationRewind } from '../conversation/rewind-conversation.js';
@@ -59,12 +60,16 @@ export async function rewindSession(store: Store, files: FileRewinder, options: 
     const result = options.cascade ? await files.cascade(session.id, target.id, overwrite) : await files.restoreMessage(session.id, target.id, overwrite);
     return { scope: 'workspace', conversation: null, files: result };
   }
+  timingMark('target');
   const plan = await planConversationRewind(store, session, target, 'rewind');
   await stopTasksOrFail(options.tasks, session.id, plan.cutTurns);
+  timingMark('conv-plan');
   const apply: ApplyOptions = { ...overwrite, onCommit: () => ({ headMoves: [plan.move] }) };
   const result = options.cascade ? await files.cascade(session.id, target.id, apply) : await files.restoreMessage(session.id, target.id, apply);
+  timingMark('files');
   const moved = await store.getSession(session.id);
   options.tasks?.setGeneration(session.id, moved.branchGeneration);
+  timingMark('moved-session');
   return { scope: 'both', conversation: { session: moved, draft: inputText(target), targetMessageId: target.id }, files: result };
 }
 

@@ -21,10 +21,24 @@ import { describeMismatch } from './rewind-simulation.js';
 
 /**
  * Writes a step's new content into a temp file beside it in the thread pool (see
- * `prepareFileWriteInPool`) and fsyncs it there, recording it in `prepared`. A write not possible
- * yet (its directory is missing, or is a file an earlier step removes …) is left to the step.
+ * `prepareFileWriteInPool`) and fsyncs it there, recording it in `prepared`, or takes over the
+ * write `begun` for it while it was planned. A write not possible yet (its directory is missing,
+ * or is a file an earlier step removes …) is left to the step.
  */
-export async function prepareStep(step: PlannedStep, durable: boolean, prepared: Map<PlannedStep, PreparedFileWrite>): Promise<void> {
+export async function prepareStep(
+  step: PlannedStep,
+  durable: boolean,
+  prepared: Map<PlannedStep, PreparedFileWrite>,
+  begun?: Promise<PreparedFileWrite | null>,
+): Promise<void> {
+  if (begun) {
+    // Begun while the step was planned (see `EarlyWrites`): null when it could not be made there.
+    const write = await begun;
+    if (write === null) return;
+    prepared.set(step, write);
+    await write.sync();
+    return;
+  }
   let write: PreparedFileWrite;
   try {
     // No directory is created before the journal is durable: a write into a missing one is

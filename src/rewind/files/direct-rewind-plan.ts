@@ -2,11 +2,12 @@ import type { Checkpoint, Session } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import type { Workspace } from '../../workspace/index.js';
 import { checkpointsFromMessage, requireUserMessage } from './checkpoint-selection.js';
-import { NothingToRewindError, type ChangedFile } from './errors/index.js';
+import { NothingToRewindError, RewindConflictError, RewindOverwritesChangesError, SnapshotMissingError, type ChangedFile } from './errors/index.js';
 import type { FileRewindKind, PreviewFile, ShellChange } from './file-rewind-types.js';
 import { RewindLedger } from './rewind-ledger.js';
 import { computePreview, type ComputedPreview } from './rewind-preview.js';
 import type { SnapshotReader } from './snapshot-reader.js';
+import type { EarlyWrites } from './early-writes.js';
 
 /**
  * A direct rewind's target: one checkpoint, the newest one not rewound yet, an input's latest
@@ -111,6 +112,8 @@ export async function planDirect(input: {
   workspace: Workspace;
   snapshots: SnapshotReader;
   overwriteChanged: OverwriteChanged;
+  /** Temp files to begin while planning, when the plan is about to be applied (see `EarlyWrites`). */
+  early?: EarlyWrites | undefined;
 }): Promise<DirectPlan> {
   const touched = new Set(input.newestFirst.flatMap((checkpoint) => (checkpoint.toPath === null ? [checkpoint.path] : [checkpoint.path, checkpoint.toPath])));
   const computed = await computePreview({
@@ -123,6 +126,7 @@ export async function planDirect(input: {
     resolutions: Object.fromEntries([...touched].map((path) => [path, 'force' as const])),
     workspace: input.workspace,
     snapshots: input.snapshots,
+    early: input.early,
   });
   const allowed = (path: string) => input.overwriteChanged === true || (Array.isArray(input.overwriteChanged) && input.overwriteChanged.includes(path));
   const outcomes = computed.simulation.paths;
@@ -157,6 +161,35 @@ export async function planDirect(input: {
     blockers,
   };
   return { ...computed, direct, refused };
+}
+
+/**
+ * Refuses a planned direct rewind that cannot be applied as planned: a snapshot missing or
+ * corrupt (`SNAPSHOT_MISSING`), a path that cannot be read or written (`REWIND_CONFLICT`), or a
+ * changed file it may not overwrite (`REWIND_OVERWRITES_CHANGES`).
+ */
+export function refuseUnlessApplicable(plan: DirectPlan, sessionId: string): void {
+  const { simulation } = plan;
+  const snapshotProblems = simulation.problems.filter((problem) => problem.status !== 'file_read_failed' && problem.code !== 'PATH_BLOCKED');
+  if (snapshotProblems.length > 0) {
+    throw new SnapshotMissingError({
+      snapshots: snapshotProblems.map((problem) => ({
+        checkpointId: problem.checkpointId,
+        path: problem.path,
+        hash: problem.hash,
+        reason: problem.reason,
+        corrupt: problem.status === 'checkpoint_unreadable',
+      })),
+    });
+  }
+  const unreadable = [...simulation.paths.values()].filter((path) => path.blocked);
+  if (unreadable.length > 0) {
+    throw new RewindConflictError({
+      files: unreadable.map((path) => ({ path: path.path, status: path.status, reason: path.reason ?? path.status })),
+      hint: 'Move what is at those paths out of the way, then try again.',
+    });
+  }
+  if (plan.refused.length > 0) throw new RewindOverwritesChangesError({ sessionId, files: plan.refused });
 }
 
 export function noCheckpoints(sessionId: string): NothingToRewindError {

@@ -63,18 +63,27 @@ function settledStat(path: string): Omit<KnownFile, 'content'> | null {
   return { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
 }
 
+/** A workspace key resolved as {@link readDisk} resolves it (lexically, the entry's lstat taken on the way). */
+export type ResolvedEntry = { resolved: ResolvedPath; entry: EntryStat };
+
+/** Resolves `path` as {@link readDisk} does; throws what resolving throws. */
+export function resolveEntry(workspace: Workspace, path: string): ResolvedEntry {
+  return workspace.resolveKeyEntry(path, { followLink: false });
+}
+
 /**
  * Reads the current content of a workspace key: absent, a regular file, or a symbolic link (the
  * link itself, never followed: where it points, inside the root or not, is only its text). A
  * directory at the path, or a path whose parent directories no longer resolve inside its root, is
  * reported with a reason instead. The resolved path names the entry, so a rewind replaces a link
- * rather than writing through it.
+ * rather than writing through it. `resolving`: the key resolved a moment ago by {@link resolveEntry}
+ * (its lstat is then the one the read trusts).
  */
-export function readDisk(workspace: Workspace, path: string): DiskRead {
+export function readDisk(workspace: Workspace, path: string, resolving?: ResolvedEntry): DiskRead {
   let resolved: ResolvedPath;
   let entry: EntryStat;
   try {
-    ({ resolved, entry } = workspace.resolveKeyEntry(path, { followLink: false }));
+    ({ resolved, entry } = resolving ?? resolveEntry(workspace, path));
   } catch (error) {
     if (WaypointError.is(error)) return { ok: false, resolved: null, reason: error.message };
     throw error;

@@ -1,4 +1,5 @@
 import { BlobStore } from '../../blobs/index.js';
+import { timingMark } from './apply-timing.js';
 // Only the session-workspace module: the rest of src/checkpoint is capture code this layer does not need.
 import { sessionWorkspace } from '../../checkpoint/session-workspace.js';
 import { ConflictError, EventBus, InvalidArgumentError, NotFoundError, WaypointError, type Checkpoint, type Session } from '../../model/index.js';
@@ -7,8 +8,16 @@ import type { Workspace } from '../../workspace/index.js';
 import { checkpointsFromMessage, checkpointsOfTurn, requireUserMessage } from './checkpoint-selection.js';
 import { isDirectoryOp, recreateDirectory, removeDirectory, skippedError } from './turn-rollback-steps.js';
 import { ApplyOptionsSchema, FileRewinderOptionsSchema } from '../rewind-entry-schemas.js';
-import { RewindConflictError, RewindNotFoundError, RewindOverwritesChangesError, SnapshotMissingError, type RewindConflictFile } from './errors/index.js';
-import { nothingToRewind, planDirect, selectDirect, type DirectRewindPreview, type DirectRewindTarget, type OverwriteChanged } from './direct-rewind-plan.js';
+import { RewindConflictError, RewindNotFoundError, SnapshotMissingError, type RewindConflictFile } from './errors/index.js';
+import {
+  nothingToRewind,
+  planDirect,
+  refuseUnlessApplicable,
+  selectDirect,
+  type DirectRewindPreview,
+  type DirectRewindTarget,
+  type OverwriteChanged,
+} from './direct-rewind-plan.js';
 import {
   CheckpointIdInput,
   FileRewindPreviewRequest,
@@ -39,8 +48,9 @@ import { RewindLedger } from './rewind-ledger.js';
 import { inspectRedo, planRedo, type RedoInspection } from './redo-plan.js';
 import { planSteps, type PlannedStep } from './rewind-plan.js';
 import { computePreview, type ComputedPreview } from './rewind-preview.js';
-import { describeMismatch, simulateRewind, type Simulation } from './rewind-simulation.js';
+import { describeMismatch, simulateRewind } from './rewind-simulation.js';
 import { SnapshotReader } from './snapshot-reader.js';
+import { EarlyWrites } from './early-writes.js';
 
 export interface FileRewinderOptions {
   store: Store;
@@ -112,6 +122,7 @@ export class FileRewinder {
   async cascade(sessionId: string, messageId: string, options: ApplyOptions = {}): Promise<FileRewindResult> {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     const message = await requireUserMessage(this.store, session, parseInput(MessageIdInput, messageId, 'messageId'));
+    timingMark('cascade-msg');
     return this.directForm(session, { kind: 'cascade', messageId: message.id }, options);
   }
 
@@ -350,6 +361,7 @@ export class FileRewinder {
   private directForm(session: Session, target: DirectRewindTarget, options: ApplyOptions): Promise<FileRewindResult> {
     return this.locked(session, async (pass) => {
       const { newestFirst, kind } = await selectDirect(this.store, session, target, pass.ledger);
+      timingMark('select');
       return this.reported(session.id, 'rewind', kind, () => this.direct(session, target, newestFirst, kind, options, pass));
     });
   }
@@ -368,37 +380,26 @@ export class FileRewinder {
     pass: Pass,
   ): Promise<FileRewindResult> {
     const workspace = this.workspaceOf(session);
-    const plan = await planDirect({
-      session,
-      target,
-      kind,
-      newestFirst,
-      workspace,
-      snapshots: new SnapshotReader(this.blobs),
-      overwriteChanged: options.overwriteChanged ?? true,
-    });
-    const simulation: Simulation = plan.simulation;
-    const snapshotProblems = simulation.problems.filter((problem) => problem.status !== 'file_read_failed' && problem.code !== 'PATH_BLOCKED');
-    if (snapshotProblems.length > 0) {
-      throw new SnapshotMissingError({
-        snapshots: snapshotProblems.map((problem) => ({
-          checkpointId: problem.checkpointId,
-          path: problem.path,
-          hash: problem.hash,
-          reason: problem.reason,
-          corrupt: problem.status === 'checkpoint_unreadable',
-        })),
+    // The new contents' temp files are written while the rest is planned and the journal recorded;
+    // those the apply does not take (a refusal, a plan that came out otherwise) are removed.
+    const early = new EarlyWrites(this.options.durable ?? true);
+    try {
+      const plan = await planDirect({
+        session,
+        target,
+        kind,
+        newestFirst,
+        workspace,
+        snapshots: new SnapshotReader(this.blobs),
+        overwriteChanged: options.overwriteChanged ?? true,
+        early,
       });
+      timingMark('planDirect');
+      refuseUnlessApplicable(plan, session.id);
+      return await this.journaled(session, workspace, plan.steps, kind, 'rewind', null, plan.simulation.undone, options, pass, early);
+    } finally {
+      await early.dispose();
     }
-    const unreadable = [...simulation.paths.values()].filter((path) => path.blocked);
-    if (unreadable.length > 0) {
-      throw new RewindConflictError({
-        files: unreadable.map((path) => ({ path: path.path, status: path.status, reason: path.reason ?? path.status })),
-        hint: 'Move what is at those paths out of the way, then try again.',
-      });
-    }
-    if (plan.refused.length > 0) throw new RewindOverwritesChangesError({ sessionId: session.id, files: plan.refused });
-    return this.journaled(session, workspace, plan.steps, kind, 'rewind', null, simulation.undone, options, pass);
   }
 
   private async journaled(
@@ -411,6 +412,7 @@ export class FileRewinder {
     checkpointIds: string[],
     options: ApplyOptions,
     pass: Pass,
+    early?: EarlyWrites,
   ): Promise<FileRewindResult> {
     if (options.onCommit !== undefined && typeof options.onCommit !== 'function') {
       throw new InvalidArgumentError({
@@ -434,6 +436,7 @@ export class FileRewinder {
         hooks: this.options.hooks,
         durable: this.options.durable ?? true,
         lock,
+        early,
       });
       return { rewindId: journal.id, sessionId: session.id, kind, checkpointIds, files };
     };

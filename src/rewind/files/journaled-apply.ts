@@ -1,9 +1,11 @@
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
+import { timingMark } from './apply-timing.js';
 import { newId, WaypointError, type Journal, type JournalItem, hostId } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
 import { FileWriteFailedError, fsyncDirectories, type DisplacedFile, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
 import { missingDirectories } from './apply-directories.js';
 import { executeStep, prepareStep, removeTaken } from './apply-step.js';
+import type { EarlyWrites } from './early-writes.js';
 import { CommitOutcomeUnknownError, commitJournal, whileUnavailable } from './commit-outcome.js';
 import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError } from './errors/index.js';
 import type { FileRewindEntryData, FileRewindKind, RewoundFile } from './file-rewind-types.js';
@@ -65,6 +67,8 @@ export interface JournaledApplyInput {
    * takes it itself and re-validates the plan under it (a change undone meanwhile is a conflict).
    */
   lock?: WorkspaceLock | undefined;
+  /** Temp files begun while the steps were planned: a step takes the one made for it (see `EarlyWrites`). */
+  early?: EarlyWrites | undefined;
   /** For kind `preserved`: the kept-aside content this apply puts back (recorded in its entry). */
   restores?: { rewindId: string; path: string } | undefined;
 }
@@ -86,7 +90,9 @@ export interface JournaledApplyInput {
  * any file replaced, each as soon as its own temp file is durable (one durable early goes before
  * one still syncing, see `inReadiness`); the directories are fsynced together after the
  * replacements (while the replaced files are removed), and the final commit needs no full sync of
- * its own (a power loss that loses it leaves the journal pending, and recovery rolls back).
+ * its own (a power loss that loses it leaves the journal pending, and recovery rolls back). A
+ * direct rewind begins its temp files while it is still planned (`early`, see `EarlyWrites`): a
+ * step takes the one begun for exactly its path, content and mode, and makes its own otherwise.
  */
 export async function journaledApply(input: JournaledApplyInput): Promise<{ journal: Journal; files: RewoundFile[] }> {
   if (input.lock) return applyLocked(input);
@@ -192,6 +198,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
     journalsInFlight.delete(journalId);
     throw error;
   }
+  timingMark('createJournal');
   const prepared = new Map<PlannedStep, PreparedFileWrite>();
   /** Paths this apply has begun to change: the only ones compensation may put back. */
   const touched = new Set<string>();
@@ -213,19 +220,23 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         // A move back renames the file itself; its content is written only if that fails.
         // A file that replaces a directory is prepared once the directory is gone (its mode and owner are not the file's).
         if (!step.target.exists || step.moveFrom !== null || step.replacesDirectories) continue;
-        const write = prepareStep(step, durable, prepared);
+        const write = prepareStep(step, durable, prepared, input.early?.take(step));
         // Its failure is raised where the step awaits it; until then it must not count as unhandled.
         write.catch(() => undefined);
         ready.set(step, write);
       }
       preparing = [...ready.values()];
+      timingMark('prepare-start');
       // Written and syncing while the temp files are; indexed before the journal's full sync, which
       // makes the rows durable too: all of it before any file is touched.
       kept = keep.length > 0 ? await blobs.beginPutMany(keep) : null;
+      timingMark(`beginPutMany(${keep.length})`);
       const keeping = kept;
       kept = null;
       await keeping?.commit();
+      timingMark('kept-commit');
       await store.syncJournal(journal.id);
+      timingMark('syncJournal');
 
       const directories = new Set<string>();
       let index = 0;
@@ -250,6 +261,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         input.hooks?.afterStep?.(step.path, index++);
       }
       failedPath = null;
+      timingMark(`steps(${steps.length})`);
       // The replaced files (their contents kept in the store) are removed together in the thread
       // pool rather than one by one between the steps, while the directories are fsynced: every
       // replacement durable before the commit that says the files are at their targets. A kill
@@ -257,12 +269,14 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       const [removed, synced] = await Promise.allSettled([removeTaken(taken), durable ? fsyncDirectories(directories) : undefined]);
       if (removed.status === 'rejected') throw removed.reason;
       if (synced.status === 'rejected') throw synced.reason;
+      timingMark(`unlink+dirsync(${directories.size})`);
       // A move back that found a save it could not put back, and then wrote the path anyway: that save is kept.
       const aside = emptyOutcome();
       for (const file of displaced.splice(0)) await preserveParked(blobs, file.path, file.parkedAt, file.content, aside);
       await pinPreserved(store, journal, aside);
       const keptAside = preservedEntry(journal, aside.preserved ?? []);
       const extra = input.onCommit?.() ?? {};
+      timingMark('preserved');
       const data: FileRewindEntryData = {
         rewindId: journal.id,
         action: input.action,
@@ -276,6 +290,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         entries: [{ sessionId: input.sessionId, entry: { type: FILE_REWIND_ENTRY, data } }, ...(keptAside ? [keptAside] : []), ...(extra.entries ?? [])],
         headMoves: extra.headMoves ?? [],
       });
+      timingMark('commit');
       return { journal: committed, files };
     } catch (error) {
       // Whether the commit landed is unknown: the files stay at their targets for recovery to settle.

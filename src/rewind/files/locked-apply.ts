@@ -1,4 +1,5 @@
 import type { BlobStore } from '../../blobs/index.js';
+import { timingMark } from './apply-timing.js';
 import type { Store } from '../../store/index.js';
 import type { Workspace } from '../../workspace/index.js';
 import { recoverJournalsUnder } from './journal-recovery.js';
@@ -36,6 +37,7 @@ export class ReplanUnderLock extends Error {
 export async function inPasses<Result>(store: Store, sessionId: string, body: (pass: Pass) => Promise<Result>): Promise<Result> {
   // Read once for the first pass: its plan and the check under the lock start from this state.
   const ledger = await RewindLedger.load(store, sessionId);
+  timingMark('ledger');
   let lock: WorkspaceLock;
   let relocked: RewindLedger;
   try {
@@ -63,10 +65,12 @@ export async function applyInPass<Result>(
   const { store, pass } = context;
   if (pass.lock) return apply(pass.lock);
   const lock = await lockWorkspace(store, context.workspace, { purpose: context.purpose });
+  timingMark('lock');
   let handedOver = false;
   try {
     const recovered = await recoverJournalsUnder(store, context.blobs, lock);
     const ledger = await RewindLedger.load(store, context.sessionId);
+    timingMark('recover+ledger');
     if (recovered.recovered.length > 0 || ledger.seq !== pass.ledgerSeq) {
       handedOver = true;
       throw new ReplanUnderLock(lock, ledger);
@@ -74,5 +78,6 @@ export async function applyInPass<Result>(
     return await apply(lock);
   } finally {
     if (!handedOver) await lock.release();
+    timingMark('unlock');
   }
 }

@@ -6,6 +6,7 @@ import type { FileResolution, FileRewindPreview, PreviewFile } from './file-rewi
 import { planSteps, type PlannedStep } from './rewind-plan.js';
 import { simulateRewind, type PathOutcome, type Simulation } from './rewind-simulation.js';
 import type { SnapshotReader } from './snapshot-reader.js';
+import type { EarlyWrites } from './early-writes.js';
 
 export interface PreviewInput {
   sessionId: string;
@@ -17,6 +18,8 @@ export interface PreviewInput {
   resolutions: Record<string, FileResolution>;
   workspace: Workspace;
   snapshots: SnapshotReader;
+  /** Temp files to begin while planning (a direct rewind about to apply; see `EarlyWrites`). */
+  early?: EarlyWrites | undefined;
 }
 
 /** A preview and the writes it would make. */
@@ -42,7 +45,7 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
     policy: 'check' as const,
     includeShellChanges: input.includeShellChanges,
   };
-  const simulation = await simulateRewind({ ...base, resolutions: input.resolutions });
+  const simulation = await simulateRewind({ ...base, resolutions: input.resolutions, early: input.early });
 
   for (const path of Object.keys(input.resolutions)) {
     if (!simulation.paths.has(path)) {

@@ -1,10 +1,12 @@
 import { hashContent, type Checkpoint } from '../../model/index.js';
 import { isLinkMode, type ResolvedPath, type Workspace } from '../../workspace/index.js';
-import { ABSENT, holdsVersion, readDisk, type ContentState } from './disk-state.js';
+import { ABSENT, holdsVersion, readDisk, resolveEntry, type ContentState, type ResolvedEntry } from './disk-state.js';
+import type { EarlyWrites } from './early-writes.js';
 import type { FileResolution, FileRewindStatus, ShellChange } from './file-rewind-types.js';
 import { directoryInWayReason, scanDirectoryInWay } from './directory-in-way.js';
 import { reverseMerge } from './reverse-merge.js';
 import { short, type SnapshotReader } from './snapshot-reader.js';
+import { timingMark } from './apply-timing.js';
 
 /**
  * How a simulation treats a file whose current content is not what the checkpoint left:
@@ -23,6 +25,8 @@ export interface SimulationInput {
   includeShellChanges: boolean;
   /** Per-path choices (`check` only): `merge`/`force` past a conflict, `skip` to leave the path as it is. */
   resolutions: Readonly<Record<string, FileResolution>>;
+  /** When given, each path's content to put back has its temp file begun as soon as it is read (see `EarlyWrites`). */
+  early?: EarlyWrites | undefined;
 }
 
 /** Where one path starts (on disk), where the simulation leaves it, and why. */
@@ -77,7 +81,7 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
   const outcome = (path: string): PathOutcome => {
     let found = paths.get(path);
     if (!found) {
-      const disk = readDisk(input.workspace, path);
+      const disk = readDisk(input.workspace, path, resolvedEarly.get(path));
       const initial = disk.ok ? disk.state : ABSENT;
       found = {
         path,
@@ -153,11 +157,16 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     if (checkpoint.toPath !== null) oldest.set(checkpoint.toPath, checkpoint);
   }
   const gives = (checkpoint: Checkpoint) => oldest.get(checkpoint.path) === checkpoint;
+  timingMark('sim-start');
   await input.snapshots.prefetch(undoable.filter(gives).flatMap((checkpoint) => (checkpoint.beforeHash === null ? [] : [checkpoint.beforeHash])));
+  timingMark('prefetch');
   const lookedUp = await input.snapshots.present(
     undoable.filter((checkpoint) => !gives(checkpoint)).flatMap((checkpoint) => (checkpoint.beforeHash === null ? [] : [checkpoint.beforeHash])),
   );
 
+  timingMark('present');
+  const resolvedEarly = input.early ? beginEarlyWrites(input.early, undoable.filter(gives), input) : new Map<string, ResolvedEntry>();
+  timingMark('early');
   for (const checkpoint of input.checkpoints) {
     const isShell = checkpoint.source === 'exec';
     if (isShell) {
@@ -291,8 +300,10 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     }
     undone.push(checkpoint.id);
   }
+  timingMark(`sim-loop(${paths.size})`);
   await readFinalContents();
   settleDirectoriesInWay();
+  timingMark('sim-final');
   return { paths, shellChanges, problems, undone };
 
   /**
@@ -374,6 +385,30 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     const read = await input.snapshots.read(hash);
     return read.ok ? read.content : null;
   }
+}
+
+/**
+ * Begins the temp files of the contents the oldest changes of their paths put back (`givers`), read
+ * already: a file's, with its mode on record, at a path that resolves. Returns each path resolved on
+ * the way, so the simulation reads it from there instead of resolving it again.
+ */
+function beginEarlyWrites(early: EarlyWrites, givers: readonly Checkpoint[], input: SimulationInput): Map<string, ResolvedEntry> {
+  const resolved = new Map<string, ResolvedEntry>();
+  for (const checkpoint of givers) {
+    if (checkpoint.toPath !== null || checkpoint.beforeHash === null || checkpoint.beforeMode === null || isLinkMode(checkpoint.beforeMode)) continue;
+    const content = input.snapshots.cached(checkpoint.beforeHash);
+    if (content === null) continue;
+    let entry: ResolvedEntry;
+    try {
+      entry = resolveEntry(input.workspace, checkpoint.path);
+    } catch {
+      continue; // the simulation meets the same failure, and says why
+    }
+    resolved.set(checkpoint.path, entry);
+    if (entry.entry?.isDirectory() || entry.resolved.linkInPath) continue;
+    early.begin(entry.resolved, checkpoint.beforeHash, content, checkpoint.beforeMode);
+  }
+  return resolved;
 }
 
 /**

@@ -25,6 +25,12 @@ export class SnapshotReader {
     return result;
   }
 
+  /** The bytes of `hash` when a read or prefetch has them already; else null. */
+  cached(hash: string): Buffer | null {
+    const read = this.cache.get(hash);
+    return read?.ok ? read.content : null;
+  }
+
   /**
    * Which of `hashes` can be read without reading them: those already read, and those the blob
    * store indexes (their bytes are verified only when read).
