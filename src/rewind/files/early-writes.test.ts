@@ -6,7 +6,7 @@ import { WaypointError } from '../../model/index.js';
 import { BlobStore } from '../../blobs/index.js';
 import { planDirect } from './direct-rewind-plan.js';
 import { EarlyWrites } from './early-writes.js';
-import { FileRewinder } from './file-rewinder.js';
+import type { FileRewinder } from './file-rewinder.js';
 import { journaledApply } from './journaled-apply.js';
 import type { PlannedStep } from './rewind-plan.js';
 import { SnapshotReader } from './snapshot-reader.js';
@@ -19,10 +19,7 @@ function ownHiddenFiles(dir: string): string[] {
 describe('temp files begun while a direct rewind is planned', () => {
   let h: RewindHarness;
   let rewinder: FileRewinder;
-  beforeEach(async () => {
-    h = await RewindHarness.create();
-    rewinder = new FileRewinder({ store: h.store });
-  });
+  beforeEach(async () => ({ h, rewinder } = await RewindHarness.withRewinder()));
   afterEach(() => h.cleanup());
 
   it('a cascade puts every file back through them, a file changed twice at its oldest content, and leaves no temp file', async () => {

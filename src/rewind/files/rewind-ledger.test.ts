@@ -1,16 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
 import { WaypointError } from '../../model/index.js';
-import { FileRewinder } from './file-rewinder.js';
+import type { FileRewinder } from './file-rewinder.js';
 import { RewindLedger } from './rewind-ledger.js';
 
 describe('RewindLedger', () => {
   let h: RewindHarness;
   let rewinder: FileRewinder;
-  beforeEach(async () => {
-    h = await RewindHarness.create();
-    rewinder = new FileRewinder({ store: h.store });
-  });
+  beforeEach(async () => ({ h, rewinder } = await RewindHarness.withRewinder()));
   afterEach(() => h.cleanup());
 
   it('follows rewinds, redos and redos of redos, and hands out copies', async () => {

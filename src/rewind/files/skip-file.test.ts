@@ -2,15 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
-import { FileRewinder } from './file-rewinder.js';
+import type { FileRewinder } from './file-rewinder.js';
 
 describe('skipping a file in a checked rewind', () => {
   let h: RewindHarness;
   let rewinder: FileRewinder;
-  beforeEach(async () => {
-    h = await RewindHarness.create();
-    rewinder = new FileRewinder({ store: h.store });
-  });
+  beforeEach(async () => ({ h, rewinder } = await RewindHarness.withRewinder()));
   afterEach(() => h.cleanup());
 
   it("leaves a skipped file's content byte for byte, rewinds the others, says so, and a redo leaves it too", async () => {

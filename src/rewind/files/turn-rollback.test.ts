@@ -1,15 +1,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
-import { FileRewinder } from './file-rewinder.js';
+import type { FileRewinder } from './file-rewinder.js';
 
 describe('turn rollback (LIFO, moves back, honest errors)', () => {
   let h: RewindHarness;
   let rewinder: FileRewinder;
-  beforeEach(async () => {
-    h = await RewindHarness.create();
-    rewinder = new FileRewinder({ store: h.store });
-  });
+  beforeEach(async () => ({ h, rewinder } = await RewindHarness.withRewinder()));
   afterEach(() => h.cleanup());
 
   it('undoes a turn in reverse order: written, then moved, then rewritten at the target', async () => {
