@@ -13,6 +13,7 @@ import {
   type HeldFile,
   type PreparedFileWrite,
 } from '../../workspace/index.js';
+import { timingEvent } from './apply-timing.js';
 import { removeEmptyDirectories } from './apply-directories.js';
 import { RewindConflictError } from './errors/index.js';
 import type { PreservedContent } from './journal-restore.js';
@@ -43,6 +44,7 @@ export async function prepareStep(
   try {
     // No directory is created before the journal is durable: a write into a missing one is
     // prepared later, in turn.
+    timingEvent('temp-issued');
     write = await prepareFileWriteInPool(step.resolved, step.target.content!, {
       ...(step.target.mode === null ? {} : { mode: step.target.mode }),
       durable,
@@ -52,8 +54,10 @@ export async function prepareStep(
     if (!(error instanceof FileWriteFailedError)) throw error;
     return;
   }
+  timingEvent('temp-written');
   prepared.set(step, write);
   await write.sync();
+  timingEvent('temp-synced');
 }
 
 /**

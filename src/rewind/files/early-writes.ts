@@ -1,4 +1,5 @@
 import { FileWriteFailedError, prepareFileWriteInPool, type PreparedFileWrite, type ResolvedPath } from '../../workspace/index.js';
+import { timingEvent } from './apply-timing.js';
 import type { PlannedStep } from './rewind-plan.js';
 
 /** One temp file begun early: where, with what, and its write (null: not possible there, left to the step). */
@@ -28,10 +29,12 @@ export class EarlyWrites {
   /** Begins the temp file for `content` (hash `hash`, permission bits `mode`) at `target`. A second call for the same path is ignored. */
   begin(target: ResolvedPath, hash: string, content: Buffer, mode: number): void {
     if (this.writes.has(target.realPath)) return;
+    timingEvent('temp-issued');
     const written = prepareFileWriteInPool(target, content, { mode, durable: this.durable, createParents: false }).then(
       (write) => {
+        timingEvent('temp-written');
         // The fsync starts at once; its outcome is met again by the apply's own `sync()` (the same promise).
-        write.sync().catch(() => undefined);
+        write.sync().then(() => timingEvent('temp-synced'), () => undefined);
         return write;
       },
       (error: unknown) => {

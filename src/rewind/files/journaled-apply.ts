@@ -1,5 +1,5 @@
 import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js';
-import { timingMark } from './apply-timing.js';
+import { timingEvent, timingMark } from './apply-timing.js';
 import { newId, WaypointError, type Journal, type JournalItem, hostId } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
 import { FileWriteFailedError, fsyncDirectories, type DisplacedFile, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
@@ -266,7 +266,9 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       // pool rather than one by one between the steps, while the directories are fsynced: every
       // replacement durable before the commit that says the files are at their targets. A kill
       // before that leaves them to recovery.
-      const [removed, synced] = await Promise.allSettled([removeTaken(taken), durable ? fsyncDirectories(directories) : undefined]);
+      const removing = removeTaken(taken).finally(() => timingEvent('parked-removed'));
+      const syncing = durable ? fsyncDirectories(directories).finally(() => timingEvent('dirs-synced')) : undefined;
+      const [removed, synced] = await Promise.allSettled([removing, syncing]);
       if (removed.status === 'rejected') throw removed.reason;
       if (synced.status === 'rejected') throw synced.reason;
       timingMark(`unlink+dirsync(${directories.size})`);
