@@ -20,8 +20,7 @@ describe('the rewind timeline (WAYPOINT_REWIND_TIMING)', () => {
     const [, total, body] = /^\[rewind ([\d.]+) ms\] (.*)$/.exec(lines[0]!)!;
     const parts = body!.split(' | ');
     const phases = parts.filter((part) => !part.includes('@')).map((part) => part.slice(0, part.lastIndexOf(' ')));
-    for (const phase of ['op-session', 'select', 'prefetch', 'createJournal', 'syncJournal', 'steps(2)', 'commit', 'end'])
-      expect(phases).toContain(phase);
+    for (const phase of ['op-session', 'select', 'prefetch', 'createJournal', 'syncJournal', 'steps(2)', 'commit', 'end']) expect(phases).toContain(phase);
     expect(phases.indexOf('syncJournal')).toBeLessThan(phases.indexOf('steps(2)'));
     const durations = parts.filter((part) => !part.includes('@')).map((part) => Number(part.slice(part.lastIndexOf(' ') + 1)));
     // The phases add up to the total, but for each one's rounding to 0.1 ms.

@@ -34,7 +34,10 @@ export class EarlyWrites {
       (write) => {
         timingEvent('temp-written');
         // The fsync starts at once; its outcome is met again by the apply's own `sync()` (the same promise).
-        write.sync().then(() => timingEvent('temp-synced'), () => undefined);
+        write.sync().then(
+          () => timingEvent('temp-synced'),
+          () => undefined,
+        );
         return write;
       },
       (error: unknown) => {
