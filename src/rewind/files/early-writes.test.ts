@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
 import { sessionWorkspace } from '../../checkpoint/session-workspace.js';
-import { WaypointError } from '../../model/index.js';
+import { hashContent, WaypointError } from '../../model/index.js';
 import { BlobStore } from '../../blobs/index.js';
+import { WRITTEN_HERE_MAX_BYTES } from './apply-step.js';
 import { planDirect } from './direct-rewind-plan.js';
 import { EarlyWrites } from './early-writes.js';
 import type { FileRewinder } from './file-rewinder.js';
@@ -107,6 +108,80 @@ describe('temp files begun while a direct rewind is planned', () => {
     expect(ownHiddenFiles(h.work)).toHaveLength(1);
     taken!.commit();
     expect(readFileSync(h.path('a.txt'), 'utf8')).toBe('back\n');
+    expect(ownHiddenFiles(h.work)).toEqual([]);
+  });
+
+  /** A direct cascade plan of `turn`'s changes (`newestFirst`), with its early writes, not applied. */
+  async function planWithEarly(turn: { messageId: string }, newestFirst: Awaited<ReturnType<RewindHarness['recordWrite']>>[]) {
+    const workspace = sessionWorkspace(h.session, h.store.location);
+    const blobs = new BlobStore(h.store);
+    const early = new EarlyWrites(true);
+    const plan = await planDirect({
+      session: h.session,
+      target: { kind: 'cascade', messageId: turn.messageId },
+      kind: 'cascade',
+      newestFirst,
+      workspace,
+      snapshots: new SnapshotReader(blobs),
+      overwriteChanged: true,
+      early,
+    });
+    await early.settled();
+    const apply = () =>
+      journaledApply({
+        store: h.store,
+        blobs,
+        workspace,
+        sessionId: h.session.id,
+        kind: 'cascade',
+        action: 'rewind',
+        undoes: null,
+        checkpointIds: plan.simulation.undone,
+        steps: plan.steps,
+        early,
+      }).finally(() => early.dispose());
+    return { plan, early, apply };
+  }
+
+  it('a renamed file changed after the rename gets its old content back at its old path through one; a plain rename is moved back with none', async () => {
+    h.put('src/kept.ts', 'kept before\n');
+    h.put('src/plain.ts', 'plain\n');
+    const turn = await h.turn();
+    const renamed = await h.recordRename(turn, 'src/kept.ts', 'lib/kept.ts');
+    const changed = await h.recordWrite(turn, 'lib/kept.ts', 'kept after the rename\n');
+    const plain = await h.recordRename(turn, 'src/plain.ts', 'lib/plain.ts');
+    const { plan, apply } = await planWithEarly(turn, [plain, changed, renamed]);
+    // Begun while planning: the old content at the old path, and nothing for the plain rename.
+    expect(ownHiddenFiles(h.work).map((name) => name.replace(/\.[0-9a-f]{12}\.wp-tmp$/, ''))).toEqual(['src/.kept.ts']);
+    expect(plan.steps.find((step) => step.path === 'workspace:src/plain.ts')?.moveFrom).toBe('workspace:lib/plain.ts');
+    await apply();
+    expect(h.files()).toEqual({ 'src/kept.ts': 'kept before\n', 'src/plain.ts': 'plain\n' });
+    expect(ownHiddenFiles(h.work)).toEqual([]);
+  });
+
+  it('small contents are written at once, before begin returns; a large one in the thread pool; both go back in place', async () => {
+    const large = Buffer.alloc(WRITTEN_HERE_MAX_BYTES + 1, 7);
+    h.put('small.txt', 'small before\n');
+    writeFileSync(h.path('large.bin'), large);
+    const workspace = sessionWorkspace(h.session, h.store.location);
+    const early = new EarlyWrites(true);
+    early.begin(workspace.resolveKey('workspace:small.txt', { followLink: false }), h.hash('small back\n'), Buffer.from('small back\n'), 0o644);
+    // No await yet: the small temp file exists already, with its content.
+    const [temp] = ownHiddenFiles(h.work);
+    expect(readFileSync(h.path(temp!), 'utf8')).toBe('small back\n');
+    early.begin(workspace.resolveKey('workspace:large.bin', { followLink: false }), hashContent(large), large, 0o644);
+    await early.settled();
+    expect(ownHiddenFiles(h.work)).toHaveLength(2);
+    await early.dispose();
+    expect(ownHiddenFiles(h.work)).toEqual([]);
+
+    const turn = await h.turn();
+    const checkpoints = [await h.recordWrite(turn, 'small.txt', 'small after\n'), await h.recordWrite(turn, 'large.bin', 'large after\n')];
+    const { apply } = await planWithEarly(turn, [...checkpoints].reverse());
+    expect(ownHiddenFiles(h.work)).toHaveLength(2);
+    await apply();
+    expect(h.read('small.txt')).toBe('small before\n');
+    expect(readFileSync(h.path('large.bin')).equals(large)).toBe(true);
     expect(ownHiddenFiles(h.work)).toEqual([]);
   });
 });

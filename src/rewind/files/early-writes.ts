@@ -1,5 +1,6 @@
-import { FileWriteFailedError, prepareFileWriteInPool, type PreparedFileWrite, type ResolvedPath } from '../../workspace/index.js';
+import { FileWriteFailedError, type PreparedFileWrite, type ResolvedPath } from '../../workspace/index.js';
 import { timingEvent } from './apply-timing.js';
+import { beginTempWrite } from './apply-step.js';
 import type { PlannedStep } from './rewind-plan.js';
 
 /** One temp file begun early: where, with what, and its write (null: not possible there, left to the step). */
@@ -14,12 +15,12 @@ interface EarlyWrite {
 /**
  * Temp files of a direct rewind's target contents, begun while the rewind is still being planned:
  * as soon as a path's content to put back is known (its oldest change's snapshot, read), its temp
- * file beside it is written and fsynced in the thread pool, while the plan reads the work tree and
- * the journal is recorded. Only temp files: no file of the work tree is touched before the journal
- * is durable. The apply takes the one that matches a step exactly (same path, content and mode);
- * {@link dispose} removes every one not taken — a refusal, a plan that came out otherwise. A kill
- * before the journal is recorded can leave hidden `.wp-tmp` files, which scans pass over, as any
- * crashed atomic write's.
+ * file beside it is written (`beginTempWrite`), and once all are, their fsyncs run together in the
+ * thread pool while the plan reads the work tree and the journal is recorded. Only temp files: no
+ * file of the work tree is touched before the journal is durable. The apply takes the one that
+ * matches a step exactly (same path, content and mode); {@link dispose} removes every one not
+ * taken — a refusal, a plan that came out otherwise. A kill before the journal is recorded can
+ * leave hidden `.wp-tmp` files, which scans pass over, as any crashed atomic write's.
  */
 export class EarlyWrites {
   private readonly writes = new Map<string, EarlyWrite>();
@@ -29,11 +30,10 @@ export class EarlyWrites {
   /** Begins the temp file for `content` (hash `hash`, permission bits `mode`) at `target`. A second call for the same path is ignored. */
   begin(target: ResolvedPath, hash: string, content: Buffer, mode: number): void {
     if (this.writes.has(target.realPath)) return;
-    timingEvent('temp-issued');
-    const written = prepareFileWriteInPool(target, content, { mode, durable: this.durable, createParents: false }).then(
+    const written = beginTempWrite(target, content, { mode, durable: this.durable, createParents: false }).then(
       (write) => {
-        timingEvent('temp-written');
-        // The fsync starts at once; its outcome is met again by the apply's own `sync()` (the same promise).
+        // The fsync starts once every write of the caller's loop is made (see `beginTempWrite`);
+        // its outcome is met again by the apply's own `sync()` (the same promise).
         write.sync().then(
           () => timingEvent('temp-synced'),
           () => undefined,

@@ -85,8 +85,9 @@ export interface JournaledApplyInput {
  * the journal stays pending for recovery. The whole apply runs under the workspace lock.
  *
  * The I/O is pipelined (ARCHITECTURE.md, "File rewind"): the journal is recorded, the new contents
- * are written to temp files and fsynced in the thread pool, all at once, while the contents to keep
- * are written and one full sync makes the journal (and them) durable on this thread; only then is
+ * are written to temp files (`beginTempWrite`), then fsynced in the thread pool all at once, while
+ * the contents to keep are written and one full sync makes the journal (and them) durable on this
+ * thread; only then is
  * any file replaced, each as soon as its own temp file is durable (one durable early goes before
  * one still syncing, see `inReadiness`); the directories are fsynced together after the
  * replacements (while the replaced files are removed), and the final commit needs no full sync of
@@ -213,8 +214,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   try {
     let failedPath: string | null = null;
     try {
-      // New contents into temp files beside their targets, written and fsynced in the thread pool,
-      // all at once, while the kept contents are indexed and the journal is synced on this thread.
+      // New contents into temp files beside their targets, all written first, then fsynced in the
+      // thread pool all at once, while the kept contents are indexed and the journal is synced here.
       const ready = new Map<PlannedStep, Promise<void>>();
       for (const step of steps) {
         // A move back renames the file itself; its content is written only if that fails.

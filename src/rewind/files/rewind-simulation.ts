@@ -389,13 +389,15 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
 
 /**
  * Begins the temp files of the contents the oldest changes of their paths put back (`givers`), read
- * already: a file's, with its mode on record, at a path that resolves. Returns each path resolved on
- * the way, so the simulation reads it from there instead of resolving it again.
+ * already: a file's, with its mode on record, at a path that resolves — a renamed file's old content
+ * at its old path too, unless the undo will likely move the file itself back (`movesBack`). Returns
+ * each path resolved on the way, so the simulation reads it from there instead of resolving it again.
  */
 function beginEarlyWrites(early: EarlyWrites, givers: readonly Checkpoint[], input: SimulationInput): Map<string, ResolvedEntry> {
   const resolved = new Map<string, ResolvedEntry>();
   for (const checkpoint of givers) {
-    if (checkpoint.toPath !== null || checkpoint.beforeHash === null || checkpoint.beforeMode === null || isLinkMode(checkpoint.beforeMode)) continue;
+    if (checkpoint.beforeHash === null || checkpoint.beforeMode === null || isLinkMode(checkpoint.beforeMode)) continue;
+    if (checkpoint.toPath !== null && movesBack(checkpoint, input.checkpoints)) continue;
     const content = input.snapshots.cached(checkpoint.beforeHash);
     if (content === null) continue;
     let entry: ResolvedEntry;
@@ -409,6 +411,20 @@ function beginEarlyWrites(early: EarlyWrites, givers: readonly Checkpoint[], inp
     early.begin(entry.resolved, checkpoint.beforeHash, content, checkpoint.beforeMode);
   }
   return resolved;
+}
+
+/**
+ * Whether undoing `rename` (its file moved from `path` to `toPath`) will likely move the file back
+ * rather than write its old content at `path` again: the newest of the undone changes (`checkpoints`,
+ * newest first) at `toPath` left there exactly what the rename took away. The plan decides for
+ * certain (`pairMoves`); a wrong guess costs only a temp file made in vain, or one made later.
+ */
+function movesBack(rename: Checkpoint, checkpoints: readonly Checkpoint[]): boolean {
+  for (const checkpoint of checkpoints) {
+    if (checkpoint.toPath === rename.toPath) return checkpoint.afterHash === rename.beforeHash;
+    if (checkpoint.path === rename.toPath) return checkpoint.op !== 'rename' && checkpoint.op !== 'move' && checkpoint.afterHash === rename.beforeHash;
+  }
+  return true;
 }
 
 /**
