@@ -35,14 +35,15 @@ describe('the rewind timeline (WAYPOINT_REWIND_TIMING)', () => {
           return [name!, { first: first!, last: last! }];
         }),
     );
-    expect([...events.keys()]).toEqual(expect.arrayContaining(['temp-issued', 'temp-written', 'temp-synced', 'dirs-synced']));
+    expect([...events.keys()]).toEqual(expect.arrayContaining(['temp-issued', 'temp-written', 'temp-sync-begun', 'temp-synced', 'dirs-synced']));
     for (const { first, last } of events.values()) {
       expect(first).toBeLessThanOrEqual(last);
       expect(last).toBeLessThanOrEqual(Number(total));
     }
-    // A temp file is written after it is begun and fsynced after it is written, and every one is durable before the directories are synced.
+    // Temp files are written after they are begun, all before the first fsync starts, and every one is durable before the directories are synced.
     expect(events.get('temp-issued')!.first).toBeLessThanOrEqual(events.get('temp-written')!.first);
-    expect(events.get('temp-written')!.last).toBeLessThanOrEqual(events.get('temp-synced')!.last);
+    expect(events.get('temp-written')!.last).toBeLessThanOrEqual(events.get('temp-sync-begun')!.first);
+    expect(events.get('temp-sync-begun')!.last).toBeLessThanOrEqual(events.get('temp-synced')!.last);
     expect(events.get('temp-synced')!.last).toBeLessThanOrEqual(events.get('dirs-synced')!.first);
   });
 

@@ -34,6 +34,7 @@ export class EarlyWrites {
       (write) => {
         // The fsync starts once every write of the caller's loop is made (see `beginTempWrite`);
         // its outcome is met again by the apply's own `sync()` (the same promise).
+        timingEvent('temp-sync-begun');
         write.sync().then(
           () => timingEvent('temp-synced'),
           () => undefined,
