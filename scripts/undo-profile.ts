@@ -1,8 +1,9 @@
 /**
  * `UV_THREADPOOL_SIZE=16 tsx scripts/undo-profile.ts [rounds]`: the undo part of `npm run bench -- replay`
  * alone (same generated history and replay), printing each round's undo and git times, and the
- * rewind's phase marks when `WAYPOINT_REWIND_TIMING=1`. For iterating on the undo; the bench stays the
- * measurement of record.
+ * rewind's phase marks when `WAYPOINT_REWIND_TIMING=1`. Run with `node --expose-gc --import tsx` to
+ * have a full garbage collection before each undo, keeping V8's collections out of a comparison.
+ * For iterating on the undo; the bench stays the measurement of record.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,6 +43,7 @@ try {
   const gitTimes: number[] = [];
   for (let round = 0; round < rounds; round++) {
     execFileSync('sync', ['-f', checkout]);
+    (globalThis as { gc?: () => void }).gc?.();
     if (inspector) await inspector.post('Profiler.start');
     let start = process.hrtime.bigint();
     const undone = await rewind({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, messageId: target.inputId, scope: 'both', cascade: true });
