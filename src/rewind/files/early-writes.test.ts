@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
 import { sessionWorkspace } from '../../checkpoint/session-workspace.js';
-import { hashContent, WaypointError } from '../../model/index.js';
+import { type Checkpoint, hashContent, WaypointError } from '../../model/index.js';
 import { BlobStore } from '../../blobs/index.js';
 import { WRITTEN_HERE_MAX_BYTES } from './apply-step.js';
 import { planDirect } from './direct-rewind-plan.js';
@@ -23,96 +23,8 @@ describe('temp files begun while a direct rewind is planned', () => {
   beforeEach(async () => ({ h, rewinder } = await RewindHarness.withRewinder()));
   afterEach(() => h.cleanup());
 
-  it('a cascade puts every file back through them, a file changed twice at its oldest content, and leaves no temp file', async () => {
-    for (let index = 0; index < 6; index++) h.put(`src/f${index}.txt`, `v0 ${index}\n`);
-    const first = await h.turn();
-    for (let index = 0; index < 6; index++) await h.recordWrite(first, `src/f${index}.txt`, `v1 ${index}\n`);
-    const second = await h.turn();
-    await h.recordWrite(second, 'src/f0.txt', 'v2 0\n');
-    await h.recordWrite(second, 'src/new.txt', 'created\n');
-    await rewinder.cascade(h.session.id, first.messageId);
-    expect(h.files()).toEqual(Object.fromEntries(Array.from({ length: 6 }, (_, index) => [`src/f${index}.txt`, `v0 ${index}\n`])));
-    expect(ownHiddenFiles(h.work)).toEqual([]);
-  });
-
-  it('a refused rewind (a changed file it may not overwrite) removes them and changes no file', async () => {
-    for (let index = 0; index < 4; index++) h.put(`f${index}.txt`, `v0 ${index}\n`);
-    const turn = await h.turn();
-    for (let index = 0; index < 4; index++) await h.recordWrite(turn, `f${index}.txt`, `v1 ${index}\n`);
-    h.put('f2.txt', 'the person edited this\n');
-    const refused = await rewinder.cascade(h.session.id, turn.messageId, { overwriteChanged: false }).catch((error: unknown) => error);
-    expect(WaypointError.is(refused, 'REWIND_OVERWRITES_CHANGES')).toBe(true);
-    expect(h.files()).toEqual({ 'f0.txt': 'v1 0\n', 'f1.txt': 'v1 1\n', 'f2.txt': 'the person edited this\n', 'f3.txt': 'v1 3\n' });
-    expect(ownHiddenFiles(h.work)).toEqual([]);
-  });
-
-  it('a save that lands after the temp files were begun is not overwritten: the apply compares each file and refuses', async () => {
-    h.put('a.txt', 'v0 a\n');
-    h.put('b.txt', 'v0 b\n');
-    const turn = await h.turn();
-    const checkpoints = [await h.recordWrite(turn, 'a.txt', 'v1 a\n'), await h.recordWrite(turn, 'b.txt', 'v1 b\n')];
-    const workspace = sessionWorkspace(h.session, h.store.location);
-    const blobs = new BlobStore(h.store);
-    const early = new EarlyWrites(true);
-    const plan = await planDirect({
-      session: h.session,
-      target: { kind: 'cascade', messageId: turn.messageId },
-      kind: 'cascade',
-      newestFirst: [...checkpoints].reverse(),
-      workspace,
-      snapshots: new SnapshotReader(blobs),
-      overwriteChanged: true,
-      early,
-    });
-    await early.settled();
-    expect(ownHiddenFiles(h.work)).toHaveLength(2);
-    // The person saves b.txt between the plan (which read v1, and began both temp files) and the apply.
-    h.put('b.txt', 'the person saved this\n');
-    const outcome = await journaledApply({
-      store: h.store,
-      blobs,
-      workspace,
-      sessionId: h.session.id,
-      kind: 'cascade',
-      action: 'rewind',
-      undoes: null,
-      checkpointIds: plan.simulation.undone,
-      steps: plan.steps,
-      early,
-    }).catch((error: unknown) => error);
-    await early.dispose();
-    expect(WaypointError.is(outcome, 'REWIND_CONFLICT')).toBe(true);
-    expect(h.files()).toEqual({ 'a.txt': 'v1 a\n', 'b.txt': 'the person saved this\n' });
-    expect(ownHiddenFiles(h.work)).toEqual([]);
-  });
-
-  it('a step takes only the write begun for its exact path, content and mode; dispose removes the rest', async () => {
-    h.put('a.txt', 'now\n');
-    const workspace = sessionWorkspace(h.session, h.store.location);
-    const resolved = workspace.resolveKey('workspace:a.txt', { followLink: false });
-    const early = new EarlyWrites(true);
-    early.begin(resolved, h.hash('back\n'), Buffer.from('back\n'), 0o644);
-    const step = (hash: string, mode: number) => ({ path: 'workspace:a.txt', resolved, target: { exists: true, hash, mode } }) as unknown as PlannedStep;
-    expect(early.take(step(h.hash('other\n'), 0o644))).toBeUndefined();
-    expect(early.take(step(h.hash('back\n'), 0o755))).toBeUndefined();
-    await early.dispose();
-    expect(ownHiddenFiles(h.work)).toEqual([]);
-    expect(h.read('a.txt')).toBe('now\n');
-
-    const again = new EarlyWrites(true);
-    again.begin(resolved, h.hash('back\n'), Buffer.from('back\n'), 0o644);
-    const taken = await again.take(step(h.hash('back\n'), 0o644));
-    expect(again.take(step(h.hash('back\n'), 0o644))).toBeUndefined();
-    await again.dispose();
-    // Taken: the caller owns it; dispose leaves it, and its commit puts the content in place.
-    expect(ownHiddenFiles(h.work)).toHaveLength(1);
-    taken!.commit();
-    expect(readFileSync(h.path('a.txt'), 'utf8')).toBe('back\n');
-    expect(ownHiddenFiles(h.work)).toEqual([]);
-  });
-
   /** A direct cascade plan of `turn`'s changes (`newestFirst`), with its early writes, not applied. */
-  async function planWithEarly(turn: { messageId: string }, newestFirst: Awaited<ReturnType<RewindHarness['recordWrite']>>[]) {
+  async function planWithEarly(turn: { messageId: string }, newestFirst: Checkpoint[]) {
     const workspace = sessionWorkspace(h.session, h.store.location);
     const blobs = new BlobStore(h.store);
     const early = new EarlyWrites(true);
@@ -142,6 +54,69 @@ describe('temp files begun while a direct rewind is planned', () => {
       }).finally(() => early.dispose());
     return { plan, early, apply };
   }
+
+  it('a cascade puts every file back through them, a file changed twice at its oldest content, and leaves no temp file', async () => {
+    for (let index = 0; index < 6; index++) h.put(`src/f${index}.txt`, `v0 ${index}\n`);
+    const first = await h.turn();
+    for (let index = 0; index < 6; index++) await h.recordWrite(first, `src/f${index}.txt`, `v1 ${index}\n`);
+    const second = await h.turn();
+    await h.recordWrite(second, 'src/f0.txt', 'v2 0\n');
+    await h.recordWrite(second, 'src/new.txt', 'created\n');
+    await rewinder.cascade(h.session.id, first.messageId);
+    expect(h.files()).toEqual(Object.fromEntries(Array.from({ length: 6 }, (_, index) => [`src/f${index}.txt`, `v0 ${index}\n`])));
+    expect(ownHiddenFiles(h.work)).toEqual([]);
+  });
+
+  it('a refused rewind (a changed file it may not overwrite) removes them and changes no file', async () => {
+    for (let index = 0; index < 4; index++) h.put(`f${index}.txt`, `v0 ${index}\n`);
+    const turn = await h.turn();
+    for (let index = 0; index < 4; index++) await h.recordWrite(turn, `f${index}.txt`, `v1 ${index}\n`);
+    h.put('f2.txt', 'the person edited this\n');
+    const refused = await rewinder.cascade(h.session.id, turn.messageId, { overwriteChanged: false }).catch((error: unknown) => error);
+    expect(WaypointError.is(refused, 'REWIND_OVERWRITES_CHANGES')).toBe(true);
+    expect(h.files()).toEqual({ 'f0.txt': 'v1 0\n', 'f1.txt': 'v1 1\n', 'f2.txt': 'the person edited this\n', 'f3.txt': 'v1 3\n' });
+    expect(ownHiddenFiles(h.work)).toEqual([]);
+  });
+
+  it('a save that lands after the temp files were begun is not overwritten: the apply compares each file and refuses', async () => {
+    h.put('a.txt', 'v0 a\n');
+    h.put('b.txt', 'v0 b\n');
+    const turn = await h.turn();
+    const checkpoints = [await h.recordWrite(turn, 'a.txt', 'v1 a\n'), await h.recordWrite(turn, 'b.txt', 'v1 b\n')];
+    const { apply } = await planWithEarly(turn, [...checkpoints].reverse());
+    expect(ownHiddenFiles(h.work)).toHaveLength(2);
+    // The person saves b.txt between the plan (which read v1, and began both temp files) and the apply.
+    h.put('b.txt', 'the person saved this\n');
+    const outcome = await apply().catch((error: unknown) => error);
+    expect(WaypointError.is(outcome, 'REWIND_CONFLICT')).toBe(true);
+    expect(h.files()).toEqual({ 'a.txt': 'v1 a\n', 'b.txt': 'the person saved this\n' });
+    expect(ownHiddenFiles(h.work)).toEqual([]);
+  });
+
+  it('a step takes only the write begun for its exact path, content and mode; dispose removes the rest', async () => {
+    h.put('a.txt', 'now\n');
+    const workspace = sessionWorkspace(h.session, h.store.location);
+    const resolved = workspace.resolveKey('workspace:a.txt', { followLink: false });
+    const early = new EarlyWrites(true);
+    early.begin(resolved, h.hash('back\n'), Buffer.from('back\n'), 0o644);
+    const step = (hash: string, mode: number) => ({ path: 'workspace:a.txt', resolved, target: { exists: true, hash, mode } }) as unknown as PlannedStep;
+    expect(early.take(step(h.hash('other\n'), 0o644))).toBeUndefined();
+    expect(early.take(step(h.hash('back\n'), 0o755))).toBeUndefined();
+    await early.dispose();
+    expect(ownHiddenFiles(h.work)).toEqual([]);
+    expect(h.read('a.txt')).toBe('now\n');
+
+    const again = new EarlyWrites(true);
+    again.begin(resolved, h.hash('back\n'), Buffer.from('back\n'), 0o644);
+    const taken = await again.take(step(h.hash('back\n'), 0o644));
+    expect(again.take(step(h.hash('back\n'), 0o644))).toBeUndefined();
+    await again.dispose();
+    // Taken: the caller owns it; dispose leaves it, and its commit puts the content in place.
+    expect(ownHiddenFiles(h.work)).toHaveLength(1);
+    taken!.commit();
+    expect(readFileSync(h.path('a.txt'), 'utf8')).toBe('back\n');
+    expect(ownHiddenFiles(h.work)).toEqual([]);
+  });
 
   it('a renamed file changed after the rename gets its old content back at its old path through one; a plain rename is moved back with none', async () => {
     h.put('src/kept.ts', 'kept before\n');
