@@ -40,7 +40,11 @@ export const WRITTEN_HERE_MAX_BYTES = 4 * 1024 * 1024;
  */
 export function beginTempWrite(target: ResolvedPath, content: Buffer, options: AtomicWriteOptions): Promise<PreparedFileWrite> {
   timingEvent('temp-issued');
-  if (content.length > WRITTEN_HERE_MAX_BYTES) return prepareFileWriteInPool(target, content, options).finally(() => timingEvent('temp-written'));
+  if (content.length > WRITTEN_HERE_MAX_BYTES)
+    return prepareFileWriteInPool(target, content, options).then((write) => {
+      timingEvent('temp-written');
+      return write;
+    });
   try {
     const write = prepareFileWrite(target, content, options);
     timingEvent('temp-written');
@@ -84,6 +88,7 @@ export async function prepareStep(
     return;
   }
   prepared.set(step, write);
+  timingEvent('temp-sync-begun');
   await write.sync();
   timingEvent('temp-synced');
 }

@@ -7,8 +7,8 @@ const enabled = process.env.WAYPOINT_REWIND_TIMING !== undefined && process.env.
 let started = 0n;
 let last = 0n;
 const marks: string[] = [];
-const latest = new Map<string, number>();
-const earliest = new Map<string, number>();
+/** Each event's first and last occurrence, in ms from the start. */
+const events = new Map<string, { first: number; last: number }>();
 let startedAt = 0;
 
 /**
@@ -18,9 +18,10 @@ let startedAt = 0;
  */
 export function timingEvent(name: string): void {
   if (!enabled) return;
-  const at = performance.now();
-  latest.set(name, Math.max(latest.get(name) ?? 0, at - startedAt));
-  earliest.set(name, Math.min(earliest.get(name) ?? Number.POSITIVE_INFINITY, at - startedAt));
+  const at = performance.now() - startedAt;
+  const seen = events.get(name);
+  if (seen) seen.last = at;
+  else events.set(name, { first: at, last: at });
 }
 
 /** Starts a new timeline. */
@@ -29,8 +30,7 @@ export function timingStart(): void {
   started = last = process.hrtime.bigint();
   startedAt = performance.now();
   marks.length = 0;
-  latest.clear();
-  earliest.clear();
+  events.clear();
 }
 
 /** Records the time since the previous mark under `name`. */
@@ -45,6 +45,6 @@ export function timingMark(name: string): void {
 export function timingEnd(label: string): void {
   if (!enabled) return;
   timingMark('end');
-  for (const [name, at] of latest) marks.push(`${name}@${earliest.get(name)!.toFixed(1)}-${at.toFixed(1)}`);
+  for (const [name, { first, last }] of events) marks.push(`${name}@${first.toFixed(1)}-${last.toFixed(1)}`);
   process.stderr.write(`[${label} ${(Number(last - started) / 1e6).toFixed(1)} ms] ${marks.join(' | ')}\n`);
 }
