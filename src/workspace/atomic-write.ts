@@ -4,7 +4,6 @@ import {
   fchmodSync,
   fchown,
   fchownSync,
-  fstat,
   fstatSync,
   fsync,
   fsyncSync,
@@ -20,6 +19,7 @@ import {
   unlinkSync,
   write,
   writeSync,
+  type BigIntStats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,6 +31,7 @@ import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
 import { isLinkMode } from './link-mode.js';
 import { prepareLinkWrite } from './link-write.js';
 import { isInside } from './real-path.js';
+import type { WrittenIdentity } from './written-stamps.js';
 import { linkAlongDirectory, refuseProtectedDirectory, type ResolvedPath } from './resolve-path.js';
 
 /** The suffix of the temp files atomic writes rename into place (`.<name>.<12 hex>.wp-tmp`). */
@@ -94,6 +95,8 @@ export interface PreparedFileWrite {
   readonly size: number;
   /** Permission bits the file will have. */
   readonly mode: number;
+  /** The temp file's identity and modification time once written (null for a symbolic link): see `writtenStamps`. */
+  readonly written: WrittenIdentity | null;
   /**
    * Makes the temp file's bytes durable with an fsync in the libuv thread pool, so it runs while
    * the caller does other work (another fsync, a database commit). Started once; later calls return
@@ -134,7 +137,7 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
   const plan = planFileWrite(target, content, options);
   if ('prepared' in plan) return plan.prepared;
   let fd: number | undefined;
-  let finalMode: number;
+  let stats: BigIntStats;
   try {
     fd = openSync(plan.temp, 'wx', plan.mode ?? 0o666);
     let offset = 0;
@@ -142,13 +145,13 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
     // Owner first: a chown clears the setuid and setgid bits, so the mode is set after it.
     if (plan.owner && process.getuid?.() === 0) fchownSync(fd, plan.owner.uid, plan.owner.gid);
     if (plan.mode !== undefined) fchmodSync(fd, plan.mode);
-    finalMode = plan.mode ?? fstatSync(fd).mode & 0o7777;
+    stats = fstatSync(fd, { bigint: true });
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
     unlinkQuietly(plan.temp);
     throw plan.fail(error);
   }
-  return preparedWrite(plan, fd, finalMode);
+  return preparedWrite(plan, fd, stats);
 }
 
 /**
@@ -161,7 +164,7 @@ export async function prepareFileWriteInPool(target: ResolvedPath, content: Uint
   const plan = planFileWrite(target, content, options);
   if ('prepared' in plan) return plan.prepared;
   let fd: number | undefined;
-  let finalMode: number;
+  let stats: BigIntStats;
   try {
     fd = await pool.open(plan.temp, 'wx', plan.mode ?? 0o666);
     const opened = fd;
@@ -179,13 +182,13 @@ export async function prepareFileWriteInPool(target: ResolvedPath, content: Uint
       })(),
     ]);
     for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
-    finalMode = plan.mode ?? (await pool.fstat(fd)).mode & 0o7777;
+    stats = fstatSync(fd, { bigint: true });
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
     unlinkQuietly(plan.temp);
     throw plan.fail(error);
   }
-  return preparedWrite(plan, fd, finalMode);
+  return preparedWrite(plan, fd, stats);
 }
 
 /** The callback forms of the calls above, as promises on raw descriptors (a `FileHandle` would close itself when collected). */
@@ -195,7 +198,6 @@ const pool = {
     new Promise<number>((resolve, reject) => write(fd, bytes, offset, length, null, (error, written) => (error ? reject(error) : resolve(written)))),
   fchown: promisify(fchown),
   fchmod: promisify(fchmod),
-  fstat: promisify(fstat),
 };
 
 /** What a file write checked and chose before its temp file exists. */
@@ -256,9 +258,10 @@ function planFileWrite(target: ResolvedPath, content: Uint8Array | string, optio
   return { target, bytes, durable, directory, destination, temp, mode, owner, fail };
 }
 
-/** The prepared write over a temp file written and still open as `fd`. */
-function preparedWrite(plan: FileWritePlan, fd: number, finalMode: number): PreparedFileWrite {
+/** The prepared write over a temp file written and still open as `fd` (its stat `stats`, taken once written). */
+function preparedWrite(plan: FileWritePlan, fd: number, stats: BigIntStats): PreparedFileWrite {
   const { target, bytes, durable, directory, destination, temp, fail } = plan;
+  const finalMode = plan.mode ?? Number(stats.mode & 0o7777n);
   let state: 'written' | 'committed' | 'aborted' = 'written';
   let syncing: Promise<void> | null = null;
   /** True while an fsync runs in the thread pool: the descriptor must stay open until it returns. */
@@ -314,6 +317,7 @@ function preparedWrite(plan: FileWritePlan, fd: number, finalMode: number): Prep
     directory,
     size: bytes.length,
     mode: finalMode,
+    written: { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs },
     sync() {
       if (syncing) return syncing;
       if (synced || state !== 'written') return (syncing = Promise.resolve());

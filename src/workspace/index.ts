@@ -31,6 +31,7 @@ export {
 export { deletePath, type DeleteResult } from './delete-path.js';
 export { replaceIf, moveIf, type HeldFile, type KnownFile, type DisplacedFile, type ReplaceOutcome, type MoveIfOutcome } from './replace-if.js';
 export { movePath, type MoveOptions } from './move-path.js';
+export { writtenStamps, type WrittenIdentity, type WrittenStamp } from './written-stamps.js';
 export { readFileState, type FileState, type ExistingFileState, type FileKind, type ReadFileStateOptions } from './file-state.js';
 
 export { IgnoreRules, IGNORE_FILE_NAMES, type IgnoreMatch, type IgnoreSource } from './ignore-rules.js';

@@ -75,6 +75,7 @@ export function prepareLinkWrite(
     directory,
     size: bytes.length,
     mode,
+    written: null,
     sync: () => Promise.resolve(),
     commit: (commitOptions = {}) => finish(commitOptions, false)!,
     commitIfAbsent: (commitOptions = {}) => finish(commitOptions, true),

@@ -18,7 +18,7 @@ describe('replaceIf / moveIf: compare and replace in one step', () => {
     writeFileSync(join(dir, 'a.txt'), 'old');
     const next = prepareFileWrite(workspace.resolve('a.txt'), 'new', { durable: false });
     const outcome = replaceIf(workspace.resolve('a.txt'), (held) => text(held) === 'old', next);
-    expect(outcome).toMatchObject({ replaced: true, previous: { exists: true } });
+    expect(outcome).toMatchObject({ replaced: true });
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('new');
     expect(replaceIf(workspace.resolve('a.txt'), (held) => text(held) === 'new', null)).toMatchObject({ replaced: true });
     expect(readdirSync(dir)).toEqual([]);

@@ -21,7 +21,11 @@ export type HeldFile = { exists: false } | { exists: true; content: Buffer; mode
  * {@link replaceIf}'s `known`.
  */
 export interface KnownFile {
-  content: Buffer;
+  /**
+   * Its bytes. Absent when the caller knows the file by `hash` alone (see `writtenStamps`): the
+   * judge then gets the hash, and the bytes are read only when the file must be put back or kept.
+   */
+  content?: Buffer;
   /** The hash of `content`, when the caller computed it (handed on as `HeldFile.hash`). */
   hash?: string;
   dev: bigint;
@@ -40,7 +44,7 @@ export interface DisplacedFile {
 
 export type ReplaceOutcome =
   /** `taken`: with `keepTaken`, the hidden name the previous file still has (the caller removes it); else null. */
-  | { replaced: true; previous: HeldFile; displaced: null; directory: string; taken: string | null }
+  | { replaced: true; displaced: null; directory: string; taken: string | null }
   /** `accept` refused what was there; the path holds it again (or a newer file, see `displaced`). */
   | { replaced: false; reason: 'refused'; current: HeldFile; displaced: DisplacedFile | null; directory: string }
   /** Accepted, but a file appeared at the path before the new one was in place: that file stays. */
@@ -66,7 +70,8 @@ export type ReplaceOutcome =
  *
  * With `known`, the taken file is not read again when it is that very file unchanged: the same
  * inode and size, the same modification time before and after it was taken, and the same change
- * time just before (which no program can set back) — `known.content` is then judged instead.
+ * time just before (which no program can set back) — `known.content` is then judged instead, or
+ * with no content, only `known.hash` (a judge must go by `HeldFile.hash` when it is given).
  * Anything else is read as usual.
  */
 export function replaceIf(
@@ -89,6 +94,8 @@ export function replaceIf(
 
   const parked = join(directory, `.${basename(path).slice(0, 180)}.${tempId()}${BACKUP_SUFFIX}`);
   let held: HeldFile = { exists: false };
+  /** The taken file's lstat when it was judged by a known hash, its bytes not read yet. */
+  let parkedStats: Stats | null = null;
   let taken = false;
   try {
     renameSync(path, parked);
@@ -105,22 +112,27 @@ export function replaceIf(
         renameSync(parked, path);
         return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
       }
-      held =
-        before && stillTheFile(parked, before)
-          ? { exists: true, content: known!.content, mode: stats.mode & 0o7777, ...(known!.hash === undefined ? {} : { hash: known!.hash }) }
-          : heldAt(parked, stats);
+      if (before && stillTheFile(parked, before)) {
+        held = { exists: true, content: known!.content ?? NOT_READ, mode: stats.mode & 0o7777, ...(known!.hash === undefined ? {} : { hash: known!.hash }) };
+        // Known by its hash alone: its bytes are read only if it is refused or raced (told or kept).
+        if (known!.content === undefined) parkedStats = stats;
+      } else held = heldAt(parked, stats);
     }
+    const withBytes = (): HeldFile =>
+      parkedStats === null ? held : { ...heldAt(parked, parkedStats), ...(held.exists && held.hash ? { hash: held.hash } : {}) };
     if (!accept(held)) {
+      held = withBytes();
       const displaced = taken && held.exists ? putBack(parked, path, held) : null;
       outcome = { replaced: false, reason: 'refused', current: held, displaced, directory };
     } else if (next !== null && next.commitIfAbsent({ syncDirectory: false }) === null) {
       next.abort();
+      held = withBytes();
       if (taken) unlinkSync(parked);
       outcome = { replaced: false, reason: 'raced', current: held, displaced: null, directory };
     } else {
       const keep = taken && options.keepTaken === true;
       if (taken && !keep) unlinkSync(parked);
-      outcome = { replaced: true, previous: held, displaced: null, directory, taken: keep ? parked : null };
+      outcome = { replaced: true, displaced: null, directory, taken: keep ? parked : null };
     }
   } catch (error) {
     // Whatever went wrong, what was taken goes back (unless someone wrote the path since).
@@ -180,6 +192,9 @@ function heldAt(path: string, stats: Stats): HeldFile {
   if (stats.isSymbolicLink()) return { exists: true, content: readlinkSync(path, { encoding: 'buffer' }), mode: LINK_MODE | (stats.mode & 0o7777) };
   return { exists: true, content: readFileSync(path), mode: stats.mode & 0o7777 };
 }
+
+/** The bytes of a file judged by its known hash alone (never handed out: read first, see `withBytes`). */
+const NOT_READ = Buffer.alloc(0);
 
 /** `file` stands for a regular file or a symbolic link. */
 function kindAt(path: string): 'absent' | 'file' | 'other' {

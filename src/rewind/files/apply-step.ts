@@ -98,7 +98,7 @@ export async function prepareStep(
  * (`replaceIf`): a write renames nothing over a file someone saved an instant before, a delete
  * removes only the expected file. Its directory goes into `directories`, to be fsynced with the
  * others. A file that moved back is simply written at its old path (its content is known), and the
- * step of the path it came from deletes it there.
+ * step of the path it came from deletes it there. Returns the write it put in place, if any.
  */
 export function executeStep(
   step: PlannedStep,
@@ -110,7 +110,7 @@ export function executeStep(
   raced: PreservedContent[],
   source: PlannedStep | undefined,
   taken: string[],
-): void {
+): PreparedFileWrite | null {
   const wasTouched = touched.has(step.path);
   if (source !== undefined && prepared === null) {
     // A move back: the file itself is renamed back when it still holds what the agent moved;
@@ -124,7 +124,7 @@ export function executeStep(
     );
     for (const directory of moved.directories) directories.add(directory);
     if (!moved.moved && moved.displaced) displaced.push({ path: source.path, ...moved.displaced });
-    if (moved.moved) return;
+    if (moved.moved) return null;
     if (!wasTouched) touched.delete(step.path);
     touched.delete(source.path);
   }
@@ -150,7 +150,7 @@ export function executeStep(
   // Taken off the path, and someone wrote the path before the new content went in: theirs stays,
   // and the content taken (kept in the store before any file changed) is kept aside on record.
   if (!outcome.replaced && outcome.reason === 'raced' && step.expected.hash !== null) raced.push({ path: step.path, hash: step.expected.hash });
-  if (outcome.replaced) return;
+  if (outcome.replaced) return write;
   write?.abort();
   if (outcome.reason === 'not_a_file') {
     touched.delete(step.path);
@@ -164,7 +164,7 @@ export function executeStep(
   // Already there (a redo that finds the file as asked): nothing to change, nothing to put back.
   if (outcome.reason === 'refused' && holds(current, step.target.hash, step.target.mode) && modeDone) {
     if (!wasTouched) touched.delete(step.path);
-    return;
+    return null;
   }
   if (outcome.reason === 'refused' && !wasTouched) touched.delete(step.path);
   throw new RewindConflictError({

@@ -1,6 +1,15 @@
 import { WaypointError } from '../../model/index.js';
 import { lstatSync, type BigIntStats } from 'node:fs';
-import { isLinkMode, LINK_MODE, readFileState, type EntryStat, type KnownFile, type ResolvedPath, type Workspace } from '../../workspace/index.js';
+import {
+  isLinkMode,
+  LINK_MODE,
+  readFileState,
+  writtenStamps,
+  type EntryStat,
+  type KnownFile,
+  type ResolvedPath,
+  type Workspace,
+} from '../../workspace/index.js';
 
 /**
  * A path's content as the rewind sees it: absent, a regular file's bytes and permission bits, or a
@@ -14,8 +23,9 @@ export interface ContentState {
   mode: number | null;
   /**
    * A large file's identity and times taken just before it was read, when they were old enough
-   * that a write since must change them: its compare-and-replace then need not read it again
-   * (see `replaceIf`'s `known`).
+   * that a write since must change them, or those of a file this process wrote (then known by its
+   * hash alone, `content` null): its compare-and-replace need not read it again (see `replaceIf`'s
+   * `known`).
    */
   known?: KnownFile | undefined;
 }
@@ -78,8 +88,13 @@ export function resolveEntry(workspace: Workspace, path: string): ResolvedEntry 
  * reported with a reason instead. The resolved path names the entry, so a rewind replaces a link
  * rather than writing through it. `resolving`: the key resolved a moment ago by {@link resolveEntry}
  * (its lstat is then the one the read trusts).
+ *
+ * `expected`: the content the caller expects there. A file a rewind of this process wrote with
+ * exactly that content, provably untouched since (see `writtenStamps`), is not read: its state
+ * then has the hash and no content (the store holds those bytes: whoever overwrites the file
+ * keeps them, or makes sure the store still has them).
  */
-export function readDisk(workspace: Workspace, path: string, resolving?: ResolvedEntry): DiskRead {
+export function readDisk(workspace: Workspace, path: string, resolving?: ResolvedEntry, expected?: string | null): DiskRead {
   let resolved: ResolvedPath;
   let entry: EntryStat;
   try {
@@ -87,6 +102,13 @@ export function readDisk(workspace: Workspace, path: string, resolving?: Resolve
   } catch (error) {
     if (WaypointError.is(error)) return { ok: false, resolved: null, reason: error.message };
     throw error;
+  }
+  if (expected && entry?.isFile()) {
+    const written = writtenStamps.holding(resolved.entryPath, expected, entry);
+    if (written) {
+      const { dev, ino, size, mtimeNs, ctimeNs, hash, mode } = written;
+      return { ok: true, resolved, state: { exists: true, hash, content: null, mode, known: { dev, ino, size, mtimeNs, ctimeNs, hash } } };
+    }
   }
   try {
     const stamp = entry?.isFile() && entry.size >= KNOWN_FROM_BYTES ? settledStat(resolved.entryPath) : null;

@@ -24,6 +24,7 @@ import { preservedEntry } from './preserved-contents.js';
 import { RewindLedger } from './rewind-ledger.js';
 import { inReadiness } from './readiness-order.js';
 import { orderSteps, type PlannedStep } from './rewind-plan.js';
+import { readUnstored, stampInstalled, type InstalledFile } from './stamped-files.js';
 import { journalsInFlight, lockWorkspace, type WorkspaceLock } from './workspace-lock.js';
 
 export { journalsInFlight } from './workspace-lock.js';
@@ -136,6 +137,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   // Run (and journaled) in an order where a file in the way of a directory goes first; reported in the plan's.
   const steps = orderSteps(input.steps);
   const durable = input.durable ?? true;
+  await readUnstored(steps, blobs, workspace);
   const keep: BlobInput[] = [];
   // Both hashes were computed from these very bytes (read from disk, or read and verified from the
   // blob store): passed along as verified, so nothing is hashed twice, and a target that serves as
@@ -209,6 +211,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   const raced: PreservedContent[] = [];
   /** Replaced files still under their hidden names (see `replaceIf`'s `keepTaken`), to remove before the commit. */
   const taken: string[] = [];
+  /** The new files this apply put in place, with what they hold: stamped once it commits (see `stampInstalled`). */
+  const installed: InstalledFile[] = [];
   /** The temp-file writes in flight: all settled before any is given up. */
   let preparing: Promise<void>[] = [];
   try {
@@ -248,7 +252,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         // Each file's temp file is durable before it goes in; the later ones sync meanwhile, and
         // one already durable goes before one still syncing.
         await ready.get(step);
-        executeStep(
+        const write = executeStep(
           step,
           durable,
           prepared.get(step) ?? null,
@@ -259,6 +263,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
           step.moveFrom === null ? undefined : steps.find((other) => other.path === step.moveFrom),
           taken,
         );
+        if (write?.written && step.target.hash !== null) installed.push({ path: step.resolved.entryPath, hash: step.target.hash, write: write.written });
         input.hooks?.afterStep?.(step.path, index++);
       }
       failedPath = null;
@@ -269,6 +274,8 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       // before that leaves them to recovery.
       const removing = removeTaken(taken).finally(() => timingEvent('parked-removed'));
       const syncing = durable ? fsyncDirectories(directories).finally(() => timingEvent('dirs-synced')) : undefined;
+      // While the thread pool removes and fsyncs: which written files can be known later by their stat.
+      const stamps = stampInstalled(installed);
       const [removed, synced] = await Promise.allSettled([removing, syncing]);
       if (removed.status === 'rejected') throw removed.reason;
       if (synced.status === 'rejected') throw synced.reason;
@@ -294,6 +301,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         headMoves: extra.headMoves ?? [],
       });
       timingMark('commit');
+      stamps();
       return { journal: committed, files };
     } catch (error) {
       // Whether the commit landed is unknown: the files stay at their targets for recovery to settle.

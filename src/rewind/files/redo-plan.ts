@@ -73,7 +73,8 @@ export async function inspectRedo(
       files.push({ ...NOT_CHANGED, path: file.path, reason: 'skipped: left as it is', currentHash: null });
       continue;
     }
-    const disk = readDisk(workspace, file.path);
+    // A file this process's rewind left with exactly what it wrote is known by its hash (see `readDisk`).
+    const disk = readDisk(workspace, file.path, undefined, file.toHash);
     if (!disk.ok && !(disk.directory && disk.resolved)) {
       conflicts.push({ path: file.path, status: 'file_read_failed', reason: disk.reason });
       blocked(file, 'file_read_failed', disk.reason, null);

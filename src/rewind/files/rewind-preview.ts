@@ -7,6 +7,7 @@ import { planSteps, type PlannedStep } from './rewind-plan.js';
 import { simulateRewind, type PathOutcome, type Simulation } from './rewind-simulation.js';
 import type { SnapshotReader } from './snapshot-reader.js';
 import type { EarlyWrites } from './early-writes.js';
+import { readDisk } from './disk-state.js';
 
 export interface PreviewInput {
   sessionId: string;
@@ -65,10 +66,11 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
 
   const steps = planSteps(simulation.paths.values());
   const stepByPath = new Map(steps.map((step) => [step.path, step]));
-  const files: PreviewFile[] = [...simulation.paths.values()].map((outcome) => {
+  const files: PreviewFile[] = [];
+  for (const outcome of simulation.paths.values()) {
     const step = stepByPath.get(outcome.path);
     const merged = mergeResult(outcome.resolution === 'merge' ? outcome : mergeProbe.paths.get(outcome.path));
-    return {
+    files.push({
       path: outcome.path,
       status: outcome.status,
       reason: outcome.reason,
@@ -81,10 +83,10 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
       checkpointIds: outcome.checkpointIds,
       mergeAvailable: merged !== undefined,
       mergedText: merged ?? null,
-      mergePatch: merged === undefined ? null : unifiedPatch(outcome.path, outcome.initial.content, Buffer.from(merged, 'utf8')),
+      mergePatch: merged === undefined ? null : unifiedPatch(outcome.path, await currentContent(outcome, input), Buffer.from(merged, 'utf8')),
       resolution: outcome.resolution,
-    };
-  });
+    });
+  }
 
   const blockers: string[] = [];
   const undoable = simulation.undone.length;
@@ -113,6 +115,16 @@ export async function computePreview(input: PreviewInput): Promise<ComputedPrevi
     blockers,
   };
   return { preview, steps, simulation };
+}
+
+/** The bytes on disk the simulation started from; a file known by its hash alone (see `readDisk`) is read from the store. */
+async function currentContent(outcome: PathOutcome, input: PreviewInput): Promise<Buffer | null> {
+  const { initial } = outcome;
+  if (!initial.exists || initial.content !== null || initial.hash === null) return initial.content;
+  const read = await input.snapshots.read(initial.hash);
+  if (read.ok) return read.content;
+  const disk = readDisk(input.workspace, outcome.path);
+  return disk.ok ? disk.state.content : null;
 }
 
 function mergeResult(outcome: PathOutcome | undefined): string | undefined {

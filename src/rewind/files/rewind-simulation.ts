@@ -78,10 +78,14 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
   const problems: CheckpointProblem[] = [];
   const undone: string[] = [];
 
-  const outcome = (path: string): PathOutcome => {
+  /**
+   * The path's outcome; made on its first (newest) change, which leaves `expected` there: a file
+   * this process wrote with exactly that content is known by its hash, not read (see `readDisk`).
+   */
+  const outcome = (path: string, expected: string | null): PathOutcome => {
     let found = paths.get(path);
     if (!found) {
-      const disk = readDisk(input.workspace, path, resolvedEarly.get(path));
+      const disk = readDisk(input.workspace, path, resolvedEarly.get(path), expected);
       const initial = disk.ok ? disk.state : ABSENT;
       found = {
         path,
@@ -181,13 +185,14 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
     }
     const keys =
       checkpoint.toPath !== null && (checkpoint.op === 'rename' || checkpoint.op === 'move') ? [checkpoint.path, checkpoint.toPath] : [checkpoint.path];
-    const touched = keys.map(outcome);
+    // What the change left at each of its paths (a rename or move: nothing at its old path).
+    const left = (key: string) => (checkpoint.op !== 'rename' && checkpoint.op !== 'move') || key !== checkpoint.path;
+    const touched = keys.map((key) => outcome(key, left(key) ? checkpoint.afterHash : null));
     pathsOf.set(checkpoint.id, touched);
     for (const path of touched) {
       if (path.checkpointIds.length === 0) {
-        const left = checkpoint.op !== 'rename' && checkpoint.op !== 'move' ? true : path.path !== checkpoint.path;
-        path.expectedHash = left ? checkpoint.afterHash : null;
-        path.expectedMode = left ? checkpoint.afterMode : null;
+        path.expectedHash = left(path.path) ? checkpoint.afterHash : null;
+        path.expectedMode = left(path.path) ? checkpoint.afterMode : null;
       }
       path.checkpointIds.push(checkpoint.id);
       // A directory can give way only where the agent's last change left no file: one that took

@@ -1,0 +1,117 @@
+import { lstatSync, type BigIntStats, type Stats } from 'node:fs';
+
+/** A temp file's identity and modification time right after its bytes were written (see `PreparedFileWrite.written`). */
+export interface WrittenIdentity {
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+/** A file this process wrote, as it stood once in place: what it holds, and the stat that proves it still does. */
+export interface WrittenStamp extends WrittenIdentity {
+  /** The hash of the bytes written. */
+  hash: string;
+  /** Permission bits. */
+  mode: number;
+  ctimeNs: bigint;
+}
+
+/** Stamps kept at most; the oldest go first (a miss only means a file is read again). */
+const MAX_STAMPS = 100_000;
+
+/**
+ * The files this process's rewinds wrote, so the next rewind of the same files (an undo after a
+ * redo, a redo after an undo) knows their content by one lstat instead of reading and hashing them.
+ *
+ * A stamp is trusted only when it proves the bytes are still ours, by the rule git uses for its
+ * index made strict:
+ * - it names the very inode the temp file was (a save by rename, as editors and agents make, is a
+ *   new inode), with the size and modification time the write left;
+ * - when it was recorded, the file's change time was already later than that modification time:
+ *   the file went into place in a later clock tick than its bytes were written, so any write into
+ *   it since — even one of the same size — stamps a later modification time;
+ * - its change time is still the one recorded, which no program can set back: a `touch` restoring
+ *   the time, a chmod, a new link all change it.
+ * A file system that stamps whole seconds is never trusted (a later write could share the second).
+ * Anything else is read as before; a stamp that no longer matches is forgotten.
+ */
+class WrittenStamps {
+  private readonly stamps = new Map<string, WrittenStamp>();
+
+  /**
+   * The stamp that says the file at `path` (an entry path, never followed) holds `hash`, written
+   * as `written` — taken once it is in place; null unless the file there now is that write
+   * untouched and went into place a clock tick after its bytes were written. Not kept yet: see
+   * {@link keep}.
+   */
+  stampOf(path: string, hash: string, written: WrittenIdentity): WrittenStamp | null {
+    let stats: BigIntStats;
+    try {
+      stats = lstatSync(path, { bigint: true });
+    } catch {
+      return null;
+    }
+    const ours = stats.isFile() && stats.dev === written.dev && stats.ino === written.ino && stats.size === written.size && stats.mtimeNs === written.mtimeNs;
+    if (!ours || stats.ctimeNs <= stats.mtimeNs || wholeSecond(stats.mtimeNs) || wholeSecond(stats.ctimeNs)) return null;
+    return { ...written, hash, mode: Number(stats.mode & 0o7777n), ctimeNs: stats.ctimeNs };
+  }
+
+  /** Keeps `stamp` for `path` (null: forgets what was kept for it). */
+  keep(path: string, stamp: WrittenStamp | null): void {
+    this.stamps.delete(path);
+    if (stamp === null) return;
+    if (this.stamps.size >= MAX_STAMPS) this.stamps.delete(this.stamps.keys().next().value!);
+    this.stamps.set(path, stamp);
+  }
+
+  /**
+   * The stamp of the file at `path` when it holds `hash` as this process wrote it (see the class);
+   * null otherwise. `entry`: the path's lstat taken a moment ago, for a quick refusal before the
+   * exact one.
+   */
+  holding(path: string, hash: string, entry?: Stats | null): WrittenStamp | null {
+    const stamp = this.stamps.get(path);
+    if (stamp === undefined || stamp.hash !== hash) return null;
+    if (entry && (!entry.isFile() || BigInt(entry.ino) !== stamp.ino || BigInt(entry.size) !== stamp.size)) {
+      this.stamps.delete(path);
+      return null;
+    }
+    let stats: BigIntStats;
+    try {
+      stats = lstatSync(path, { bigint: true });
+    } catch {
+      this.stamps.delete(path);
+      return null;
+    }
+    if (!matches(stats, stamp)) {
+      this.stamps.delete(path);
+      return null;
+    }
+    return stamp;
+  }
+
+  /** Forgets every stamp (for tests). */
+  clear(): void {
+    this.stamps.clear();
+  }
+}
+
+function matches(stats: BigIntStats, stamp: WrittenStamp): boolean {
+  return (
+    stats.isFile() &&
+    stats.dev === stamp.dev &&
+    stats.ino === stamp.ino &&
+    stats.size === stamp.size &&
+    stats.mtimeNs === stamp.mtimeNs &&
+    stats.ctimeNs === stamp.ctimeNs &&
+    Number(stats.mode & 0o7777n) === stamp.mode
+  );
+}
+
+function wholeSecond(ns: bigint): boolean {
+  return ns % 1_000_000_000n === 0n;
+}
+
+/** The process's stamps of the files its rewinds wrote (see {@link WrittenStamps}). */
+export const writtenStamps = new WrittenStamps();
