@@ -142,10 +142,15 @@ export function prepareFileWrite(target: ResolvedPath, content: Uint8Array | str
     fd = openSync(plan.temp, 'wx', plan.mode ?? 0o666);
     let offset = 0;
     while (offset < plan.bytes.length) offset += writeSync(fd, plan.bytes, offset, plan.bytes.length - offset);
-    // Owner first: a chown clears the setuid and setgid bits, so the mode is set after it.
-    if (plan.owner && process.getuid?.() === 0) fchownSync(fd, plan.owner.uid, plan.owner.gid);
-    if (plan.mode !== undefined) fchmodSync(fd, plan.mode);
+    // The owner and mode are changed only where the new file does not have them already (a file
+    // made with the mode asked for and the umask leaving it whole needs neither call). Owner
+    // first: a chown clears the setuid and setgid bits, so the mode is set after it.
     stats = fstatSync(fd, { bigint: true });
+    if (plan.owner && process.getuid?.() === 0 && (BigInt(plan.owner.uid) !== stats.uid || BigInt(plan.owner.gid) !== stats.gid)) {
+      fchownSync(fd, plan.owner.uid, plan.owner.gid);
+      stats = fstatSync(fd, { bigint: true });
+    }
+    if (plan.mode !== undefined && Number(stats.mode & 0o7777n) !== plan.mode) fchmodSync(fd, plan.mode);
   } catch (error) {
     if (fd !== undefined) closeQuietly(fd);
     unlinkQuietly(plan.temp);
