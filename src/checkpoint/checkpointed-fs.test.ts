@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashContent } from '../model/index.js';
+import { writtenStamps } from '../workspace/index.js';
 import { checkpointPatch } from './checkpoint-patch.js';
 import { CheckpointedFs } from './checkpointed-fs.js';
 import { DIRECTORY_MODE, SYMLINK_MODE, modeKind } from './file-capture.js';
@@ -17,6 +18,17 @@ describe('CheckpointedFs', () => {
   afterEach(() => fx.cleanup());
 
   const all = () => fx.store.listCheckpoints(fx.sessionId);
+
+  it('a write is stamped (an undo knows the file by its stat) exactly when its times prove it; a write into it since is not trusted', async () => {
+    writtenStamps.clear();
+    const { checkpoints } = await fs.writeFile('a.txt', 'after\n');
+    const path = join(fx.root, 'a.txt');
+    const stats = lstatSync(path, { bigint: true });
+    const provable = stats.ctimeNs > stats.mtimeNs && stats.mtimeNs % 1_000_000_000n !== 0n;
+    expect(writtenStamps.holding(path, checkpoints[0]!.afterHash!) !== null).toBe(provable);
+    writeFileSync(path, 'other\n');
+    expect(writtenStamps.holding(path, checkpoints[0]!.afterHash!)).toBeNull();
+  });
 
   it('write, overwrite and delete: each original is in the blob store, byte-exact', async () => {
     const binary = Buffer.from([0, 1, 2, 254, 255, 0]);

@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hashContent, InvalidArgumentError, type Checkpoint } from '../model/index.js';
 import type { NewCheckpoint } from '../store/store.js';
-import { deletePath, FileWriteFailedError, movePath, prepareFileWrite, type ResolvedPath } from '../workspace/index.js';
+import { deletePath, FileWriteFailedError, movePath, prepareFileWrite, writtenStamps, type ResolvedPath, type WrittenIdentity } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, checkFsCall, CheckpointedFsOptionsSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, DIRECTORY_MODE, resolveEntryTarget, resolveWriteTarget, type CapturedEntry } from './file-capture.js';
@@ -80,7 +80,8 @@ export class CheckpointedFs {
       before.exists && before.content?.equals(bytes) && (options.mode === undefined || options.mode === before.mode)
         ? null
         : this.contentChange(target.key, before, bytes);
-    return this.apply(
+    let written: WrittenIdentity | null = null;
+    const result = await this.apply(
       target,
       change ? [change] : [],
       () => {
@@ -92,11 +93,16 @@ export class CheckpointedFs {
           write.abort();
           throw error;
         }
+        written = write.written;
         if (change) change.afterMode = write.mode;
       },
       false,
       change?.skipReason ? [] : [{ path: target.key, entryPath: target.entryPath }],
     );
+    // An undo of this write knows the file by its stat while nobody has touched it (see `writtenStamps`).
+    const afterHash = result.checkpoints.find((checkpoint) => checkpoint.path === target.key)?.afterHash;
+    if (afterHash) writtenStamps.record(target.entryPath, afterHash, written);
+    return result;
   }
 
   /**

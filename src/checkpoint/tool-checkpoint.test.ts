@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyPatch } from 'diff';
 import { hashContent } from '../model/index.js';
+import { writtenStamps } from '../workspace/index.js';
 import { checkpointPatch } from './checkpoint-patch.js';
 import { createCaptureFixture, errorCode, type CaptureFixture } from './fixtures/capture-fixture.js';
 import { applyToolEdit, applyToolWrite, recordToolChange } from './tool-checkpoint.js';
@@ -52,6 +53,17 @@ describe('tool-level checkpoints', () => {
     const created = await recordToolChange({ ...fx.context, toolName: 'Write', path: 'img.png', before: null, after: png });
     expect(created).toMatchObject({ op: 'create', beforeHash: null, afterHash: hashContent(png), patch: null });
     expect((await fx.blobs.get(created!.afterHash!)).equals(png)).toBe(true);
+  });
+
+  it('a tool write is stamped (an undo knows the file by its stat) exactly when its times prove it, and a write into it since is not trusted', async () => {
+    writtenStamps.clear();
+    const result = await applyToolWrite(fx.context, { path: 'a.txt', content: 'after\n' });
+    const path = join(fx.root, 'a.txt');
+    const stats = lstatSync(path, { bigint: true });
+    const provable = stats.ctimeNs > stats.mtimeNs && stats.mtimeNs % 1_000_000_000n !== 0n;
+    expect(writtenStamps.holding(path, result.checkpoint!.afterHash!) !== null).toBe(provable);
+    writeFileSync(path, 'other\n');
+    expect(writtenStamps.holding(path, result.checkpoint!.afterHash!)).toBeNull();
   });
 
   it('records nothing for untracked roots, unchanged content, and refuses bad input', async () => {

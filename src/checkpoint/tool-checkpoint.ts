@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Checkpoint } from '../model/index.js';
 import type { NewCheckpoint } from '../store/store.js';
 import { randomBytes } from 'node:crypto';
-import { prepareFileWrite, replaceIf, tempPathOf, type PreparedFileWrite } from '../workspace/index.js';
+import { prepareFileWrite, replaceIf, tempPathOf, writtenStamps, type PreparedFileWrite } from '../workspace/index.js';
 import type { CaptureContext } from './capture-context.js';
 import { checkArgument, checkCaptureContext, ToolChangeSchema, ToolEditInputSchema, ToolWriteInputSchema } from './capture-input-schemas.js';
 import { captureEntry, DEFAULT_CHECKPOINT_MAX_FILE_SIZE, resolveWriteTarget } from './file-capture.js';
@@ -263,6 +263,8 @@ async function writeAndRecord(
     pending!.abort();
     throw error;
   }
+  // An undo of this write knows the file by its stat while nobody has touched it (see `writtenStamps`).
+  if (checkpoint!.afterHash !== null) writtenStamps.record(target.entryPath, checkpoint!.afterHash, file.write!.written);
   return { path: target.key, created: before === null, checkpoint: checkpoint! };
 }
 

@@ -57,6 +57,11 @@ class WrittenStamps {
     return { ...written, hash, mode: Number(stats.mode & 0o7777n), ctimeNs: stats.ctimeNs };
   }
 
+  /** Stamps the file at `path` as holding `hash`, written as `written`, when it can be proved (see {@link stampOf}); else forgets it. */
+  record(path: string, hash: string, written: WrittenIdentity | null): void {
+    this.keep(path, written === null ? null : this.stampOf(path, hash, written));
+  }
+
   /** Keeps `stamp` for `path` (null: forgets what was kept for it). */
   keep(path: string, stamp: WrittenStamp | null): void {
     this.stamps.delete(path);
