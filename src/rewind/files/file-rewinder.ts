@@ -147,7 +147,7 @@ export class FileRewinder {
       kind,
       newestFirst,
       workspace: this.workspaceOf(session),
-      snapshots: new SnapshotReader(this.blobs),
+      snapshots: this.snapshots(),
       overwriteChanged: options.overwriteChanged ?? false,
     });
     return plan.direct;
@@ -170,7 +170,7 @@ export class FileRewinder {
         const simulation = await simulateRewind({
           checkpoints: files,
           workspace,
-          snapshots: new SnapshotReader(this.blobs),
+          snapshots: this.snapshots(),
           policy: 'rollback',
           includeShellChanges: true,
           resolutions: {},
@@ -310,7 +310,7 @@ export class FileRewinder {
       }
       return this.reported(session.id, 'redo', 'redo', async () => {
         const workspace = this.workspaceOf(session);
-        const steps = await planRedo(rewind, workspace, new SnapshotReader(this.blobs), resolutions, new Set(skip));
+        const steps = await planRedo(rewind, workspace, this.snapshots(), resolutions, new Set(skip));
         return this.journaled(session, workspace, steps, 'redo', 'redo', rewind.rewindId, rewind.checkpointIds, redoOptions, pass);
       });
     });
@@ -323,13 +323,18 @@ export class FileRewinder {
     const chosen = parseInput(RedoOptionsInput, { resolutions }, 'options').resolutions ?? {};
     const rewind = (await RewindLedger.load(this.store, session.id)).find(id);
     if (!rewind) throw new RewindNotFoundError({ sessionId: session.id, rewindId: id });
-    return (await inspectRedo(rewind, this.workspaceOf(session), new SnapshotReader(this.blobs), chosen)).files;
+    return (await inspectRedo(rewind, this.workspaceOf(session), this.snapshots(), chosen)).files;
   }
 
   /** The session's applied file rewinds and redos, oldest first. */
   async listRewinds(sessionId: string): Promise<AppliedFileRewind[]> {
     const session = await this.store.getSession(parseInput(SessionIdInput, sessionId, 'sessionId'));
     return (await RewindLedger.load(this.store, session.id)).rewinds;
+  }
+
+  /** A reader of this store's contents for one plan; files this process wrote are known by their stamps where the store's contents are local files. */
+  private snapshots(): SnapshotReader {
+    return new SnapshotReader(this.blobs, { knownByStamp: this.store.capabilities.blobFiles });
   }
 
   private async computePreview(request: FileRewindPreviewRequest): Promise<ComputedPreview> {
@@ -353,7 +358,7 @@ export class FileRewinder {
       includeShellChanges: request.includeShellChanges ?? false,
       resolutions: (request.resolutions ?? {}) as Record<string, FileResolution>,
       workspace: this.workspaceOf(session),
-      snapshots: new SnapshotReader(this.blobs),
+      snapshots: this.snapshots(),
     });
   }
 
@@ -390,7 +395,7 @@ export class FileRewinder {
         kind,
         newestFirst,
         workspace,
-        snapshots: new SnapshotReader(this.blobs),
+        snapshots: this.snapshots(),
         overwriteChanged: options.overwriteChanged ?? true,
         early,
       });

@@ -74,7 +74,7 @@ export async function inspectRedo(
       continue;
     }
     // A file this process's rewind left with exactly what it wrote is known by its hash (see `readDisk`).
-    const disk = readDisk(workspace, file.path, undefined, file.toHash);
+    const disk = readDisk(workspace, file.path, undefined, snapshots.knownByStamp ? file.toHash : null);
     if (!disk.ok && !(disk.directory && disk.resolved)) {
       conflicts.push({ path: file.path, status: 'file_read_failed', reason: disk.reason });
       blocked(file, 'file_read_failed', disk.reason, null);

@@ -85,7 +85,7 @@ export async function simulateRewind(input: SimulationInput): Promise<Simulation
   const outcome = (path: string, expected: string | null): PathOutcome => {
     let found = paths.get(path);
     if (!found) {
-      const disk = readDisk(input.workspace, path, resolvedEarly.get(path), expected);
+      const disk = readDisk(input.workspace, path, resolvedEarly.get(path), input.snapshots.knownByStamp ? expected : null);
       const initial = disk.ok ? disk.state : ABSENT;
       found = {
         path,

@@ -7,8 +7,20 @@ export type SnapshotRead = { ok: true; content: Buffer } | { ok: false; status: 
 /** Reads checkpoint contents from the blob store once each, verified, classifying failures. */
 export class SnapshotReader {
   private readonly cache = new Map<string, SnapshotRead>();
+  /**
+   * Whether a file this process wrote may be known by its stamp instead of read (see `readDisk`):
+   * only where the store keeps its contents in local files, readable whenever the work tree is —
+   * a failed apply then puts such a file back from the store, with none of its bytes in memory.
+   * Over a database server that may be gone at that moment, every file is read.
+   */
+  readonly knownByStamp: boolean;
 
-  constructor(private readonly blobs: BlobStore) {}
+  constructor(
+    private readonly blobs: BlobStore,
+    options: { knownByStamp?: boolean } = {},
+  ) {
+    this.knownByStamp = options.knownByStamp ?? false;
+  }
 
   async read(hash: string): Promise<SnapshotRead> {
     const cached = this.cache.get(hash);

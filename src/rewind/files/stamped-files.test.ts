@@ -4,7 +4,7 @@ import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
 import { WaypointError } from '../../model/index.js';
 import { Workspace, writtenStamps } from '../../workspace/index.js';
 import { readDisk, resolveEntry } from './disk-state.js';
-import type { FileRewinder } from './file-rewinder.js';
+import { FileRewinder } from './file-rewinder.js';
 import type { PlannedStep } from './rewind-plan.js';
 import { readUnstored } from './stamped-files.js';
 
@@ -68,6 +68,30 @@ describe('files a rewind wrote, known by their stamp', () => {
     expect(h.read('a.txt')).toBe('v0\n');
     expect(direct.files).toEqual([expect.objectContaining({ fromHash: h.hash('v9\n') })]);
     expect(await h.blobs.has(h.hash('v9\n'))).toBe(true);
+  });
+
+  it('a redo that fails midway puts back the files it had replaced, those known only by their stamps too (from the store)', async () => {
+    h.put('a.txt', 'a0\n');
+    h.put('b.txt', 'b0\n');
+    const turn = await h.turn();
+    await h.recordWrite(turn, 'a.txt', 'a1\n');
+    await h.recordWrite(turn, 'b.txt', 'b1\n');
+    const undone = await rewinder.cascade(h.session.id, turn.messageId);
+    expect(h.files()).toEqual({ 'a.txt': 'a0\n', 'b.txt': 'b0\n' });
+    expect(writtenStamps.holding(h.path('a.txt'), h.hash('a0\n')) !== null).toBe(provable(h.path('a.txt')));
+    const failing = new FileRewinder({
+      store: h.store,
+      hooks: {
+        afterStep: (_path, index) => {
+          if (index === 1) throw new Error('disk full (simulated by a hook)');
+        },
+      },
+    });
+    const error = await failing.redo(h.session.id, undone.rewindId!).catch((caught: unknown) => caught);
+    expect(WaypointError.is(error, 'REWIND_APPLY_FAILED')).toBe(true);
+    expect(h.files()).toEqual({ 'a.txt': 'a0\n', 'b.txt': 'b0\n' });
+    await rewinder.redo(h.session.id, undone.rewindId!);
+    expect(h.files()).toEqual({ 'a.txt': 'a1\n', 'b.txt': 'b1\n' });
   });
 
   it('a file known by its hash whose bytes the store no longer has is read before it is overwritten, and must still be what was planned', async () => {
