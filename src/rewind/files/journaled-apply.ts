@@ -137,16 +137,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   // Run (and journaled) in an order where a file in the way of a directory goes first; reported in the plan's.
   const steps = orderSteps(input.steps);
   const durable = input.durable ?? true;
-  await readUnstored(steps, blobs, workspace);
   const keep: BlobInput[] = [];
-  // Both hashes were computed from these very bytes (read from disk, or read and verified from the
-  // blob store): passed along as verified, so nothing is hashed twice, and a target that serves as
-  // the delta base of the content it replaces is not read back from the store.
-  for (const step of steps) {
-    if (step.expected.content)
-      keep.push({ content: step.expected.content, hash: step.expected.hash!, verified: true, ...(step.target.hash ? { baseHash: step.target.hash } : {}) });
-    if (step.target.content) keep.push({ content: step.target.content, hash: step.target.hash!, verified: true });
-  }
   /** The contents to keep, written and syncing (begun once the temp files are): indexed before the journal's full sync. */
   let kept: PendingBlobPut | null = null;
 
@@ -218,6 +209,17 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   try {
     let failedPath: string | null = null;
     try {
+      // Checked once the journal names every content (a root no GC sweeps): a file known by its
+      // stamp whose bytes the store no longer holds is read now.
+      await readUnstored(steps, blobs, workspace);
+      // Both hashes were computed from these very bytes (read from disk, or read and verified from the
+      // blob store): passed along as verified, so nothing is hashed twice, and a target that serves as
+      // the delta base of the content it replaces is not read back from the store.
+      for (const step of steps) {
+        if (step.expected.content)
+          keep.push({ content: step.expected.content, hash: step.expected.hash!, verified: true, ...(step.target.hash ? { baseHash: step.target.hash } : {}) });
+        if (step.target.content) keep.push({ content: step.target.content, hash: step.target.hash!, verified: true });
+      }
       // New contents into temp files beside their targets, all written first, then fsynced in the
       // thread pool all at once, while the kept contents are indexed and the journal is synced here.
       const ready = new Map<PlannedStep, Promise<void>>();
