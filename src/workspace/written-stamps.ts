@@ -21,8 +21,9 @@ export interface WrittenStamp extends WrittenIdentity {
 const MAX_STAMPS = 100_000;
 
 /**
- * The files this process's rewinds wrote, so the next rewind of the same files (an undo after a
- * redo, a redo after an undo) knows their content by one lstat instead of reading and hashing them.
+ * The files this process's rewinds and tool writes put in place, so the next rewind of the same
+ * files (an undo after the agent's turn or after a redo, a redo after an undo) knows their content
+ * by one lstat instead of reading and hashing them.
  *
  * A stamp is trusted only when it proves the bytes are still ours, by the rule git uses for its
  * index made strict:
@@ -78,7 +79,8 @@ class WrittenStamps {
   holding(path: string, hash: string, entry?: Stats | null): WrittenStamp | null {
     const stamp = this.stamps.get(path);
     if (stamp === undefined || stamp.hash !== hash) return null;
-    if (entry && (!entry.isFile() || BigInt(entry.ino) !== stamp.ino || BigInt(entry.size) !== stamp.size)) {
+    // (The number-typed lstat's inode may be rounded: only the exact one below compares it.)
+    if (entry && (!entry.isFile() || BigInt(entry.size) !== stamp.size)) {
       this.stamps.delete(path);
       return null;
     }
@@ -118,5 +120,5 @@ function wholeSecond(ns: bigint): boolean {
   return ns % 1_000_000_000n === 0n;
 }
 
-/** The process's stamps of the files its rewinds wrote (see {@link WrittenStamps}). */
+/** The process's stamps of the files its rewinds and tool writes put in place (see {@link WrittenStamps}). */
 export const writtenStamps = new WrittenStamps();
