@@ -1,8 +1,9 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashContent } from '../model/index.js';
 import { writtenStamps } from '../workspace/index.js';
+import { provableStamp } from '../../test/fixtures/stamp-proof.js';
 import { checkpointPatch } from './checkpoint-patch.js';
 import { CheckpointedFs } from './checkpointed-fs.js';
 import { DIRECTORY_MODE, SYMLINK_MODE, modeKind } from './file-capture.js';
@@ -23,8 +24,7 @@ describe('CheckpointedFs', () => {
     writtenStamps.clear();
     const { checkpoints } = await fs.writeFile('a.txt', 'after\n');
     const path = join(fx.root, 'a.txt');
-    const stats = lstatSync(path, { bigint: true });
-    const provable = stats.ctimeNs > stats.mtimeNs && stats.mtimeNs % 1_000_000_000n !== 0n;
+    const provable = provableStamp(path);
     expect(writtenStamps.holding(path, checkpoints[0]!.afterHash!) !== null).toBe(provable);
     writeFileSync(path, 'other\n');
     expect(writtenStamps.holding(path, checkpoints[0]!.afterHash!)).toBeNull();

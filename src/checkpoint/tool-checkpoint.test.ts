@@ -1,9 +1,10 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyPatch } from 'diff';
 import { hashContent } from '../model/index.js';
 import { writtenStamps } from '../workspace/index.js';
+import { provableStamp } from '../../test/fixtures/stamp-proof.js';
 import { checkpointPatch } from './checkpoint-patch.js';
 import { createCaptureFixture, errorCode, type CaptureFixture } from './fixtures/capture-fixture.js';
 import { applyToolEdit, applyToolWrite, recordToolChange } from './tool-checkpoint.js';
@@ -59,8 +60,7 @@ describe('tool-level checkpoints', () => {
     writtenStamps.clear();
     const result = await applyToolWrite(fx.context, { path: 'a.txt', content: 'after\n' });
     const path = join(fx.root, 'a.txt');
-    const stats = lstatSync(path, { bigint: true });
-    const provable = stats.ctimeNs > stats.mtimeNs && stats.mtimeNs % 1_000_000_000n !== 0n;
+    const provable = provableStamp(path);
     expect(writtenStamps.holding(path, result.checkpoint!.afterHash!) !== null).toBe(provable);
     writeFileSync(path, 'other\n');
     expect(writtenStamps.holding(path, result.checkpoint!.afterHash!)).toBeNull();

@@ -1,6 +1,7 @@
 import { lstatSync, readFileSync, readlinkSync, renameSync, unlinkSync, type BigIntStats, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { BACKUP_SUFFIX, fsyncDirectory, installIfAbsent, prepareDirectory, type PreparedFileWrite } from './atomic-write.js';
+import { lstatIfUnchanged, type FileIdentity } from './file-identity.js';
 import { tempId } from './temp-id.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
@@ -20,7 +21,7 @@ export type HeldFile = { exists: false } | { exists: true; content: Buffer; mode
  * instant, taken before the read and old enough that any write since has changed them): see
  * {@link replaceIf}'s `known`.
  */
-export interface KnownFile {
+export interface KnownFile extends FileIdentity {
   /**
    * Its bytes. Absent when the caller knows the file by `hash` alone (see `writtenStamps`): the
    * judge then gets the hash, and the bytes are read only when the file must be put back or kept.
@@ -28,11 +29,6 @@ export interface KnownFile {
   content?: Buffer;
   /** The hash of `content`, when the caller computed it (handed on as `HeldFile.hash`). */
   hash?: string;
-  dev: bigint;
-  ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
 }
 
 /** A file taken off a path that could not be put back, because someone wrote the path again meanwhile. */
@@ -88,7 +84,7 @@ export function replaceIf(
       : new FileWriteFailedError({ path: target.key, operation: next ? 'write' : 'delete', reason: errorReason(error), cause: error });
   const known = options.known ?? null;
   // The change time is taken before the rename, which sets it anew.
-  const before = known ? unchangedStat(path, known) : null;
+  const before = known ? lstatIfUnchanged(path, known) : null;
   const kind = before ? 'file' : kindAt(path);
   if (kind === 'other') return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
 
@@ -156,24 +152,6 @@ function putBack(parked: string, path: string, held: HeldFile & { exists: true }
     return null;
   }
   return { content: held.content, parkedAt: parked };
-}
-
-/** The path's stat when it is still `known`'s file, unchanged (see `replaceIf`); else null. */
-function unchangedStat(path: string, known: KnownFile): BigIntStats | null {
-  let stats: BigIntStats;
-  try {
-    stats = lstatSync(path, { bigint: true });
-  } catch {
-    return null;
-  }
-  const same =
-    stats.isFile() &&
-    stats.dev === known.dev &&
-    stats.ino === known.ino &&
-    stats.size === known.size &&
-    stats.mtimeNs === known.mtimeNs &&
-    stats.ctimeNs === known.ctimeNs;
-  return same ? stats : null;
 }
 
 /** Whether the file at `path` is still the one `before` describes, its size and modification time unchanged. */

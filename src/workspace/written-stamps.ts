@@ -1,20 +1,15 @@
 import { lstatSync, type BigIntStats, type Stats } from 'node:fs';
+import { lstatIfUnchanged, type FileIdentity } from './file-identity.js';
 
 /** A temp file's identity and modification time right after its bytes were written (see `PreparedFileWrite.written`). */
-export interface WrittenIdentity {
-  dev: bigint;
-  ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-}
+export type WrittenIdentity = Omit<FileIdentity, 'ctimeNs'>;
 
 /** A file this process wrote, as it stood once in place: what it holds, and the stat that proves it still does. */
-export interface WrittenStamp extends WrittenIdentity {
+export interface WrittenStamp extends FileIdentity {
   /** The hash of the bytes written. */
   hash: string;
   /** Permission bits. */
   mode: number;
-  ctimeNs: bigint;
 }
 
 /** Stamps kept at most; the oldest go first (a miss only means a file is read again). */
@@ -84,14 +79,8 @@ class WrittenStamps {
       this.stamps.delete(path);
       return null;
     }
-    let stats: BigIntStats;
-    try {
-      stats = lstatSync(path, { bigint: true });
-    } catch {
-      this.stamps.delete(path);
-      return null;
-    }
-    if (!matches(stats, stamp)) {
+    const stats = lstatIfUnchanged(path, stamp);
+    if (stats === null || Number(stats.mode & 0o7777n) !== stamp.mode) {
       this.stamps.delete(path);
       return null;
     }
@@ -102,18 +91,6 @@ class WrittenStamps {
   clear(): void {
     this.stamps.clear();
   }
-}
-
-function matches(stats: BigIntStats, stamp: WrittenStamp): boolean {
-  return (
-    stats.isFile() &&
-    stats.dev === stamp.dev &&
-    stats.ino === stamp.ino &&
-    stats.size === stamp.size &&
-    stats.mtimeNs === stamp.mtimeNs &&
-    stats.ctimeNs === stamp.ctimeNs &&
-    Number(stats.mode & 0o7777n) === stamp.mode
-  );
 }
 
 function wholeSecond(ns: bigint): boolean {

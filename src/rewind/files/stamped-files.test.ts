@@ -1,18 +1,13 @@
 import { lstatSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RewindHarness } from '../../../test/fixtures/rewind-harness.js';
+import { provableStamp } from '../../../test/fixtures/stamp-proof.js';
 import { WaypointError } from '../../model/index.js';
 import { Workspace, writtenStamps } from '../../workspace/index.js';
 import { readDisk, resolveEntry } from './disk-state.js';
 import { FileRewinder } from './file-rewinder.js';
 import type { PlannedStep } from './rewind-plan.js';
 import { readUnstored } from './stamped-files.js';
-
-/** Whether the file's times prove it untouched since it went into place (see `writtenStamps`). */
-function provable(path: string): boolean {
-  const stats = lstatSync(path, { bigint: true });
-  return stats.ctimeNs > stats.mtimeNs && stats.mtimeNs % 1_000_000_000n !== 0n && stats.ctimeNs % 1_000_000_000n !== 0n;
-}
 
 describe('files a rewind wrote, known by their stamp', () => {
   let h: RewindHarness;
@@ -31,7 +26,7 @@ describe('files a rewind wrote, known by their stamp', () => {
     await h.recordWrite(turn, 'a.txt', 'v1\n');
     const undone = await rewinder.cascade(h.session.id, turn.messageId);
     expect(h.read('a.txt')).toBe('v0\n');
-    const afterUndo = provable(h.path('a.txt'));
+    const afterUndo = provableStamp(h.path('a.txt'));
     expect(writtenStamps.holding(h.path('a.txt'), h.hash('v0\n')) !== null).toBe(afterUndo);
     if (afterUndo) {
       const disk = readDisk(workspace, 'workspace:a.txt', undefined, h.hash('v0\n'));
@@ -43,7 +38,7 @@ describe('files a rewind wrote, known by their stamp', () => {
 
     await rewinder.redo(h.session.id, undone.rewindId!);
     expect(h.read('a.txt')).toBe('v1\n');
-    expect(writtenStamps.holding(h.path('a.txt'), h.hash('v1\n')) !== null).toBe(provable(h.path('a.txt')));
+    expect(writtenStamps.holding(h.path('a.txt'), h.hash('v1\n')) !== null).toBe(provableStamp(h.path('a.txt')));
     const again = await rewinder.cascade(h.session.id, turn.messageId);
     expect(h.read('a.txt')).toBe('v0\n');
     expect(again.files).toEqual([expect.objectContaining({ path: 'workspace:a.txt', fromHash: h.hash('v1\n'), toHash: h.hash('v0\n') })]);
@@ -78,7 +73,7 @@ describe('files a rewind wrote, known by their stamp', () => {
     await h.recordWrite(turn, 'b.txt', 'b1\n');
     const undone = await rewinder.cascade(h.session.id, turn.messageId);
     expect(h.files()).toEqual({ 'a.txt': 'a0\n', 'b.txt': 'b0\n' });
-    expect(writtenStamps.holding(h.path('a.txt'), h.hash('a0\n')) !== null).toBe(provable(h.path('a.txt')));
+    expect(writtenStamps.holding(h.path('a.txt'), h.hash('a0\n')) !== null).toBe(provableStamp(h.path('a.txt')));
     const failing = new FileRewinder({
       store: h.store,
       hooks: {
