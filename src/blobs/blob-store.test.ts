@@ -251,6 +251,30 @@ describe('BlobStore', () => {
     await expect(blobs.get(hashes[3]!)).rejects.toMatchObject({ code: 'BLOB_NOT_FOUND' });
   });
 
+  it('keeps recently read small contents too: reading them again reads nothing stored, and a blob gone from the index is still not found', async () => {
+    const backend = packBackend();
+    const writer = new BlobStore(backend);
+    const contents = Array.from({ length: 30 }, (_, index) => Buffer.from(`export const value${index} = ${index};\n`.repeat(1 + (index % 7))));
+    const hashes = await writer.putMany(contents.map((content) => ({ content })));
+    const stored: string[] = [];
+    const readStored = backend.storage.readStored.bind(backend.storage);
+    backend.storage.readStored = async (hash) => {
+      stored.push(hash);
+      return readStored(hash);
+    };
+    const blobs = new BlobStore(backend);
+    const first = await blobs.getManySettled(hashes);
+    expect(hashes.map((hash) => (first.get(hash) as PromiseFulfilledResult<Buffer>).value)).toEqual(contents);
+    expect(new Set(stored)).toEqual(new Set(hashes));
+    stored.length = 0;
+    const again = await blobs.getManySettled(hashes);
+    expect(hashes.map((hash) => (again.get(hash) as PromiseFulfilledResult<Buffer>).value)).toEqual(contents);
+    expect(stored).toEqual([]);
+    const db = (backend.storage as unknown as { db: import('better-sqlite3').Database }).db;
+    db.prepare('DELETE FROM blob_index WHERE hash = unhex(?)').run(hashes[0]);
+    await expect(blobs.get(hashes[0]!)).rejects.toMatchObject({ code: 'BLOB_NOT_FOUND' });
+  });
+
   it('a verified item serves as the delta base of another without being read back', async () => {
     const backend = packBackend();
     const blobs = new BlobStore(backend);

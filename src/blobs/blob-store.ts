@@ -100,6 +100,8 @@ export interface BlobStoreOptions {
 }
 
 export const DEFAULT_MAX_CHAIN_DEPTH = 16;
+/** The whole blob at the bottom of a chain this large is kept decoded, as the base of the file's other versions. */
+const LARGE_BASE = 64 * 1024;
 
 /** Below this, deflate never pays (`encodeWhole` keeps them raw): not worth staging. */
 const MIN_STAGED_BYTES = 32;
@@ -126,8 +128,8 @@ export const STAGED_ALONE_BYTES = 4 * BROTLI_WHOLE_MIN_BYTES;
 export class BlobStore {
   private readonly maxChainDepth: number;
   private readonly sharedBases = new SharedBases();
-  /** Large contents read lately, verified (see `DecodedCache`): 32 MB, contents of 64 KB and more. */
-  private readonly recent = new DecodedCache(32 * 1024 * 1024, 64 * 1024);
+  /** Contents read lately, verified (see `DecodedCache`): 32 MiB. */
+  private readonly recent = new DecodedCache(32 * 1024 * 1024);
 
   constructor(
     private readonly store: BlobStoreBackend,
@@ -436,9 +438,13 @@ export class BlobStore {
     chain.push(first);
     for (let record = first; !decoded.has(record.hash) && record.encoding === 'delta'; ) {
       const baseHash = record.baseHash!;
-      const kept = decoded.has(baseHash) ? undefined : this.recent.get(baseHash);
-      if (kept !== undefined) decoded.set(baseHash, kept);
       if (decoded.has(baseHash)) break;
+      // A base kept in memory serves only while the store still holds it too.
+      const kept = this.recent.get(baseHash);
+      if (kept !== undefined && (await this.store.blobs.getRecord(baseHash))) {
+        decoded.set(baseHash, kept);
+        break;
+      }
       const shared = this.sharedBases.get(baseHash);
       if (shared) {
         decoded.set(baseHash, shared);
@@ -465,10 +471,12 @@ export class BlobStore {
       throw new BlobCorruptError({ hash, reason: 'its decoded content does not match its hash' });
     }
     this.recent.set(hash, content);
-    // The whole blob at the bottom of the chain is the base of the file's other versions too.
+    // A small base is read again faster than it is hashed here.
     const bottom = chain[chain.length - 1]!;
     const whole = bottom.encoding === 'delta' ? undefined : decoded.get(bottom.hash);
-    if (bottom !== first && whole !== undefined && this.recent.keeps(whole.length) && hashContent(whole) === bottom.hash) this.recent.set(bottom.hash, whole);
+    if (bottom !== first && whole !== undefined && whole.length >= LARGE_BASE && this.recent.keeps(whole.length) && hashContent(whole) === bottom.hash) {
+      this.recent.set(bottom.hash, whole);
+    }
     return content;
   }
 

@@ -1,23 +1,28 @@
 /**
- * Recently read large contents, verified against their hash, kept in memory up to a byte budget
- * (least recently used out first), the way git keeps a delta base cache: a version of a large file
- * is a delta chain down to a whole blob, and reading the next version of the same file (an undo,
- * then its redo) would otherwise inflate that base and compose the chain again. Contents are
- * immutable by address, so a hit is always right; callers get their own copy.
+ * What an entry costs beyond its bytes (its key, its map slot, its Buffer object), counted against
+ * the budget so that many small contents cannot hold more memory than the budget says.
+ */
+const ENTRY_OVERHEAD = 192;
+
+/**
+ * Recently read contents, verified against their hash, kept in memory up to a byte budget (least
+ * recently used out first). Reading a content from the store costs its index record, its stored
+ * bytes, an inflate or a delta chain, and a hash: about 0.1 ms for a small file, much more for a
+ * large one whose versions are a delta chain down to a whole blob (git keeps a delta base cache
+ * for the same reason). An undo reads the contents it puts back; its redo, and the undo after it,
+ * read the same ones again. Contents are immutable by address, so a hit is always right; each
+ * entry is a copy of its own (outside Node's shared small-Buffer pool, so an entry holds only its
+ * bytes), and callers get their own copy.
  */
 export class DecodedCache {
   private readonly entries = new Map<string, Buffer>();
   private bytes = 0;
 
-  constructor(
-    private readonly budget: number,
-    /** Contents below this decode fast enough: not kept. */
-    private readonly minimum: number,
-  ) {}
+  constructor(private readonly budget: number) {}
 
-  /** Whether a content of this many bytes would be kept. */
+  /** Whether a content of this many bytes would be kept (no single one takes more than a quarter of the budget). */
   keeps(length: number): boolean {
-    return length >= this.minimum && length <= this.budget / 4;
+    return length + ENTRY_OVERHEAD <= this.budget / 4;
   }
 
   /** A copy of the content of `hash`, when kept. */
@@ -32,12 +37,19 @@ export class DecodedCache {
   /** Keeps `content`, which the caller verified hashes to `hash` (a copy: the caller may change its own). */
   set(hash: string, content: Buffer): void {
     if (!this.keeps(content.length) || this.entries.has(hash)) return;
-    this.entries.set(hash, Buffer.from(content));
-    this.bytes += content.length;
+    const copy = Buffer.allocUnsafeSlow(content.length);
+    content.copy(copy);
+    this.entries.set(hash, copy);
+    this.bytes += content.length + ENTRY_OVERHEAD;
     for (const [oldest, kept] of this.entries) {
       if (this.bytes <= this.budget) break;
       this.entries.delete(oldest);
-      this.bytes -= kept.length;
+      this.bytes -= kept.length + ENTRY_OVERHEAD;
     }
+  }
+
+  /** Bytes held, entries' overhead included. */
+  get size(): number {
+    return this.bytes;
   }
 }
