@@ -109,6 +109,26 @@ describe('writeFileAtomic', () => {
     expect(readdirSync(join(dir, 'taken'))).toEqual(['inside']);
   });
 
+  it("takes a lexical target's entry from the caller's resolution made just before, and still writes nothing through a link along its directory", () => {
+    const { dir, workspace } = setup();
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src/run.sh'), 'old\n', { mode: 0o750 });
+    const { resolved, entry } = workspace.resolveKeyEntry('workspace:src/run.sh', { followLink: false });
+    // The mode comes from the entry resolved a moment ago: no second lstat is taken.
+    const write = prepareFileWrite(resolved, 'new\n', { createParents: false, resolvedEntry: entry });
+    expect(write.mode).toBe(0o750);
+    write.commit();
+    expect(readFileSync(join(dir, 'src/run.sh'), 'utf8')).toBe('new\n');
+    expect(mode(join(dir, 'src/run.sh'))).toBe(0o750);
+    // A directory along the path that is a link: the resolution says so, and the write checks it again.
+    mkdirSync(join(dir, 'elsewhere'));
+    symlinkSync(join(dir, 'elsewhere'), join(dir, 'linked'));
+    const below = workspace.resolveKeyEntry('workspace:linked/f.txt', { followLink: false });
+    expect(below.resolved.linkInPath).toBe('linked');
+    expect(() => prepareFileWrite(below.resolved, 'x', { createParents: false, resolvedEntry: below.entry })).toThrow(FileWriteFailedError);
+    expect(readdirSync(join(dir, 'elsewhere'))).toEqual([]);
+  });
+
   it('refuses to write the root itself or an invalid mode', () => {
     const { workspace } = setup();
     expect(() => writeFileAtomic(workspace.resolve(''), 'x')).toThrow(/root directory itself/);

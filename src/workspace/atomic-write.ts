@@ -32,7 +32,7 @@ import { isLinkMode } from './link-mode.js';
 import { prepareLinkWrite } from './link-write.js';
 import { isInside } from './real-path.js';
 import type { WrittenIdentity } from './written-stamps.js';
-import { linkAlongDirectory, refuseProtectedDirectory, type ResolvedPath } from './resolve-path.js';
+import { linkAlongDirectory, refuseProtectedDirectory, type EntryStat, type ResolvedPath } from './resolve-path.js';
 
 /** The suffix of the temp files atomic writes rename into place (`.<name>.<12 hex>.wp-tmp`). */
 export const TEMP_SUFFIX = '.wp-tmp';
@@ -54,6 +54,12 @@ export interface AtomicWriteOptions {
   durable?: boolean;
   /** The 12 hex digits naming the temp file (see {@link tempPathOf}), so a caller can record it before it exists. Default random. */
   tempId?: string;
+  /**
+   * The entry's lstat as the caller's `resolveEntryInRoot` took it in this same synchronous run
+   * (null: nothing there). For a lexical target with no link along its directory, the write then
+   * takes neither the directory's real path nor the entry's lstat a second time.
+   */
+  resolvedEntry?: EntryStat;
 }
 
 /** The temp file an atomic write of `target` with `tempId` uses: `.<name>.<tempId>.wp-tmp` beside it. */
@@ -238,7 +244,9 @@ function planFileWrite(target: ResolvedPath, content: Uint8Array | string, optio
   const bytes = typeof content === 'string' ? Buffer.from(content) : content;
   const durable = options.durable ?? true;
   const destination = target.realPath;
-  const directory = prepareDirectory(target, dirname(destination), options.createParents ?? true, 'write');
+  // Resolved an instant ago with its directory found real: the same checks again would find the same.
+  const fresh = options.resolvedEntry !== undefined && target.lexical === true && target.linkInPath === null && options.createParents === false;
+  const directory = prepareDirectory(target, dirname(destination), options.createParents ?? true, 'write', fresh);
   const fail = (error: unknown): FileWriteFailedError =>
     error instanceof FileWriteFailedError
       ? error
@@ -249,9 +257,11 @@ function planFileWrite(target: ResolvedPath, content: Uint8Array | string, optio
   try {
     // `destination` is the real path, so an entry there is a link only when the caller asked for
     // the entry itself (a rewind replacing a link with a file): its owner carries over, not its bits.
-    const existing = lstatSync(destination);
-    if (!existing.isSymbolicLink()) mode ??= existing.mode & 0o7777;
-    owner = { uid: existing.uid, gid: existing.gid };
+    const existing = fresh ? options.resolvedEntry : lstatSync(destination);
+    if (existing) {
+      if (!existing.isSymbolicLink()) mode ??= existing.mode & 0o7777;
+      owner = { uid: existing.uid, gid: existing.gid };
+    }
   } catch (error) {
     if (!hasErrorCode(error, 'ENOENT')) throw fail(error);
   }
@@ -416,12 +426,13 @@ function fsyncPathAsync(path: string): Promise<void> {
 /**
  * Makes sure `directory` exists (when asked) and still resolves inside the root — a guard against a
  * directory swapped for a symlink between {@link resolveInRoot} and the write. Returns its real path.
+ * `knownReal`: the caller found `directory` to be its own real path in this same synchronous run.
  */
-export function prepareDirectory(target: ResolvedPath, directory: string, createParents: boolean, operation: FileWriteOperation): string {
+export function prepareDirectory(target: ResolvedPath, directory: string, createParents: boolean, operation: FileWriteOperation, knownReal = false): string {
   // A lexical path (a rewind's) is changed at its own place only, never through a link along it.
   // A directory that is its own real path has no link along it: one realpath instead of an lstat
   // of every directory up to the root, and that realpath serves the containment check below.
-  const checkedReal = target.lexical ? ownRealPath(directory) : null;
+  const checkedReal = knownReal ? directory : target.lexical ? ownRealPath(directory) : null;
   const link = target.lexical && checkedReal === null ? linkAlongDirectory(target, directory) : null;
   if (link !== null) {
     throw new FileWriteFailedError({

@@ -1,4 +1,4 @@
-import { FileWriteFailedError, type PreparedFileWrite, type ResolvedPath } from '../../workspace/index.js';
+import { FileWriteFailedError, type EntryStat, type PreparedFileWrite, type ResolvedPath } from '../../workspace/index.js';
 import { timingEvent } from './apply-timing.js';
 import { beginTempWrite } from './apply-step.js';
 import type { PlannedStep } from './rewind-plan.js';
@@ -27,10 +27,14 @@ export class EarlyWrites {
 
   constructor(private readonly durable: boolean) {}
 
-  /** Begins the temp file for `content` (hash `hash`, permission bits `mode`) at `target`. A second call for the same path is ignored. */
-  begin(target: ResolvedPath, hash: string, content: Buffer, mode: number): void {
+  /**
+   * Begins the temp file for `content` (hash `hash`, permission bits `mode`) at `target`, resolved
+   * just now with `resolvedEntry` its entry's lstat (see `AtomicWriteOptions`). A second call for the
+   * same path is ignored.
+   */
+  begin(target: ResolvedPath, hash: string, content: Buffer, mode: number, resolvedEntry?: EntryStat): void {
     if (this.writes.has(target.realPath)) return;
-    const written = beginTempWrite(target, content, { mode, durable: this.durable, createParents: false }).then(
+    const written = beginTempWrite(target, content, { mode, durable: this.durable, createParents: false, resolvedEntry }).then(
       (write) => {
         // The fsync starts once every write of the caller's loop is made (see `beginTempWrite`);
         // its outcome is met again by the apply's own `sync()` (the same promise).

@@ -413,7 +413,7 @@ function beginEarlyWrites(early: EarlyWrites, givers: readonly Checkpoint[], inp
     }
     resolved.set(checkpoint.path, entry);
     if (entry.entry?.isDirectory() || entry.resolved.linkInPath) continue;
-    early.begin(entry.resolved, checkpoint.beforeHash, content, checkpoint.beforeMode);
+    early.begin(entry.resolved, checkpoint.beforeHash, content, checkpoint.beforeMode, entry.entry);
   }
   return resolved;
 }
