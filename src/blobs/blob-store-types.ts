@@ -1,3 +1,5 @@
+/** What `BlobStore`'s methods take and hand back: put options and inputs, and the handles of batched writes. */
+
 export interface PutBlobOptions {
   /**
    * Hash of a stored blob this content is likely close to (the previous version of the same file).

@@ -56,8 +56,9 @@ export interface AtomicWriteOptions {
   tempId?: string;
   /**
    * The entry's lstat as the caller's `resolveEntryInRoot` took it in this same synchronous run
-   * (null: nothing there). For a lexical target with no link along its directory, the write then
-   * takes neither the directory's real path nor the entry's lstat a second time.
+   * (null: nothing there). For a lexical target with no link along its directory, written with
+   * `createParents: false` (a directory made here was never resolved), the write then takes neither
+   * the directory's real path nor the entry's lstat a second time.
    */
   resolvedEntry?: EntryStat;
 }
@@ -244,7 +245,7 @@ function planFileWrite(target: ResolvedPath, content: Uint8Array | string, optio
   const bytes = typeof content === 'string' ? Buffer.from(content) : content;
   const durable = options.durable ?? true;
   const destination = target.realPath;
-  // Resolved an instant ago with its directory found real: the same checks again would find the same.
+  // Resolved an instant ago with its directory found real (see `resolvedEntry`): checking again would find the same.
   const fresh = options.resolvedEntry !== undefined && target.lexical === true && target.linkInPath === null && options.createParents === false;
   const directory = prepareDirectory(target, dirname(destination), options.createParents ?? true, 'write', fresh);
   const fail = (error: unknown): FileWriteFailedError =>
