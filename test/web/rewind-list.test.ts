@@ -41,6 +41,8 @@ describe.skipIf(!browserAvailable())('the /rewind list in the browser', () => {
     await page.goto(`${server.url}#session=${sessionId}`);
     await page.reload();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    // The input box shows before the conversation's first page has arrived; the pane is busy until then.
+    await page.locator('main[aria-label="Conversation pane"][aria-busy="false"]').waitFor();
   };
   const typeCommand = async (command: string) => {
     const box = page.getByRole('textbox', { name: 'Message' });
@@ -72,6 +74,7 @@ describe.skipIf(!browserAvailable())('the /rewind list in the browser', () => {
   it('moves the selection with ↑/↓ and scrolls it into view; Esc closes the list with no change', async () => {
     await open(long.sessionId);
     const before = await shownMessages();
+    expect(before.length).toBeGreaterThan(0);
     await typeCommand('/rewind');
     await options().first().waitFor();
     expect(await options().count()).toBe(30);

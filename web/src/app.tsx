@@ -169,7 +169,7 @@ export function App(props: { api: Api }): ReactNode {
           <FamilyPanel api={api} sessionId={selected} version={version} ready={conversation.page !== null} onSelect={select} onOpenBranch={setBranchAt} />
         ) : null}
       </nav>
-      <main className="conversation" aria-label="Conversation pane">
+      <main className="conversation" aria-label="Conversation pane" aria-busy={selected !== null && conversation.page === null && conversation.error === null}>
         {current ? (
           <div className="session-head">
             <h2>{current.title || '(untitled)'}</h2>
