@@ -3,10 +3,13 @@
  * alone (same generated history and replay), printing each round's undo and git times, and the
  * rewind's phase marks when `WAYPOINT_REWIND_TIMING=1`. Run with `node --expose-gc --import tsx` to
  * have a full garbage collection before each undo, keeping V8's collections out of a comparison.
- * For iterating on the undo; the bench stays the measurement of record.
+ * `UNDO_PERF_CONTROL=<control fifo>,<ack fifo>` turns on a `perf record -D -1 --control
+ * fifo:<control fifo>,<ack fifo>` started around this process just for each undo, so its samples
+ * (kernel stacks included) cover the undos alone. For iterating on the undo; the bench stays the
+ * measurement of record.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,13 +44,23 @@ try {
     await inspector.post('Profiler.setSamplingInterval', { interval: 100 });
   }
   const gitTimes: number[] = [];
+  // perf's control fifo takes `enable` / `disable` and answers each on the ack fifo.
+  const [control, ack] = (process.env.UNDO_PERF_CONTROL ?? '').split(',');
+  const perfFds = control && ack ? { control: openSync(control, 'w'), ack: openSync(ack, 'r') } : null;
+  const perf = (command: 'enable' | 'disable') => {
+    if (!perfFds) return;
+    writeSync(perfFds.control, `${command}\n`);
+    readSync(perfFds.ack, Buffer.alloc(5), 0, 5, null);
+  };
   for (let round = 0; round < rounds; round++) {
     execFileSync('sync', ['-f', checkout]);
     (globalThis as { gc?: () => void }).gc?.();
     if (inspector) await inspector.post('Profiler.start');
+    perf('enable');
     let start = process.hrtime.bigint();
     const undone = await rewind({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, messageId: target.inputId, scope: 'both', cascade: true });
     undo.push(Number(process.hrtime.bigint() - start) / 1e6);
+    perf('disable');
     if (inspector) writeFileSync(`${profileTo}.${round}.cpuprofile`, JSON.stringify((await inspector.post('Profiler.stop')).profile));
     await redo({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, rewindId: undone.files!.rewindId!, conversation: true });
     execFileSync('sync', ['-f', checkout]);
