@@ -24,12 +24,16 @@ export function useConversation(api: Api, sessionId: string | null) {
   const [state, setState] = useState<ConversationState>({ page: null, messages: [], running: false, activeTool: null, error: null });
   const current = useRef(sessionId);
   current.current = sessionId;
+  /** Counts the reads of the newest page: when two overlap, only the later one's answer is shown. */
+  const reads = useRef(0);
 
   const reload = useCallback(async () => {
     if (!sessionId) return;
+    const read = ++reads.current;
     try {
       const page = await api.page(sessionId, { limit: PAGE });
-      if (current.current !== sessionId) return;
+      // Another session was chosen meanwhile, or a later read (a newer event) is under way.
+      if (current.current !== sessionId || read !== reads.current) return;
       setState((previous) => ({
         page,
         messages: page.messages,
@@ -38,6 +42,7 @@ export function useConversation(api: Api, sessionId: string | null) {
         error: null,
       }));
     } catch (error) {
+      if (current.current !== sessionId || read !== reads.current) return;
       setState((previous) => ({ ...previous, error: (error as Error).message }));
     }
   }, [api, sessionId]);
