@@ -1,53 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { defaultStoreLocation, resolveStoreLocation } from '../engine/index.js';
-import { isClaudeSessionId, waypointSessionIdFor } from '../integrations/index.js';
+// Narrow imports: `--version`, `--help` and a usage error load no more than they need (see `command-loaders.ts`).
+import { defaultStoreLocation, resolveStoreLocation } from '../engine/store-location.js';
+import { isClaudeSessionId, waypointSessionIdFor } from '../integrations/claude/claude-ids.js';
 import { WaypointError } from '../model/index.js';
 import { GLOBAL_FLAGS, parseArgs, type FlagSpecs } from './args.js';
 import { UsageError } from './cli-errors.js';
-import type { Command, CommandContext } from './command.js';
-import { chatCommand } from './commands/chat.js';
-import { checkpointsCommand } from './commands/checkpoints.js';
-import { continueCommand } from './commands/continue.js';
-import { demoCommand } from './commands/demo-command.js';
-import { diffCommand } from './commands/diff.js';
-import { forkCommand } from './commands/fork.js';
-import { gcCommand } from './commands/gc.js';
-import { hooksCommand } from './commands/hooks.js';
-import { logCommand } from './commands/log.js';
-import { mcpCommand } from './commands/mcp.js';
-import { redoCommand } from './commands/redo.js';
-import { rewindCommand } from './commands/rewind.js';
-import { serveCommand } from './commands/serve.js';
-import { sessionsCommand } from './commands/sessions.js';
-import { showCommand } from './commands/show.js';
-import { usageCommand } from './commands/usage.js';
-import { exportCommand, importCommand } from './commands/transfer.js';
+import type { CommandContext } from './command.js';
+import { loadCommand, loadCommands } from './command-loaders.js';
 import { commandHelp, fullHelp } from './help.js';
 import { streamOutput, type Output } from './output.js';
 import { terminalConfirm, type Confirm } from './terminal-confirm.js';
 
-/** Every command, in the order the reference lists them (each typed by its own flags, hence `any` here). */
-// biome-ignore lint/suspicious/noExplicitAny: each command is typed by its own flags; the table holds them all.
-export const COMMANDS: ReadonlyArray<Command<any>> = [
-  chatCommand,
-  sessionsCommand,
-  logCommand,
-  showCommand,
-  checkpointsCommand,
-  diffCommand,
-  rewindCommand,
-  redoCommand,
-  forkCommand,
-  continueCommand,
-  gcCommand,
-  usageCommand,
-  exportCommand,
-  importCommand,
-  hooksCommand,
-  mcpCommand,
-  serveCommand,
-  demoCommand,
-];
+export { COMMAND_NAMES, loadCommand, loadCommands } from './command-loaders.js';
 
 export interface MainOptions {
   output?: Output;
@@ -74,15 +38,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   try {
     const [name, ...rest] = argv;
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-      const topic = name === 'help' ? COMMANDS.find((command) => command.name === rest[0]) : undefined;
-      output.print(topic ? commandHelp(topic) : fullHelp(COMMANDS));
+      const topic = name === 'help' && rest[0] !== undefined ? await loadCommand(rest[0]) : undefined;
+      output.print(topic ? commandHelp(topic) : fullHelp(await loadCommands()));
       return 0;
     }
     if (name === '--version' || name === '-v') {
       output.print(json ? JSON.stringify({ version: version() }) : version());
       return 0;
     }
-    const command = COMMANDS.find((candidate) => candidate.name === name);
+    const command = name.startsWith('-') ? undefined : await loadCommand(name);
     if (!command) throw new UsageError(name.startsWith('-') ? `"${name}" comes after a command` : `unknown command "${name}"`);
     const args = parseArgs(rest, { ...command.flags, ...GLOBAL_FLAGS } as FlagSpecs, { literal: new Set(command.literal ?? []) });
     if (args.flags.help === true) {
