@@ -32,6 +32,7 @@ export interface BlobStoreOptions {
 }
 
 export const DEFAULT_MAX_CHAIN_DEPTH = 16;
+/** A whole blob at the bottom of a chain this large is kept as the base of the file's other versions (hashing a smaller one costs more than reading it again). */
 const LARGE_BASE = 64 * 1024;
 
 /** Below this, deflate never pays (`encodeWhole` keeps them raw): not worth staging. */

@@ -11,8 +11,6 @@ import { commandHelp, fullHelp } from './help.js';
 import { streamOutput, type Output } from './output.js';
 import { terminalConfirm, type Confirm } from './terminal-confirm.js';
 
-export { COMMAND_NAMES, loadCommand, loadCommands } from './command-loaders.js';
-
 export interface MainOptions {
   output?: Output;
   env?: NodeJS.ProcessEnv;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_NAMES, loadCommand, loadCommands } from '../../src/cli/main.js';
+import { COMMAND_NAMES, loadCommand, loadCommands } from '../../src/cli/command-loaders.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'waypoint.js');
