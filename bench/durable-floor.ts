@@ -5,10 +5,17 @@
  * each temp file renamed over its path (removed files unlinked) and every directory fsynced once.
  * The opens, writes and fsyncs run all at once in the libuv thread pool; no hashing, no compare,
  * no database.
+ *
+ * With `compareAndReplace`, each path is changed the way a write that never overwrites someone's
+ * save must change it when the system offers no "rename unless the name is taken" (Node has no
+ * `renameat2`): the path is looked at, its file renamed aside (which takes exactly what was there),
+ * the new file linked into the empty name (a link fails rather than replace a file saved
+ * meanwhile), its temp name removed, and the aside files removed in the thread pool while the
+ * directories are fsynced. Still no hashing, no reading back, no database: the floor of a safe undo.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsync, mkdirSync, open, openSync, renameSync, rmSync, symlinkSync, unlinkSync, write } from 'node:fs';
+import { closeSync, fsync, linkSync, lstatSync, mkdirSync, open, openSync, renameSync, rmSync, symlinkSync, unlink, unlinkSync, write } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -53,6 +60,7 @@ const pool = {
   open: promisify(open),
   write: promisify(write),
   fsync: promisify(fsync),
+  unlink: promisify(unlink),
 };
 
 /** A new file with `content`, fsynced: open, write, fsync in the thread pool (the only waits), close. */
@@ -81,7 +89,13 @@ async function fsyncDirectory(path: string): Promise<void> {
  * the journal file (written to `journalDir`). Missing directories are created first; the renames,
  * unlinks and links run on this thread (they wait on no disk).
  */
-export async function durableFloor(root: string, changes: readonly FloorChange[], journalDir: string, journalBytes: number): Promise<void> {
+export async function durableFloor(
+  root: string,
+  changes: readonly FloorChange[],
+  journalDir: string,
+  journalBytes: number,
+  options: { compareAndReplace?: boolean } = {},
+): Promise<void> {
   const suffix = randomBytes(6).toString('hex');
   const journal = join(journalDir, `journal.${suffix}`);
   const writes = changes.filter((change) => change.content !== null && change.mode !== '120000');
@@ -92,19 +106,48 @@ export async function durableFloor(root: string, changes: readonly FloorChange[]
     ...writes.map((change) => writeSynced(temp(change), change.content!, change.mode === '100755' ? 0o755 : 0o644)),
   ]);
   const directories = new Set<string>();
+  const aside: string[] = [];
   for (const change of changes) {
     const path = join(root, change.path);
     directories.add(dirname(path));
     if (change.from !== null) {
       directories.add(dirname(join(root, change.from)));
       mkdirSync(dirname(path), { recursive: true });
-      renameSync(join(root, change.from), path);
-    } else if (change.content === null) rmSync(path, { force: true });
-    else if (change.mode === '120000') {
+      if (options.compareAndReplace) replaceSafely(join(root, change.from), path, null, aside, `${suffix}m`);
+      else renameSync(join(root, change.from), path);
+    } else if (change.content === null) {
+      if (options.compareAndReplace) replaceSafely(path, null, null, aside, suffix);
+      else rmSync(path, { force: true });
+    } else if (change.mode === '120000') {
       rmSync(path, { force: true });
       symlinkSync(change.content.toString('utf8'), path);
-    } else renameSync(temp(change), path);
+    } else if (options.compareAndReplace) replaceSafely(path, path, temp(change), aside, suffix);
+    else renameSync(temp(change), path);
   }
-  await Promise.all([...directories].map(fsyncDirectory));
+  await Promise.all([...aside.map((path) => pool.unlink(path)), ...[...directories].map(fsyncDirectory)]);
   unlinkSync(journal);
+}
+
+/**
+ * One compare-and-replace with the fewest calls that keep a concurrent save: `from` looked at and
+ * renamed aside (kept in `aside` for removal), then `next` (or, for a move, the file taken aside)
+ * linked in at `to` and its old name removed.
+ */
+function replaceSafely(from: string, to: string | null, next: string | null, aside: string[], suffix: string): void {
+  const taken = join(dirname(from), `.aside.${suffix}.${from.length}.${aside.length}`);
+  // A file the undo creates again has nothing at its path to take aside.
+  const present = lstatSync(from, { throwIfNoEntry: false }) !== undefined;
+  if (present) renameSync(from, taken);
+  if (to === null) {
+    if (present) aside.push(taken);
+    return;
+  }
+  if (next === null) {
+    linkSync(taken, to);
+    unlinkSync(taken);
+    return;
+  }
+  linkSync(next, to);
+  unlinkSync(next);
+  if (present) aside.push(taken);
 }

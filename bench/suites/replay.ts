@@ -16,7 +16,8 @@
  *   (Waypoint) or a reset to the last commit (git), untimed, and starts after a `sync -f` so no
  *   contender's fsyncs flush another's writes. Goal: ≥ 2× faster than git. Also reported against
  *   the disk's floor (bench/durable-floor.ts): the same file changes made durable with plain writes
- *   and fsyncs, no Waypoint code.
+ *   and fsyncs, no Waypoint code; and against the floor of a safe undo, the same with each path
+ *   changed by compare-and-replace (a save made meanwhile is never overwritten), as the undo must.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
@@ -160,6 +161,7 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   const gitTimes: number[] = [];
   const gitDurableTimes: number[] = [];
   const floorTimes: number[] = [];
+  const safeFloorTimes: number[] = [];
   let journalBytes = 0;
   for (let round = 0; round < ROUNDS; round++) {
     // Every round starts with the disk clean (what the previous round left synced, untimed), so no
@@ -187,6 +189,12 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
     start = process.hrtime.bigint();
     await durableFloor(floorTree, changes, floorJournals, journalBytes);
     floorTimes.push(elapsed(start));
+    execFileSync('git', ['reset', '-q', '--hard', last], { cwd: floorTree });
+    execFileSync('git', ['clean', '-q', '-fd'], { cwd: floorTree });
+    execFileSync('sync', ['-f', checkout]);
+    start = process.hrtime.bigint();
+    await durableFloor(floorTree, changes, floorJournals, journalBytes, { compareAndReplace: true });
+    safeFloorTimes.push(elapsed(start));
     execFileSync('git', ['reset', '-q', '--hard', last], { cwd: floorTree });
     execFileSync('git', ['clean', '-q', '-fd'], { cwd: floorTree });
   }
@@ -220,6 +228,17 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
       baseline: { name: 'the same changes by plain writes + fsyncs', value: median(floorTimes) },
       ratio: median(floorTimes) / undo,
       note: `${changes.length} changes; floor = each new content to a temp file + fsync and a ${journalBytes} B journal file + fsync, all at once in the thread pool, then the renames (${changes.filter((change) => change.from !== null).length} files renamed back, as the undo does) and unlinks, one fsync per directory`,
+    },
+    {
+      suite: SUITE,
+      name: `undo of ${UNDO_TURNS} turns vs the floor of a safe undo`,
+      value: undo,
+      unit: 'ms',
+      baseline: { name: 'the same changes by compare-and-replace + fsyncs', value: median(safeFloorTimes) },
+      ratio: median(safeFloorTimes) / undo,
+      note:
+        'the floor above, each path changed so that a save made meanwhile is never overwritten: looked at, taken aside by a rename, the new file linked in, its temp name and the aside file removed (git ratio at this floor: ' +
+        `${(gitUndo / median(safeFloorTimes)).toFixed(2)}×)`,
     },
   );
   return results;
