@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 // Narrow imports: `--version`, `--help` and a usage error load no more than they need (see `command-loaders.ts`).
 import { defaultStoreLocation, resolveStoreLocation } from '../engine/store-location.js';
 import { isClaudeSessionId, waypointSessionIdFor } from '../integrations/claude/claude-ids.js';
 import { WaypointError } from '../model/index.js';
+import { packageRoot } from '../model/package-root.js';
 import { GLOBAL_FLAGS, parseArgs, type FlagSpecs } from './args.js';
 import { UsageError } from './cli-errors.js';
 import type { CommandContext } from './command.js';
@@ -20,8 +20,7 @@ export interface MainOptions {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  return packageRoot().version;
 }
 
 /**

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { parseInput } from '../model/index.js';
+import { packageRoot, parseInput } from '../model/index.js';
 import { checkpointVerbs } from './checkpoint-verbs.js';
 import { fileTools } from './file-tools.js';
 import { McpSession, type McpSessionOptions } from './mcp-session.js';
@@ -83,5 +82,5 @@ function jsonSchema(tool: AnyMcpTool): Tool['inputSchema'] {
 }
 
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return packageRoot().version;
 }

@@ -6,3 +6,4 @@ export { hashContent } from './hash-content.js';
 export { parseInput } from './parse-input.js';
 export { callable, bytes, withMethods, count } from './input-shapes.js';
 export { hostId } from './host-id.js';
+export { packagePath, packageRoot } from './package-root.js';

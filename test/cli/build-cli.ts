@@ -17,5 +17,8 @@ export function setup(): void {
   if (build.status === 0) return;
   const report = `${build.stdout ?? ''}${build.stderr ?? ''}`.trim();
   if (!emitted) throw new Error(`npm run build emitted no CLI, so it cannot be tested:\n${report}`);
+  // tsc stopped the build after emitting: bundle what it emitted (bin/waypoint.js loads the bundle).
+  const bundle = spawnSync(process.execPath, [resolve(root, 'scripts', 'bundle-cli.mjs')], { cwd: root, encoding: 'utf8' });
+  if (bundle.status !== 0) throw new Error(`the CLI bundle failed, so the CLI cannot be tested:\n${bundle.stderr}`);
   console.warn(`npm run build reported errors (the CLI tests run on the JavaScript it emitted):\n${report}`);
 }

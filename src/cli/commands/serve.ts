@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { openWaypoint } from '../../engine/index.js';
-import { InvalidArgumentError } from '../../model/index.js';
+import { InvalidArgumentError, packagePath, packageRoot } from '../../model/index.js';
 import { createRuntime, MODEL_STRING_FORMS } from '../../runtime/index.js';
 import { EffectApprovals, startServer } from '../../server/index.js';
 import { integerFlag } from '../args.js';
@@ -12,9 +10,6 @@ export const serveFlags = {
   host: { type: 'string', value: 'host', description: 'the address to listen on (default 127.0.0.1; anything else exposes the store to that network)' },
   model: { type: 'string', value: 'model', description: `the model turns run with (default $WAYPOINT_MODEL): ${MODEL_STRING_FORMS.join('; ')}` },
 } as const;
-
-/** The package's root (this file is `src/cli/commands/serve.ts` or `dist/cli/commands/serve.js`). */
-const packageRoot = new URL('../../../', import.meta.url);
 
 export const serveCommand = defineCommand({
   name: 'serve',
@@ -38,7 +33,7 @@ export const serveCommand = defineCommand({
     }
     const port = args.flags.port === undefined ? 0 : integerFlag('port', args.flags.port, 0, 0);
     if (port > 65535) throw new InvalidArgumentError({ parameter: 'port', value: port, reason: 'a port is at most 65535.' });
-    const version = (JSON.parse(readFileSync(new URL('package.json', packageRoot), 'utf8')) as { version: string }).version;
+    const { version } = packageRoot();
     const waypoint = await openWaypoint({ path: context.storePath });
     try {
       // External calls that need a decision (in forks and side chats, or a repeat) are asked of the open page.
@@ -50,7 +45,7 @@ export const serveCommand = defineCommand({
         runtime,
         host: args.flags.host ?? '127.0.0.1',
         port,
-        webRoot: fileURLToPath(new URL('dist/web/', packageRoot)),
+        webRoot: packagePath('dist', 'web'),
         version,
       });
       if (context.json) context.output.print(JSON.stringify({ type: 'serve', url: server.url, openUrl: server.openUrl, store: context.storePath }));

@@ -2,8 +2,8 @@
 // imported only when the event must be handled in this process.
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { defaultStorePath } from '../../engine/store-location.js';
+import { packagePath } from '../../model/package-root.js';
 import { hookStoreFromFlags, type HookStore } from '../hook-store.js';
 import { helperPaths, helperRunning } from './helper-paths.js';
 import { type HelperEndpoint, readEndpoint, REPLY_OK, tokenLine, tokensMatch } from './helper-protocol.js';
@@ -128,7 +128,7 @@ function sendToHelper(endpoint: HelperEndpoint, agent: ClientAgent, stdin: strin
 
 function startHelper(storeFlags: readonly string[]): void {
   try {
-    const bin = fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url));
+    const bin = packagePath('bin', 'waypoint.js');
     spawn(process.execPath, [bin, 'hooks', 'serve', 'claude', ...storeFlags], { detached: true, stdio: 'ignore' }).unref();
   } catch {
     // Without a helper every event is handled in its own process: slower, never wrong.

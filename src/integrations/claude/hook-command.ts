@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../model/package-root.js';
 
 /** POSIX shell quoting: one single-quoted word. */
 function quote(word: string): string {
@@ -24,7 +24,7 @@ export function hookCommand(
   options: { agent?: 'claude' | 'codex'; storePath?: string; storeFlags?: readonly string[]; node?: string; bin?: string; shell?: boolean } = {},
 ): string {
   const node = options.node ?? process.execPath;
-  const bin = options.bin ?? realpathSync(fileURLToPath(new URL('../../../bin/waypoint.js', import.meta.url)));
+  const bin = options.bin ?? realpathSync(packagePath('bin', 'waypoint.js'));
   const storeFlags = options.storeFlags ?? (options.storePath ? ['--store', options.storePath] : []);
   const client = [node, bin, 'hooks', 'run', options.agent ?? 'claude', ...storeFlags];
   const shellClient = join(dirname(bin), 'claude-hook.bash');
