@@ -130,12 +130,13 @@ describe('sweeping the hidden files killed writes left', () => {
     expect(hiddenFiles(h.work)).toEqual(left);
   }, 60_000);
 
-  it("a parked file beside a path a pending journal names stays, so the journal's recovery can put it back", async () => {
+  it("a parked file beside a path a pending journal names stays, its writer alive or killed, so the journal's recovery can put it back", async () => {
     const child = await startWriter(h, 'journal');
     children.push(child);
-    await kill(child);
     const left = hiddenFiles(h.work);
     expect(left.map((name) => name.endsWith('.wp-old'))).toEqual([true]);
+    expect((await sweep()).kept.map((item) => [item.path, item.reason])).toEqual([[`workspace:${left[0]}`, 'journal_pending']]);
+    await kill(child);
     const report = await sweep();
     expect(report.kept.map((item) => [item.path, item.reason])).toEqual([[`workspace:${left[0]}`, 'journal_pending']]);
     expect(readFileSync(h.path(left[0]!), 'utf8')).toBe('a as the person left it\n');
@@ -165,12 +166,17 @@ describe('sweeping the hidden files killed writes left', () => {
     expect(later.swept.map((item) => item.path)).toEqual(['workspace:.old.txt.0123456789ab.wp-old']);
   });
 
-  it('a writer whose temp file was swept fails its rename with an error instead of reporting the write done', async () => {
+  it('a writer whose temp file was swept fails its rename (or link) with an error instead of reporting the write done', async () => {
     const write = prepareFileWrite(workspace.resolve('a.txt'), 'a write in flight\n');
     await write.sync();
     expect((await sweep()).swept.map((item) => item.target)).toEqual(['workspace:a.txt']);
     expect(() => write.commit()).toThrowError(expect.objectContaining({ code: 'FILE_WRITE_FAILED' }));
     expect(h.read('a.txt')).toBe('a as the person left it\n');
+    // The same for the link into an empty name a compare-and-replace commits with.
+    const linked = prepareFileWrite(workspace.resolve('new.txt'), 'another write in flight\n');
+    expect((await sweep()).swept.map((item) => item.target)).toEqual(['workspace:new.txt']);
+    expect(() => linked.commitIfAbsent()).toThrowError(expect.objectContaining({ code: 'FILE_WRITE_FAILED' }));
+    expect(h.read('new.txt')).toBeNull();
   });
 
   it('a content that cannot be stored leaves every leftover in place', async () => {
