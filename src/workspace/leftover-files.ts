@@ -162,15 +162,17 @@ export function isSameLeftover(leftover: Leftover): boolean {
 
 /**
  * A leftover's bytes (a link's target text, never followed), or null when it is no longer the file
- * found — changed, replaced or gone — before or while it was read.
+ * found — changed, replaced or gone — before or while it was read. Throws when it is there but
+ * cannot be read (permissions, too large for one buffer).
  */
 export function readLeftover(leftover: Leftover): Buffer | null {
   if (!isSameLeftover(leftover)) return null;
   let content: Buffer;
   try {
     content = leftover.link ? readlinkSync(leftover.path, { encoding: 'buffer' }) : readFileSync(leftover.path);
-  } catch {
-    return null;
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return null;
+    throw error;
   }
   return isSameLeftover(leftover) && content.length === leftover.size ? content : null;
 }

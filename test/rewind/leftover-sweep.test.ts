@@ -39,7 +39,7 @@ describe('sweeping the hidden files killed writes left', () => {
   let h: RewindHarness;
   let workspace: Workspace;
   const children: ChildProcess[] = [];
-  const sweep = (options: { dryRun?: boolean; minAgeMs?: number; blobs?: BlobStore; now?: () => number } = {}) =>
+  const sweep = (options: { dryRun?: boolean; minAgeMs?: number; blobs?: BlobStore; now?: () => number; batchBytes?: number } = {}) =>
     sweepLeftovers({ store: h.store, blobs: options.blobs ?? h.blobs, workspace, sessionId: h.session.id, minAgeMs: 0, lockWaitMs: 100, ...options });
 
   beforeEach(async () => {
@@ -177,6 +177,25 @@ describe('sweeping the hidden files killed writes left', () => {
     expect((await sweep()).swept.map((item) => item.target)).toEqual(['workspace:new.txt']);
     expect(() => linked.commitIfAbsent()).toThrowError(expect.objectContaining({ code: 'FILE_WRITE_FAILED' }));
     expect(h.read('new.txt')).toBeNull();
+  });
+
+  it('batch by batch: when a batch cannot be stored, the sweep stops and none of its files, nor any later one, is removed', async () => {
+    for (const name of ['a', 'b', 'c']) writeFileSync(h.path(`.${name}.txt.00000000000${name}.wp-tmp`), `${name} `.repeat(10));
+    let calls = 0;
+    const secondFails = new Proxy(h.blobs, {
+      get(target, property, receiver) {
+        if (property === 'putMany')
+          return async (...args: Parameters<BlobStore['putMany']>) => {
+            calls += 1;
+            if (calls === 2) throw new Error('disk full');
+            return target.putMany(...args);
+          };
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    await expect(sweep({ blobs: secondFails, batchBytes: 20 })).rejects.toThrow('disk full');
+    expect(hiddenFiles(h.work)).toEqual(['.b.txt.00000000000b.wp-tmp', '.c.txt.00000000000c.wp-tmp']);
+    expect((await listPreserved(h.store, h.session.id)).map((save) => save.path)).toEqual(['workspace:a.txt']);
   });
 
   it('a content that cannot be stored leaves every leftover in place', async () => {

@@ -24,7 +24,9 @@ export type LeftoverKeepReason =
   /** It changed, went or could not be read while it was being kept: looked at again next time. */
   | 'changed'
   /** Its content could not be read. */
-  | 'unreadable';
+  | 'unreadable'
+  /** Its content is kept, but the file could not be removed (permissions). */
+  | 'remove_failed';
 
 /** One leftover as the report lists it. */
 export interface LeftoverItem {
@@ -74,6 +76,8 @@ export interface LeftoverSweepInput {
   dryRun?: boolean;
   /** A leftover written or renamed less than this long ago is kept. Default one hour. */
   minAgeMs?: number;
+  /** How many bytes of leftovers are read, stored and removed together. Default 64 MiB. */
+  batchBytes?: number;
   /** How long to wait for another holder of the workspace lock; then `WORKSPACE_BUSY`. Default 2 s. */
   lockWaitMs?: number;
   now?: () => number;
@@ -93,7 +97,8 @@ export interface LeftoverSweepInput {
  *   report a write that did not happen.
  * - Each content is stored in the blob store and recorded as a save kept aside in the session
  *   (pinned by it; listed by its rewind status, put back with `restorePreserved`) before its file
- *   is removed; a content that cannot be stored leaves every file in place. A file that changed
+ *   is removed, in batches of up to 64 MiB; when a batch cannot be stored or recorded, the sweep
+ *   stops with that error and none of its files (nor any later one) is removed. A file that changed
  *   since it was read is left.
  *
  * With `dryRun`, reports what would go and changes nothing.
@@ -119,46 +124,78 @@ export async function sweepLeftovers(input: LeftoverSweepInput): Promise<Leftove
     };
     const named = await namedByRecords(input.store);
     const now = (input.now ?? Date.now)();
-    const chosen: Array<{ leftover: Leftover; content: Buffer; hash: string }> = [];
+    const keep = (leftover: Leftover, reason: LeftoverKeepReason, detail: string) => report.kept.push({ ...itemOf(leftover), reason, detail });
+    const candidates: Leftover[] = [];
     for (const leftover of search.leftovers) {
-      const keep = (reason: LeftoverKeepReason, detail: string) => report.kept.push({ ...itemOf(leftover), reason, detail });
       const record = recordNaming(named, leftover);
-      if (record) keep(record.reason, record.detail);
+      if (record) keep(leftover, record.reason, record.detail);
       else if (leftover.pid !== null && liveWriter(leftover.pid, undefined, () => true) !== null)
-        keep('writer_running', `process ${leftover.pid}, which its name gives, is still running`);
+        keep(leftover, 'writer_running', `process ${leftover.pid}, which its name gives, is still running`);
       else if (now - leftover.changedAtMs < minAgeMs)
-        keep('recent', `written or renamed ${Math.max(0, Math.round((now - leftover.changedAtMs) / 1000))} s ago, less than the minimum age`);
-      else {
-        const content = readLeftover(leftover);
-        if (content === null) keep('changed', 'it changed or went while it was read');
+        keep(leftover, 'recent', `written or renamed ${Math.max(0, Math.round((now - leftover.changedAtMs) / 1000))} s ago, less than the minimum age`);
+      else candidates.push(leftover);
+    }
+    const directories = new Set<string>();
+    // A batch at a time, so a workspace full of large leftovers is never all in memory at once.
+    for (const batch of batches(candidates, input.batchBytes ?? BATCH_BYTES)) {
+      const chosen: Chosen[] = [];
+      for (const leftover of batch) {
+        let content: Buffer | null;
+        try {
+          content = readLeftover(leftover);
+        } catch (error) {
+          keep(leftover, 'unreadable', `it cannot be read: ${(error as Error).message}`);
+          continue;
+        }
+        if (content === null) keep(leftover, 'changed', 'it changed or went while it was read');
         else chosen.push({ leftover, content, hash: hashContent(content) });
       }
-    }
-    if (dryRun || chosen.length === 0) {
-      report.swept = chosen.map(({ leftover, hash }) => ({ ...itemOf(leftover), hash, recordId: null }));
-      return report;
-    }
-    const recordIds = await keepContents(input, chosen);
-    const directories = new Set<string>();
-    chosen.forEach(({ leftover, hash }, index) => {
-      const removed = removeLeftover(leftover);
-      if (removed === 'removed' || removed === 'gone') {
-        report.swept.push({ ...itemOf(leftover), hash, recordId: recordIds[index]! });
-        directories.add(leftover.directory);
-      } else
-        keep(
-          removed === 'failed' ? 'unreadable' : 'changed',
-          removed === 'failed' ? 'it could not be removed (its content is kept anyway)' : 'it changed after it was read (its content then is kept)',
-        );
-      function keep(reason: LeftoverKeepReason, detail: string) {
-        report.kept.push({ ...itemOf(leftover), reason, detail });
+      if (dryRun) {
+        for (const { leftover, hash } of chosen) report.swept.push({ ...itemOf(leftover), hash, recordId: null });
+        continue;
       }
-    });
+      if (chosen.length === 0) continue;
+      const recordIds = await keepContents(input, chosen);
+      for (const [index, { leftover, hash }] of chosen.entries()) {
+        const removed = removeLeftover(leftover);
+        if (removed === 'removed' || removed === 'gone') {
+          report.swept.push({ ...itemOf(leftover), hash, recordId: recordIds[index]! });
+          directories.add(leftover.directory);
+        } else if (removed === 'failed') keep(leftover, 'remove_failed', 'it could not be removed (its content is kept anyway)');
+        else keep(leftover, 'changed', 'it changed after it was read (the content read is kept anyway)');
+      }
+    }
     await fsyncDirectories(directories);
     return report;
   } finally {
     await lock.release();
   }
+}
+
+/** A leftover read, with its content and hash. */
+interface Chosen {
+  leftover: Leftover;
+  content: Buffer;
+  hash: string;
+}
+
+/** Up to this many bytes of leftovers are read, stored and removed together, unless the caller says otherwise. */
+const BATCH_BYTES = 64 * 1024 * 1024;
+
+/** `leftovers` in runs of at most `limit` bytes (a larger one alone). */
+function* batches(leftovers: readonly Leftover[], limit: number): Generator<Leftover[]> {
+  let batch: Leftover[] = [];
+  let bytes = 0;
+  for (const leftover of leftovers) {
+    if (batch.length > 0 && bytes + leftover.size > limit) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(leftover);
+    bytes += leftover.size;
+  }
+  if (batch.length > 0) yield batch;
 }
 
 function itemOf(leftover: Leftover): LeftoverItem {
@@ -171,7 +208,7 @@ function itemOf(leftover: Leftover): LeftoverItem {
  * put back on its own. Returns the record ids in `chosen` order. Throws (nothing removed) when a
  * content cannot be stored or recorded.
  */
-async function keepContents(input: LeftoverSweepInput, chosen: ReadonlyArray<{ leftover: Leftover; content: Buffer; hash: string }>): Promise<string[]> {
+async function keepContents(input: LeftoverSweepInput, chosen: readonly Chosen[]): Promise<string[]> {
   const hashes = [...new Set(chosen.map((item) => item.hash))];
   const pin = await input.blobs.pin(hashes, { sessionId: input.sessionId });
   try {
