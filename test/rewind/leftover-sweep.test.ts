@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BlobStore } from '../../src/blobs/index.js';
 import { sessionWorkspace } from '../../src/checkpoint/index.js';
 import { hashContent, WaypointError } from '../../src/model/index.js';
-import { listPreserved, restorePreserved, sweepLeftovers } from '../../src/rewind/index.js';
+import { listPreserved, recoverJournals, restorePreserved, sweepLeftovers } from '../../src/rewind/index.js';
 import { prepareFileWrite, type Workspace } from '../../src/workspace/index.js';
 import { RewindHarness } from '../fixtures/rewind-harness.js';
 import { snapshotTree } from '../fixtures/snapshot-tree.js';
@@ -151,6 +152,50 @@ describe('sweeping the hidden files killed writes left', () => {
     await kill(child);
     expect((await sweep()).swept.map((item) => [item.path, item.target])).toEqual([[`workspace:${name}`, 'workspace:.git']]);
     expect(existsSync(h.path(name))).toBe(false);
+  }, 60_000);
+
+  it('a real rewind killed after writing its temp file but before recording its journal: recovery cannot see the file, the sweep keeps its content and removes it', async () => {
+    h.put('a.txt', 'a0\n');
+    const turn = await h.turn();
+    await h.recordWrite(turn, 'a.txt', 'a1\n');
+    // Another writer holds the store's write lock, so the rewind plans (and writes its temp file)
+    // but waits to record its journal; it is killed there.
+    const blocker = new Database(h.storePath);
+    blocker.exec('BEGIN IMMEDIATE');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'rewind-latest-child.ts'), h.storePath, h.session.id],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    children.push(child);
+    try {
+      const deadline = Date.now() + 30_000;
+      while (hiddenFiles(h.work).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      // It waits on the store's lock from here on: a moment more lets its temp file be whole.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await kill(child);
+    } finally {
+      blocker.exec('ROLLBACK');
+      blocker.close();
+    }
+    const left = hiddenFiles(h.work);
+    expect(left.map((name) => name.endsWith('.wp-tmp'))).toEqual([true]);
+    expect(h.read('a.txt')).toBe('a1\n');
+    // Nothing names it: recovery on the next open leaves it where it is.
+    await h.reopen();
+    expect(await h.store.listJournals({ state: 'pending' })).toEqual([]);
+    const recovery = await recoverJournals(h.store);
+    expect(recovery.recovered).toEqual([]);
+    expect(hiddenFiles(h.work)).toEqual(left);
+
+    const report = await sweep();
+    expect(report.swept.map((item) => [item.path, item.kind, item.target, item.hash])).toEqual([
+      [`workspace:${left[0]}`, 'temp', 'workspace:a.txt', hashContent(Buffer.from('a0\n'))],
+    ]);
+    expect(hiddenFiles(h.work)).toEqual([]);
+    expect(h.read('a.txt')).toBe('a1\n');
   }, 60_000);
 
   it('a file parked a moment ago counts as new however old its content: the rename sets its change time', async () => {
