@@ -20,6 +20,7 @@ const LOADERS: ReadonlyArray<readonly [name: string, load: () => Promise<AnyComm
   ['fork', async () => (await import('./commands/fork.js')).forkCommand],
   ['continue', async () => (await import('./commands/continue.js')).continueCommand],
   ['gc', async () => (await import('./commands/gc.js')).gcCommand],
+  ['sweep', async () => (await import('./commands/sweep.js')).sweepCommand],
   ['usage', async () => (await import('./commands/usage.js')).usageCommand],
   ['export', async () => (await import('./commands/transfer.js')).exportCommand],
   ['import', async () => (await import('./commands/transfer.js')).importCommand],

@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   effect: 'eff',
   command: 'cmd',
   tree: 'tre',
+  sweep: 'swp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -28,6 +28,7 @@ export { rewindStatus, RewindStatusRequest, type RewindStatus } from './rewind-s
 export { storeUsage, StoreUsageRequest, type UsageReport, type SessionUsage } from './store-usage.js';
 export { collectGarbage, CollectGarbageRequest, sessionsToDelete, type GarbageReport } from './collect-garbage.js';
 export { restorePreserved, RestorePreservedRequest, type RestorePreservedResult } from './restore-preserved.js';
+export { sweepLeftovers, SweepLeftoversRequest, type SweepLeftoversResult } from './sweep-leftovers.js';
 export { exportSession, ExportSessionRequest, type ExportSessionResult } from './export-session.js';
 export { importSession, ImportSessionRequest, type ImportSessionResult } from './import-session.js';
 export { TransferError, type TransferProgress } from '../transfer/index.js';

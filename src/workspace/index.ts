@@ -29,6 +29,16 @@ export {
   type PreparedFileWrite,
 } from './atomic-write.js';
 export { deletePath, type DeleteResult } from './delete-path.js';
+export {
+  findLeftovers,
+  parseLeftoverName,
+  readLeftover,
+  removeLeftover,
+  isSameLeftover,
+  type Leftover,
+  type LeftoverName,
+  type LeftoverSearch,
+} from './leftover-files.js';
 export { replaceIf, moveIf, type HeldFile, type KnownFile, type DisplacedFile, type ReplaceOutcome, type MoveIfOutcome } from './replace-if.js';
 export { movePath, type MoveOptions } from './move-path.js';
 export { writtenStamps, type WrittenIdentity, type WrittenStamp } from './written-stamps.js';

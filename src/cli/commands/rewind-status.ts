@@ -36,10 +36,17 @@ export function renderRewindStatus(report: RewindStatusReport): string[] {
   }
   const kept = (report.preserved ?? []).filter((save) => !save.restored);
   if (kept.length) {
-    lines.push('', 'Kept aside by refused rewinds (a save found while a path was compared; a later write replaced it):');
+    const swept = (save: { rewindId: string }) => save.rewindId.startsWith('swp_');
+    lines.push(
+      '',
+      kept.every(swept)
+        ? 'Kept aside by `waypoint sweep` (the content of a hidden file a killed write left beside the path):'
+        : 'Kept aside by refused rewinds (a save found while a path was compared; a later write replaced it)' +
+            (kept.some(swept) ? ' or by `waypoint sweep` (a hidden file a killed write left):' : ':'),
+    );
     for (const save of kept)
       lines.push(
-        `  ${displayPath(save.path)}  ${save.hash.slice(0, 12)}  in rewind ${save.rewindId}  put it back: waypoint rewind ${id} restore ${save.hash.slice(0, 12)}`,
+        `  ${displayPath(save.path)}  ${save.hash.slice(0, 12)}  ${swept(save) ? 'swept' : 'in rewind'} ${save.rewindId}  put it back: waypoint rewind ${id} restore ${save.hash.slice(0, 12)}`,
       );
   }
   lines.push(

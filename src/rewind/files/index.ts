@@ -4,6 +4,15 @@ export { FILE_REWIND_ENTRY, FILE_REWIND_JOURNAL, type ApplyHooks, type Preserved
 export { JOURNAL_RESOLVED_ENTRY, resolvePendingJournal, type JournalResolution } from './journal-resolve.js';
 export { listPreserved, PRESERVED_ENTRY, restorePreserved, type PreservedSave } from './preserved-contents.js';
 export { reverseMerge } from './reverse-merge.js';
+export {
+  DEFAULT_LEFTOVER_MIN_AGE_MS,
+  sweepLeftovers,
+  type KeptLeftover,
+  type LeftoverKeepReason,
+  type LeftoverSweepInput,
+  type LeftoverSweepReport,
+  type SweptLeftover,
+} from './leftover-sweep.js';
 export { lockWorkspace, type WorkspaceLock, type LockOptions } from './workspace-lock.js';
 export { FileRewindPreviewRequest } from './file-rewind-schemas.js';
 export type { DirectRewindPreview, DirectRewindTarget, OverwriteChanged } from './direct-rewind-plan.js';
