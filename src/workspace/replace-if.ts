@@ -91,7 +91,7 @@ export function replaceIf(
   const parked = join(directory, `.${basename(path).slice(0, 180)}.${tempId()}${BACKUP_SUFFIX}`);
   let held: HeldFile = { exists: false };
   /** The taken file's lstat when it was judged by a known hash, its bytes not read yet. */
-  let parkedStats: Stats | null = null;
+  let parkedStats: EntryStats | null = null;
   let taken = false;
   try {
     renameSync(path, parked);
@@ -102,14 +102,15 @@ export function replaceIf(
   let outcome: ReplaceOutcome;
   try {
     if (taken) {
-      const stats = lstatSync(parked);
+      // One lstat of the taken file serves both questions: what it is, and whether it is the known file.
+      const stats = lstatSync(parked, { bigint: true });
       if (!isEntry(stats)) {
         // A directory was renamed onto the path in the instant after it was looked at.
         renameSync(parked, path);
         return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
       }
-      if (before && stillTheFile(parked, before)) {
-        held = { exists: true, content: known!.content ?? NOT_READ, mode: stats.mode & 0o7777, ...(known!.hash === undefined ? {} : { hash: known!.hash }) };
+      if (before && stillTheFile(stats, before)) {
+        held = { exists: true, content: known!.content ?? NOT_READ, mode: Number(stats.mode) & 0o7777, ...(known!.hash === undefined ? {} : { hash: known!.hash }) };
         // Known by its hash alone: its bytes are read only if it is refused or raced (told or kept).
         if (known!.content === undefined) parkedStats = stats;
       } else held = heldAt(parked, stats);
@@ -154,21 +155,24 @@ function putBack(parked: string, path: string, held: HeldFile & { exists: true }
   return { content: held.content, parkedAt: parked };
 }
 
-/** Whether the file at `path` is still the one `before` describes, its size and modification time unchanged. */
-function stillTheFile(path: string, before: BigIntStats): boolean {
-  const stats = lstatSync(path, { bigint: true });
+/** Whether the taken file (`stats`, its lstat) is still the one `before` describes, its size and modification time unchanged. */
+function stillTheFile(stats: BigIntStats, before: BigIntStats): boolean {
   return stats.isFile() && stats.dev === before.dev && stats.ino === before.ino && stats.size === before.size && stats.mtimeNs === before.mtimeNs;
 }
 
+/** An lstat, with or without nanoseconds. */
+type EntryStats = Stats | BigIntStats;
+
 /** A regular file or a symbolic link: what compare-and-replace takes aside and puts back. */
-function isEntry(stats: Stats): boolean {
+function isEntry(stats: EntryStats): boolean {
   return stats.isFile() || stats.isSymbolicLink();
 }
 
 /** The content of a taken entry: a file's bytes, or a link's target text (never followed). */
-function heldAt(path: string, stats: Stats): HeldFile {
-  if (stats.isSymbolicLink()) return { exists: true, content: readlinkSync(path, { encoding: 'buffer' }), mode: LINK_MODE | (stats.mode & 0o7777) };
-  return { exists: true, content: readFileSync(path), mode: stats.mode & 0o7777 };
+function heldAt(path: string, stats: EntryStats): HeldFile {
+  const bits = Number(stats.mode) & 0o7777;
+  if (stats.isSymbolicLink()) return { exists: true, content: readlinkSync(path, { encoding: 'buffer' }), mode: LINK_MODE | bits };
+  return { exists: true, content: readFileSync(path), mode: bits };
 }
 
 /** The bytes of a file judged by its known hash alone (never handed out: read first, see `withBytes`). */
