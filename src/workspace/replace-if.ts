@@ -110,7 +110,12 @@ export function replaceIf(
         return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
       }
       if (before && stillTheFile(stats, before)) {
-        held = { exists: true, content: known!.content ?? NOT_READ, mode: Number(stats.mode) & 0o7777, ...(known!.hash === undefined ? {} : { hash: known!.hash }) };
+        held = {
+          exists: true,
+          content: known!.content ?? NOT_READ,
+          mode: Number(stats.mode) & 0o7777,
+          ...(known!.hash === undefined ? {} : { hash: known!.hash }),
+        };
         // Known by its hash alone: its bytes are read only if it is refused or raced (told or kept).
         if (known!.content === undefined) parkedStats = stats;
       } else held = heldAt(parked, stats);
