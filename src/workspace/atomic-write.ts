@@ -24,7 +24,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { InvalidArgumentError } from '../model/errors/index.js';
-import { tempId } from './temp-id.js';
+import { HIDDEN_NAME_KEPT, tempId } from './temp-id.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError, type FileWriteOperation } from './file-write-failed-error.js';
 import { PathOutsideWorkspaceError } from './path-outside-workspace-error.js';
@@ -36,8 +36,12 @@ import { linkAlongDirectory, refuseProtectedDirectory, type EntryStat, type Reso
 
 /** The suffix of the temp files atomic writes rename into place (`.<name>.<12 hex>.wp-tmp`). */
 export const TEMP_SUFFIX = '.wp-tmp';
-/** An atomic write's temp file: Waypoint's own, in flight or left by a crash; never user content (scans pass over it). */
-export const TEMP_FILE_PATTERN = /^\..+\.[0-9a-f]{12}\.wp-(tmp|old)$/;
+/**
+ * An atomic write's temp file or a compare-and-replace's parked file: Waypoint's own, in flight or
+ * left by a crash; never user content (scans pass over it). Groups: the target's name (cut, see
+ * `HIDDEN_NAME_KEPT`), then `tmp` or `old`.
+ */
+export const TEMP_FILE_PATTERN = /^\.(.+)\.[0-9a-f]{12}\.wp-(tmp|old)$/;
 /** The suffix of the name a compare-and-replace parks a path's previous file under (see `replaceIf`). */
 export const BACKUP_SUFFIX = '.wp-old';
 
@@ -65,7 +69,7 @@ export interface AtomicWriteOptions {
 
 /** The temp file an atomic write of `target` with `tempId` uses: `.<name>.<tempId>.wp-tmp` beside it. */
 export function tempPathOf(target: ResolvedPath, tempId: string): string {
-  return join(dirname(target.realPath), `.${basename(target.realPath).slice(0, 180)}.${tempId}${TEMP_SUFFIX}`);
+  return join(dirname(target.realPath), `.${basename(target.realPath).slice(0, HIDDEN_NAME_KEPT)}.${tempId}${TEMP_SUFFIX}`);
 }
 
 /** What {@link writeFileAtomic} wrote. */
@@ -270,7 +274,7 @@ function planFileWrite(target: ResolvedPath, content: Uint8Array | string, optio
   if (options.tempId !== undefined && !/^[0-9a-f]{12}$/.test(options.tempId)) {
     throw new InvalidArgumentError({ parameter: 'tempId', value: options.tempId, reason: 'must be 12 lowercase hex digits' });
   }
-  const temp = join(directory, `.${basename(destination).slice(0, 180)}.${options.tempId ?? tempId()}${TEMP_SUFFIX}`);
+  const temp = join(directory, `.${basename(destination).slice(0, HIDDEN_NAME_KEPT)}.${options.tempId ?? tempId()}${TEMP_SUFFIX}`);
   return { target, bytes, durable, directory, destination, temp, mode, owner, fail };
 }
 

@@ -9,11 +9,27 @@ export interface FileIdentity {
   ctimeNs: bigint;
 }
 
+/** The identity fields of an lstat taken with nanoseconds. */
+export function identityOf(stats: BigIntStats): FileIdentity {
+  return { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
+}
+
 /**
- * The lstat of `path` when it is still the regular file `identity` describes: the same inode and
- * size, the same modification time, and the same change time (which no program can set back, so
- * a write, a restored `touch`, a chmod or a new link since all show); else null.
+ * Whether `stats` shows the entry `identity` describes, unchanged: the same inode and size, the same
+ * modification time, and the same change time (which no program can set back, so a write, a
+ * restored `touch`, a chmod or a new link since all show).
  */
+export function sameIdentity(stats: BigIntStats, identity: FileIdentity): boolean {
+  return (
+    stats.dev === identity.dev &&
+    stats.ino === identity.ino &&
+    stats.size === identity.size &&
+    stats.mtimeNs === identity.mtimeNs &&
+    stats.ctimeNs === identity.ctimeNs
+  );
+}
+
+/** The lstat of `path` when it is still the regular file `identity` describes (see {@link sameIdentity}); else null. */
 export function lstatIfUnchanged(path: string, identity: FileIdentity): BigIntStats | null {
   let stats: BigIntStats;
   try {
@@ -21,12 +37,5 @@ export function lstatIfUnchanged(path: string, identity: FileIdentity): BigIntSt
   } catch {
     return null;
   }
-  const same =
-    stats.isFile() &&
-    stats.dev === identity.dev &&
-    stats.ino === identity.ino &&
-    stats.size === identity.size &&
-    stats.mtimeNs === identity.mtimeNs &&
-    stats.ctimeNs === identity.ctimeNs;
-  return same ? stats : null;
+  return stats.isFile() && sameIdentity(stats, identity) ? stats : null;
 }

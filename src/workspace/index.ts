@@ -28,6 +28,7 @@ export {
   type AtomicWriteResult,
   type PreparedFileWrite,
 } from './atomic-write.js';
+export { HIDDEN_NAME_KEPT } from './temp-id.js';
 export { deletePath, type DeleteResult } from './delete-path.js';
 export {
   findLeftovers,

@@ -1,16 +1,15 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, unlinkSync, type BigIntStats, type Dirent } from 'node:fs';
 import { join } from 'node:path';
+import { TEMP_FILE_PATTERN } from './atomic-write.js';
 import { hasErrorCode } from './error-reason.js';
+import { identityOf, sameIdentity, type FileIdentity } from './file-identity.js';
 import { isInside } from './real-path.js';
+import { HIDDEN_NAME_KEPT } from './temp-id.js';
 import type { Workspace } from './workspace.js';
 import { toWorkspacePath, type WorkspacePath } from './workspace-path.js';
 
-/** An atomic write's temp file (`.<name>.<12 hex>.wp-tmp`), or a file compare-and-replace parked (`.wp-old`). */
-const HIDDEN_FORM = /^\.(.+)\.[0-9a-f]{12}\.wp-(tmp|old)$/;
 /** A plain temp file named by its writer's pid (`<name>.<pid>.wp-tmp`, as the fork's work tree set-up writes). */
 const PID_FORM = /^(.+)\.(\d{1,10})\.wp-tmp$/;
-/** How much of a target's name its hidden files keep (see `tempPathOf`). */
-const NAME_KEPT = 180;
 
 /**
  * What a leftover's name says: a temp file whose content never landed (`temp`), or a file that
@@ -26,20 +25,11 @@ export interface LeftoverName {
 
 /** The name's meaning when it is one of the hidden files Waypoint's writes make beside a file; null otherwise. */
 export function parseLeftoverName(name: string): LeftoverName | null {
-  const hidden = HIDDEN_FORM.exec(name);
+  const hidden = TEMP_FILE_PATTERN.exec(name);
   if (hidden) return { kind: hidden[2] === 'old' ? 'parked' : 'temp', target: hidden[1]!, pid: null };
   const plain = PID_FORM.exec(name);
   if (plain) return { kind: 'temp', target: plain[1]!, pid: Number(plain[2]) };
   return null;
-}
-
-/** A leftover's identity when it was found: it is read and removed only while it is still this file. */
-export interface LeftoverIdentity {
-  dev: bigint;
-  ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
 }
 
 /** A hidden file a write left beside a file of the workspace. */
@@ -62,7 +52,8 @@ export interface Leftover extends LeftoverName {
    * file parked a moment ago counts as new however old its content is.
    */
   changedAtMs: number;
-  identity: LeftoverIdentity;
+  /** Its identity when it was found: it is read and removed only while it is still this file. */
+  identity: FileIdentity;
 }
 
 /** What {@link findLeftovers} walked and found. */
@@ -139,22 +130,16 @@ export function findLeftovers(workspace: Workspace): LeftoverSearch {
 
 /** The name of the file a leftover was beside: a cut name is completed when exactly one entry there starts with it. */
 function targetName(parsed: LeftoverName, present: readonly string[]): string | null {
-  if (parsed.pid !== null || parsed.target.length < NAME_KEPT) return parsed.target;
+  if (parsed.pid !== null || parsed.target.length < HIDDEN_NAME_KEPT) return parsed.target;
   const matches = present.filter((name) => name.startsWith(parsed.target) && parseLeftoverName(name) === null);
   if (matches.length === 1) return matches[0]!;
   return matches.includes(parsed.target) ? parsed.target : null;
 }
 
-function identityOf(stats: BigIntStats): LeftoverIdentity {
-  return { dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs };
-}
-
 /** Whether the file at `path` is still the leftover found (same inode, size and times); false when gone. */
 export function isSameLeftover(leftover: Leftover): boolean {
   try {
-    const now = identityOf(lstatSync(leftover.path, { bigint: true }));
-    const then = leftover.identity;
-    return now.dev === then.dev && now.ino === then.ino && now.size === then.size && now.mtimeNs === then.mtimeNs && now.ctimeNs === then.ctimeNs;
+    return sameIdentity(lstatSync(leftover.path, { bigint: true }), leftover.identity);
   } catch {
     return false;
   }

@@ -2,7 +2,7 @@ import { lstatSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { InvalidArgumentError } from '../model/errors/index.js';
 import { fsyncDirectory, installIfAbsent, prepareDirectory, TEMP_SUFFIX, type AtomicWriteResult, type PreparedFileWrite } from './atomic-write.js';
-import { tempId } from './temp-id.js';
+import { HIDDEN_NAME_KEPT, tempId } from './temp-id.js';
 import { errorReason } from './error-reason.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
 import { LINK_MODE } from './link-mode.js';
@@ -31,7 +31,7 @@ export function prepareLinkWrite(
   const durable = options.durable ?? true;
   const directory = prepareDirectory(target, dirname(target.entryPath), options.createParents ?? true, 'write');
   const destination = join(directory, basename(target.entryPath));
-  const temp = join(directory, `.${basename(destination).slice(0, 180)}.${options.tempId ?? tempId()}${TEMP_SUFFIX}`);
+  const temp = join(directory, `.${basename(destination).slice(0, HIDDEN_NAME_KEPT)}.${options.tempId ?? tempId()}${TEMP_SUFFIX}`);
   const fail = (error: unknown): FileWriteFailedError =>
     error instanceof FileWriteFailedError
       ? error

@@ -2,7 +2,7 @@ import { lstatSync, readFileSync, readlinkSync, renameSync, unlinkSync, type Big
 import { basename, dirname, join } from 'node:path';
 import { BACKUP_SUFFIX, fsyncDirectory, installIfAbsent, prepareDirectory, type PreparedFileWrite } from './atomic-write.js';
 import { lstatIfUnchanged, type FileIdentity } from './file-identity.js';
-import { tempId } from './temp-id.js';
+import { HIDDEN_NAME_KEPT, tempId } from './temp-id.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
 import { LINK_MODE } from './link-mode.js';
@@ -88,7 +88,7 @@ export function replaceIf(
   const kind = before ? 'file' : kindAt(path);
   if (kind === 'other') return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
 
-  const parked = join(directory, `.${basename(path).slice(0, 180)}.${tempId()}${BACKUP_SUFFIX}`);
+  const parked = join(directory, `.${basename(path).slice(0, HIDDEN_NAME_KEPT)}.${tempId()}${BACKUP_SUFFIX}`);
   let held: HeldFile = { exists: false };
   /** The taken file's lstat when it was judged by a known hash, its bytes not read yet. */
   let parkedStats: EntryStats | null = null;
@@ -219,7 +219,7 @@ export function moveIf(from: ResolvedPath, to: ResolvedPath, accept: (held: Held
   const source = join(fromDirectory, basename(from.entryPath));
   const destination = join(toDirectory, basename(to.entryPath));
   if (kindAt(source) !== 'file') return { moved: false, reason: 'not_a_file', directories };
-  const parked = join(fromDirectory, `.${basename(source).slice(0, 180)}.${tempId()}${BACKUP_SUFFIX}`);
+  const parked = join(fromDirectory, `.${basename(source).slice(0, HIDDEN_NAME_KEPT)}.${tempId()}${BACKUP_SUFFIX}`);
   try {
     renameSync(source, parked);
   } catch (error) {

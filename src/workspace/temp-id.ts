@@ -1,5 +1,8 @@
 import { randomFillSync } from 'node:crypto';
 
+/** How much of a target's name the hidden files beside it keep (`.<name>.<12 hex>.wp-tmp`), so theirs stays a valid name. */
+export const HIDDEN_NAME_KEPT = 180;
+
 /** Random bytes drawn ahead, 6 at a time: one call into the system's generator per 680 names, not one per name. */
 const pool = Buffer.alloc(4096);
 let offset = pool.length;

@@ -6,6 +6,7 @@ import type { Store } from '../../store/index.js';
 import {
   BACKUP_SUFFIX,
   deletePath,
+  HIDDEN_NAME_KEPT,
   installIfAbsent,
   isLinkMode,
   LINK_MODE,
@@ -17,6 +18,7 @@ import {
   type Workspace,
 } from '../../workspace/index.js';
 import type { UnrestoredFile } from './errors/index.js';
+import { preservedPinOwner } from './preserved-contents.js';
 
 /** What a rollback could not put back, with what it did put back, what it left and what it kept. */
 export type RestoreOutcome = UnrestoredFile[] & {
@@ -219,7 +221,7 @@ export async function pinPreserved(store: Store, journal: Journal, outcome: Rest
   const preserved = outcome.preserved ?? [];
   try {
     if (preserved.length === 0) return;
-    const owner = journal.sessionId ? `session:${journal.sessionId}:rewind-preserved:${journal.id}` : `journal:${journal.id}:preserved`;
+    const owner = journal.sessionId ? preservedPinOwner(journal.sessionId, journal.id) : `journal:${journal.id}:preserved`;
     await store.setBlobPins(
       owner,
       preserved.map((entry) => entry.hash),
@@ -242,7 +244,7 @@ export async function preserveParked(blobs: BlobStore, path: string, parkedAt: s
 
 /** Files a killed compare-and-replace left parked beside `resolved`: put back into an empty path, else stored and removed. */
 async function recoverParked(resolved: ResolvedPath, item: JournalItem, blobs: BlobStore, outcome: RestoreOutcome): Promise<void> {
-  const name = basename(resolved.realPath).slice(0, 180);
+  const name = basename(resolved.realPath).slice(0, HIDDEN_NAME_KEPT);
   const pattern = new RegExp(`^\\.${escapeText(name)}\\.[0-9a-f]{12}${escapeText(BACKUP_SUFFIX)}$`);
   const directory = dirname(resolved.realPath);
   let siblings: string[];
@@ -312,7 +314,7 @@ export function removeCreatedDirectories(journal: Journal, workspace: Workspace,
  * files. Each goes through the workspace, so nothing outside the roots is touched.
  */
 function removeTempFiles(workspace: Workspace, path: string, realPath: string, durable: boolean): void {
-  const name = basename(realPath).slice(0, 180);
+  const name = basename(realPath).slice(0, HIDDEN_NAME_KEPT);
   const pattern = new RegExp(`^\\.${escapeText(name)}\\.[0-9a-f]{12}\\.wp-tmp$`);
   let siblings: string[];
   try {

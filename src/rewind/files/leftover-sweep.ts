@@ -5,7 +5,7 @@ import { hashContent, newId } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import { findLeftovers, fsyncDirectories, readLeftover, removeLeftover, type Leftover, type Workspace, type WorkspacePath } from '../../workspace/index.js';
 import { journalWorkspace } from './journal-recovery.js';
-import { PRESERVED_ENTRY } from './preserved-contents.js';
+import { preservedPinOwner, preservedRecord } from './preserved-contents.js';
 import { liveWriter, lockWorkspace } from './workspace-lock.js';
 
 /** Leftovers younger than this are left alone unless the caller says otherwise (see {@link sweepLeftovers}). */
@@ -214,16 +214,12 @@ async function keepContents(input: LeftoverSweepInput, chosen: readonly Chosen[]
   try {
     await input.blobs.putMany(chosen.map((item) => ({ content: item.content })));
     const ids = chosen.map(() => newId('sweep'));
-    await input.store.addBlobPins(`session:${input.sessionId}:rewind-preserved:${ids[0]}`, hashes);
     for (const [index, { leftover, hash }] of chosen.entries()) {
-      await input.store.appendEntry(input.sessionId, {
-        type: PRESERVED_ENTRY,
-        data: {
-          rewindId: ids[index]!,
-          files: [{ path: leftover.targetKey ?? leftover.key, hash }],
-          sweptFrom: { path: leftover.key, kind: leftover.kind },
-        },
+      await input.store.addBlobPins(preservedPinOwner(input.sessionId, ids[index]!), [hash]);
+      const { entry } = preservedRecord(input.sessionId, ids[index]!, [{ path: leftover.targetKey ?? leftover.key, hash }], {
+        sweptFrom: { path: leftover.key, kind: leftover.kind },
       });
+      await input.store.appendEntry(input.sessionId, entry);
     }
     return ids;
   } finally {

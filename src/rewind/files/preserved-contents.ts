@@ -1,5 +1,5 @@
 import type { BlobStore } from '../../blobs/index.js';
-import { WaypointError, type Journal } from '../../model/index.js';
+import { WaypointError, type JsonObject, type Journal } from '../../model/index.js';
 import type { NewEntry, Store } from '../../store/index.js';
 import type { Workspace } from '../../workspace/index.js';
 import { readDisk } from './disk-state.js';
@@ -28,13 +28,31 @@ export interface PreservedSave {
   restored: boolean;
 }
 
+/** The owner of the pins that keep a record's kept-aside contents from garbage collection, for as long as its session lives. */
+export function preservedPinOwner(sessionId: string, recordId: string): string {
+  return `session:${sessionId}:rewind-preserved:${recordId}`;
+}
+
+/**
+ * The entry that records contents kept aside under `recordId` (the rewind that kept them, or a
+ * sweep's record); `extra` fields go into its data beside `rewindId` and `files`.
+ */
+export function preservedRecord(
+  sessionId: string,
+  recordId: string,
+  files: readonly PreservedContent[],
+  extra: JsonObject = {},
+): { sessionId: string; entry: NewEntry } {
+  return {
+    sessionId,
+    entry: { type: PRESERVED_ENTRY, data: { rewindId: recordId, files: files.map((item) => ({ path: item.path, hash: item.hash })), ...extra } },
+  };
+}
+
 /** The entry that records `preserved` for `journal` (null when there is nothing to record). */
 export function preservedEntry(journal: Journal, preserved: readonly PreservedContent[]): { sessionId: string; entry: NewEntry } | null {
   if (preserved.length === 0 || journal.sessionId === null) return null;
-  return {
-    sessionId: journal.sessionId,
-    entry: { type: PRESERVED_ENTRY, data: { rewindId: journal.id, files: preserved.map((item) => ({ path: item.path, hash: item.hash })) } },
-  };
+  return preservedRecord(journal.sessionId, journal.id, preserved);
 }
 
 /** Every content the session's rewinds kept aside, oldest first, with whether it was restored since. */
