@@ -5,7 +5,10 @@
  * have a full garbage collection before each undo, keeping V8's collections out of a comparison.
  * `UNDO_PERF_CONTROL=<control fifo>,<ack fifo>` turns on a `perf record -D -1 --control
  * fifo:<control fifo>,<ack fifo>` started around this process just for each undo, so its samples
- * (kernel stacks included) cover the undos alone. For iterating on the undo; the bench stays the
+ * (kernel stacks included) cover the undos alone. `UNDO_AB=1` sets `WAYPOINT_AB=1` in odd rounds
+ * and clears it in even ones, and prints the medians of each half: code under test reads that
+ * variable to compare two versions in the same minutes (the disk's speed here changes from minute
+ * to minute, so runs minutes apart do not compare). For iterating on the undo; the bench stays the
  * measurement of record.
  */
 import { execFileSync } from 'node:child_process';
@@ -52,7 +55,9 @@ try {
     writeSync(perfFds.control, `${command}\n`);
     readSync(perfFds.ack, Buffer.alloc(5), 0, 5, null);
   };
+  const alternate = process.env.UNDO_AB === '1';
   for (let round = 0; round < rounds; round++) {
+    if (alternate) process.env.WAYPOINT_AB = round % 2 === 1 ? '1' : '';
     execFileSync('sync', ['-f', checkout]);
     (globalThis as { gc?: () => void }).gc?.();
     if (inspector) await inspector.post('Profiler.start');
@@ -77,6 +82,13 @@ try {
   process.stderr.write(
     `median: undo ${median(undo).toFixed(1)} ms, git ${median(gitTimes).toFixed(1)} ms, ratio ${(median(gitTimes) / median(undo)).toFixed(2)}\n`,
   );
+  if (alternate) {
+    const half = (parity: number) => undo.filter((_, round) => round % 2 === parity);
+    for (const parity of [0, 1])
+      process.stderr.write(
+        `WAYPOINT_AB=${parity === 1 ? '1' : '(unset)'}: median ${median(half(parity)).toFixed(1)} ms, lower quartile ${rank(half(parity), 0.25).toFixed(1)} ms\n`,
+      );
+  }
   await replay.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -255,6 +255,24 @@ describe('BlobStore', () => {
     await expect(blobs.get(hashes[0]!)).rejects.toMatchObject({ code: 'BLOB_NOT_FOUND' });
   });
 
+  it('getManySettled readOnly: a kept content is handed out as is, not copied; a plain read still gets its own copy', async () => {
+    const backend = packBackend();
+    const blobs = new BlobStore(backend);
+    const content = Buffer.from('export const kept = true;\n'.repeat(40));
+    const [hash] = await blobs.putMany([{ content }]);
+    await blobs.get(hash!);
+    const value = (read: Map<string, PromiseSettledResult<Buffer>>) => (read.get(hash!) as PromiseFulfilledResult<Buffer>).value;
+    const first = value(await blobs.getManySettled([hash!], { readOnly: true }));
+    const second = value(await blobs.getManySettled([hash!], { readOnly: true }));
+    expect(first).toEqual(content);
+    // The same bytes in memory, not two copies of a content that may be megabytes.
+    expect(second.buffer).toBe(first.buffer);
+    const copy = value(await blobs.getManySettled([hash!]));
+    expect(copy.buffer).not.toBe(first.buffer);
+    copy.fill(0);
+    expect(await blobs.get(hash!)).toEqual(content);
+  });
+
   it('a verified item serves as the delta base of another without being read back', async () => {
     const backend = packBackend();
     const blobs = new BlobStore(backend);

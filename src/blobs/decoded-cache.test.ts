@@ -26,6 +26,20 @@ describe('DecodedCache', () => {
     expect(cache.get('a')!.toString()).toBe('original bytes');
   });
 
+  it('peek hands out the kept bytes themselves, and counts as a use for the least-recently-used order', () => {
+    const cache = new DecodedCache(4 * (10 + 192));
+    cache.set('a', Buffer.from('aaaaaaaaaa'));
+    cache.set('b', Buffer.from('bbbbbbbbbb'));
+    expect(cache.peek('a')).toBe(cache.peek('a'));
+    cache.set('c', Buffer.from('cccccccccc'));
+    cache.set('d', Buffer.from('dddddddddd'));
+    cache.set('e', Buffer.from('eeeeeeeeee'));
+    // 'b' was the least recently used once 'a' was peeked at: it went first.
+    expect(cache.peek('b')).toBeUndefined();
+    expect(cache.peek('a')?.toString()).toBe('aaaaaaaaaa');
+    expect(cache.peek('missing')).toBeUndefined();
+  });
+
   it('never keeps one content larger than a quarter of its budget', () => {
     const cache = new DecodedCache(4096);
     expect(cache.keeps(800)).toBe(true);

@@ -12,7 +12,7 @@ const ENTRY_OVERHEAD = 192;
  * for the same reason). An undo reads the contents it puts back; its redo, and the undo after it,
  * read the same ones again. Contents are immutable by address, so a hit is always right; each
  * entry is a copy of its own (outside Node's shared small-Buffer pool, so an entry holds only its
- * bytes), and callers get their own copy.
+ * bytes), and callers get their own copy unless they only read it (`peek`).
  */
 export class DecodedCache {
   private readonly entries = new Map<string, Buffer>();
@@ -27,11 +27,21 @@ export class DecodedCache {
 
   /** A copy of the content of `hash`, when kept. */
   get(hash: string): Buffer | undefined {
+    const content = this.peek(hash);
+    return content === undefined ? undefined : Buffer.from(content);
+  }
+
+  /**
+   * The kept content of `hash` itself, not a copy: for a caller that only reads it (writes it to a
+   * file, hashes or compares it) and never hands it on. Changing its bytes would change what every
+   * later read of `hash` gets.
+   */
+  peek(hash: string): Buffer | undefined {
     const content = this.entries.get(hash);
     if (content === undefined) return undefined;
     this.entries.delete(hash);
     this.entries.set(hash, content);
-    return Buffer.from(content);
+    return content;
   }
 
   /** Keeps `content`, which the caller verified hashes to `hash` (a copy: the caller may change its own). */

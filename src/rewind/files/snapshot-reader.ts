@@ -63,7 +63,7 @@ export class SnapshotReader {
   async prefetch(hashes: Iterable<string>): Promise<void> {
     const wanted = [...new Set(hashes)].filter((hash) => !this.cache.has(hash));
     if (wanted.length === 0) return;
-    for (const [hash, outcome] of await this.blobs.getManySettled(wanted)) {
+    for (const [hash, outcome] of await this.blobs.getManySettled(wanted, { readOnly: true })) {
       const result = outcome.status === 'fulfilled' ? { ok: true as const, content: outcome.value } : classify(hash, outcome.reason);
       if (result) this.cache.set(hash, result);
     }
