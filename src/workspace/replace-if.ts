@@ -93,11 +93,15 @@ export function replaceIf(
   /** The taken file's lstat when it was judged by a known hash, its bytes not read yet. */
   let parkedStats: EntryStats | null = null;
   let taken = false;
-  try {
-    renameSync(path, parked);
-    taken = true;
-  } catch (error) {
-    if (!hasErrorCode(error, 'ENOENT')) throw fail(error);
+  // Nothing there a moment ago: nothing to take. A file saved there since makes the link below
+  // fail (`raced`) rather than be replaced.
+  if (kind !== 'absent') {
+    try {
+      renameSync(path, parked);
+      taken = true;
+    } catch (error) {
+      if (!hasErrorCode(error, 'ENOENT')) throw fail(error);
+    }
   }
   let outcome: ReplaceOutcome;
   try {
@@ -186,7 +190,8 @@ const NOT_READ = Buffer.alloc(0);
 /** `file` stands for a regular file or a symbolic link. */
 function kindAt(path: string): 'absent' | 'file' | 'other' {
   try {
-    return isEntry(lstatSync(path)) ? 'file' : 'other';
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    return stats === undefined ? 'absent' : isEntry(stats) ? 'file' : 'other';
   } catch (error) {
     if (hasErrorCode(error, 'ENOENT', 'ENOTDIR')) return 'absent';
     throw error;

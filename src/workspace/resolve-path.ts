@@ -193,7 +193,8 @@ export function resolveEntryInRoot(
  */
 function lstatEntry(entryPath: string): EntryStat {
   try {
-    return lstatSync(entryPath);
+    // A missing file is common (a rewind creates files again): no exception for it.
+    return lstatSync(entryPath, { throwIfNoEntry: false }) ?? null;
   } catch (error) {
     return hasErrorCode(error, 'ENOENT', 'ENOTDIR') ? null : undefined;
   }
