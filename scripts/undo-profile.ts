@@ -8,11 +8,16 @@
  * (kernel stacks included) cover the undos alone. `UNDO_AB=1` sets `WAYPOINT_AB=1` in odd rounds
  * and clears it in even ones, and prints the medians of each half: code under test reads that
  * variable to compare two versions in the same minutes (the disk's speed here changes from minute
- * to minute, so runs minutes apart do not compare). For iterating on the undo; the bench stays the
- * measurement of record.
+ * to minute, so runs minutes apart do not compare). `UNDO_TURN=<file>,<me>,<other>` takes turns
+ * with another run of this script (another checkout's code, say): each round waits until `<file>`
+ * holds `<me>`, then writes `<other>` into it — so two versions too different for one variable
+ * alternate round by round all the same (start the one named in the file first or second, either
+ * works; their set-ups overlap, their rounds never do). For iterating on the undo; the bench stays
+ * the measurement of record.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +61,12 @@ try {
     readSync(perfFds.ack, Buffer.alloc(5), 0, 5, null);
   };
   const alternate = process.env.UNDO_AB === '1';
+  const [turnFile, me, other] = (process.env.UNDO_TURN ?? '').split(',');
+  const myTurn = async () => {
+    if (turnFile && me) while (readFileSync(turnFile, 'utf8').trim() !== me) await sleep(20);
+  };
   for (let round = 0; round < rounds; round++) {
+    await myTurn();
     if (alternate) process.env.WAYPOINT_AB = round % 2 === 1 ? '1' : '';
     execFileSync('sync', ['-f', checkout]);
     (globalThis as { gc?: () => void }).gc?.();
@@ -74,6 +84,7 @@ try {
     execFileSync('git', ['clean', '-q', '-fd'], { cwd: checkout });
     gitTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
     execFileSync('git', ['reset', '-q', '--hard', last], { cwd: checkout });
+    if (turnFile && other) writeFileSync(turnFile, other);
     process.stderr.write(`round ${round}: undo ${undo.at(-1)!.toFixed(1)} ms (${undone.files!.files.length} files), git ${gitTimes.at(-1)!.toFixed(1)} ms\n`);
   }
   const rank = (samples: number[], at: number) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length * at)]!;
