@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { TEMP_FILE_PATTERN } from './atomic-write.js';
 import { hasErrorCode } from './error-reason.js';
 import { identityOf, sameIdentity, type FileIdentity } from './file-identity.js';
+import { LINK_MODE } from './link-mode.js';
 import { isInside } from './real-path.js';
 import { HIDDEN_NAME_KEPT } from './temp-id.js';
 import type { Workspace } from './workspace.js';
@@ -46,6 +47,8 @@ export interface Leftover extends LeftoverName {
   targetPath: string | null;
   /** A symbolic link (a link write's temp): its content is its target text. */
   link: boolean;
+  /** Its mode as a rewind keeps it: permission bits, or `LINK_MODE | bits` for a symbolic link. */
+  mode: number;
   size: number;
   /**
    * The later of its modification and status-change times (ms). A rename sets the change time, so a
@@ -117,6 +120,7 @@ export function findLeftovers(workspace: Workspace): LeftoverSearch {
           targetKey: target === null ? null : toWorkspacePath(root.name, `${prefix}${target}`),
           targetPath: target === null ? null : join(directory, target),
           link: stats.isSymbolicLink(),
+          mode: (stats.isSymbolicLink() ? LINK_MODE : 0) | Number(stats.mode & 0o7777n),
           size: Number(stats.size),
           changedAtMs: Math.max(Number(stats.mtimeNs / 1_000_000n), Number(stats.ctimeNs / 1_000_000n)),
           identity: identityOf(stats),

@@ -34,6 +34,8 @@ export interface KnownFile extends FileIdentity {
 /** A file taken off a path that could not be put back, because someone wrote the path again meanwhile. */
 export interface DisplacedFile {
   content: Buffer;
+  /** Its mode as a {@link HeldFile}'s: permission bits, or `LINK_MODE | bits` for a symbolic link. */
+  mode: number;
   /** Where it still is (a hidden name beside the path): store the content, then remove this file. */
   parkedAt: string;
 }
@@ -161,7 +163,7 @@ function putBack(parked: string, path: string, held: HeldFile & { exists: true }
     if (kindAt(parked) === 'file') unlinkSync(parked);
     return null;
   }
-  return { content: held.content, parkedAt: parked };
+  return { content: held.content, mode: held.mode, parkedAt: parked };
 }
 
 /** Whether the taken file (`stats`, its lstat) is still the one `before` describes, its size and modification time unchanged. */
@@ -252,7 +254,12 @@ export function moveIf(from: ResolvedPath, to: ResolvedPath, accept: (held: Held
     return { moved: true, directories };
   }
   const stillParked = !putBackQuietly(parked, source);
-  return { moved: false, reason, directories, ...(stillParked && held.exists ? { displaced: { content: held.content, parkedAt: parked } } : {}) };
+  return {
+    moved: false,
+    reason,
+    directories,
+    ...(stillParked && held.exists ? { displaced: { content: held.content, mode: held.mode, parkedAt: parked } } : {}),
+  };
 }
 
 /** Puts a parked file back at its name if that is still free; else it stays parked, for recovery. */

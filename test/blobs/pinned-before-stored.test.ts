@@ -25,7 +25,7 @@ describe('blobs stored for a pin set afterwards', () => {
     const content = Buffer.from('a person saved this while the rewind held the path\n');
     writeFileSync(parked, content);
     const outcome = emptyOutcome();
-    await preserveParked(fx.blobs, 'workspace:notes.md', parked, content, outcome);
+    await preserveParked(fx.blobs, 'workspace:notes.md', { content, mode: 0o644, parkedAt: parked }, outcome);
     await fx.blobs.gc({ compress: false });
     const journal = { id: 'jnl_pinned_test', sessionId: fx.sessionId } as Journal;
     await pinPreserved(fx.store, journal, outcome);

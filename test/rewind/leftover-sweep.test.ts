@@ -1,5 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +20,7 @@ import type { BlobStore } from '../../src/blobs/index.js';
 import { sessionWorkspace } from '../../src/checkpoint/index.js';
 import { hashContent, WaypointError } from '../../src/model/index.js';
 import { listPreserved, recoverJournals, restorePreserved, sweepLeftovers } from '../../src/rewind/index.js';
-import { prepareFileWrite, type Workspace } from '../../src/workspace/index.js';
+import { LINK_MODE, prepareFileWrite, type Workspace } from '../../src/workspace/index.js';
 import { RewindHarness } from '../fixtures/rewind-harness.js';
 import { snapshotTree } from '../fixtures/snapshot-tree.js';
 
@@ -241,6 +254,40 @@ describe('sweeping the hidden files killed writes left', () => {
     await expect(sweep({ blobs: secondFails, batchBytes: 20 })).rejects.toThrow('disk full');
     expect(hiddenFiles(h.work)).toEqual(['.b.txt.00000000000b.wp-tmp', '.c.txt.00000000000c.wp-tmp']);
     expect((await listPreserved(h.store, h.session.id)).map((save) => save.path)).toEqual(['workspace:a.txt']);
+  });
+
+  it('a kept link goes back as a link with its exact text, a kept executable with its bits; a record without a mode never makes a link', async () => {
+    // A link write's temp file (a link) and a parked executable, as killed writers leave them.
+    symlinkSync('../outside/target name', h.path('.link.00000000000c.wp-tmp'));
+    writeFileSync(h.path('.run.sh.00000000000d.wp-old'), '#!/bin/sh\necho kept\n', { mode: 0o755 });
+    chmodSync(h.path('.run.sh.00000000000d.wp-old'), 0o755);
+    const report = await sweep();
+    expect(hiddenFiles(h.work)).toEqual([]);
+    const saves = await listPreserved(h.store, h.session.id);
+    const link = saves.find((save) => save.path === 'workspace:link')!;
+    const script = saves.find((save) => save.path === 'workspace:run.sh')!;
+    // Linux gives every link the bits 0777.
+    expect(link.mode).toBe(LINK_MODE | 0o777);
+    expect(script.mode).toBe(0o755);
+    expect(report.swept).toHaveLength(2);
+
+    await restorePreserved({ store: h.store, blobs: h.blobs, workspace, sessionId: h.session.id, rewindId: link.rewindId, path: 'workspace:link' });
+    expect(lstatSync(h.path('link')).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(h.path('link'))).toBe('../outside/target name');
+    // A file at the path now is replaced by the script as it was, executable.
+    h.put('run.sh', 'echo someone else\n');
+    await restorePreserved({ store: h.store, blobs: h.blobs, workspace, sessionId: h.session.id, rewindId: script.rewindId, path: 'workspace:run.sh' });
+    expect(h.read('run.sh')).toBe('#!/bin/sh\necho kept\n');
+    expect(statSync(h.path('run.sh')).mode & 0o777).toBe(0o755);
+
+    // A record written before modes were kept: its content goes back as a regular file, even over a link.
+    const old = await h.blobs.put(Buffer.from('plain text kept long ago\n'));
+    await h.store.appendEntry(h.session.id, { type: 'rewind-preserved', data: { rewindId: 'jnl_old_record', files: [{ path: 'workspace:link', hash: old }] } });
+    expect((await listPreserved(h.store, h.session.id)).find((save) => save.rewindId === 'jnl_old_record')!.mode).toBeNull();
+    await restorePreserved({ store: h.store, blobs: h.blobs, workspace, sessionId: h.session.id, rewindId: 'jnl_old_record', path: 'workspace:link' });
+    expect(lstatSync(h.path('link')).isFile()).toBe(true);
+    expect(h.read('link')).toBe('plain text kept long ago\n');
+    expect(statSync(h.path('link')).mode & 0o777).toBe(0o644);
   });
 
   it('a content that cannot be stored leaves every leftover in place', async () => {

@@ -1,5 +1,6 @@
 import { displayPath } from '../../checkpoint/index.js';
 import type { RewindStatus } from '../../operations/index.js';
+import { isLinkMode } from '../../workspace/index.js';
 import { oneLine, plural, table } from '../render/format.js';
 
 /** `rewind <session> status`: the operation's `RewindStatus`. */
@@ -46,7 +47,7 @@ export function renderRewindStatus(report: RewindStatusReport): string[] {
     );
     for (const save of kept)
       lines.push(
-        `  ${displayPath(save.path)}  ${save.hash.slice(0, 12)}  ${swept(save) ? 'swept' : 'in rewind'} ${save.rewindId}  put it back: waypoint rewind ${id} restore ${save.hash.slice(0, 12)}`,
+        `  ${displayPath(save.path)}${save.mode !== null && isLinkMode(save.mode) ? ' (a symbolic link)' : ''}  ${save.hash.slice(0, 12)}  ${swept(save) ? 'swept' : 'in rewind'} ${save.rewindId}  put it back: waypoint rewind ${id} restore ${save.hash.slice(0, 12)}`,
       );
   }
   lines.push(

@@ -149,7 +149,8 @@ export function executeStep(
   if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
   // Taken off the path, and someone wrote the path before the new content went in: theirs stays,
   // and the content taken (kept in the store before any file changed) is kept aside on record.
-  if (!outcome.replaced && outcome.reason === 'raced' && step.expected.hash !== null) raced.push({ path: step.path, hash: step.expected.hash });
+  if (!outcome.replaced && outcome.reason === 'raced' && step.expected.hash !== null)
+    raced.push({ path: step.path, hash: step.expected.hash, mode: step.expected.mode });
   if (outcome.replaced) return write;
   write?.abort();
   if (outcome.reason === 'not_a_file') {

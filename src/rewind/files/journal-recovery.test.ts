@@ -201,7 +201,9 @@ describe('journaled apply: compensation and crash recovery', () => {
     const report = await recoverJournals(store);
     const edited = hashContent(Buffer.from('edited after the rewind\n'));
     // What the file held before the rewind is no file's content now: kept aside, on record.
-    expect(report.recovered).toEqual([{ journalId: journal.id, restored: [], left: ['workspace:a.txt'], preserved: [{ path: 'workspace:a.txt', hash: a0 }] }]);
+    expect(report.recovered).toEqual([
+      { journalId: journal.id, restored: [], left: ['workspace:a.txt'], preserved: [{ path: 'workspace:a.txt', hash: a0, mode: null }] },
+    ]);
     expect((await listPreserved(store, h.session.id)).map((save) => [save.path, save.hash])).toEqual([['workspace:a.txt', a0]]);
     expect(h.read('a.txt')).toBe('edited after the rewind\n');
     expect(hashContent(Buffer.from(h.read('a.txt')!))).toBe(edited);

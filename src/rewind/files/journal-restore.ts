@@ -13,6 +13,7 @@ import {
   prepareFileWrite,
   sameMode,
   replaceIf,
+  type DisplacedFile,
   type HeldFile,
   type ResolvedPath,
   type Workspace,
@@ -38,6 +39,11 @@ export type RestoreOutcome = UnrestoredFile[] & {
 export interface PreservedContent {
   path: string;
   hash: string;
+  /**
+   * What it was: permission bits of a regular file, or `LINK_MODE | bits` of a symbolic link
+   * (whose content is its target text), so it is put back as the same kind. Null when unknown.
+   */
+  mode: number | null;
 }
 
 /** One path to put back: what it held before the apply, and what the apply wrote there. */
@@ -100,7 +106,7 @@ export async function restorePath(target: RestoreTarget, blobs: BlobStore, durab
     // Someone wrote the path in the instant between taking the apply's file off it and putting the
     // content before back (or just before): theirs stays, and the content before is kept aside.
     else if (!(result.reason === 'refused' && holds(result.current, target.expectedHash, target.expectedMode))) await leave(target, blobs, outcome);
-    if (result.displaced) await preserveParked(blobs, target.path, result.displaced.parkedAt, result.displaced.content, outcome);
+    if (result.displaced) await preserveParked(blobs, target.path, result.displaced, outcome);
   } finally {
     write?.abort();
   }
@@ -120,7 +126,7 @@ async function leave(target: RestoreTarget, blobs: BlobStore, outcome: RestoreOu
   const hash = target.expectedHash;
   if (hash === null || outcome.preserved!.some((kept) => kept.path === target.path && kept.hash === hash)) return;
   if (target.expectedContent == null && !(await blobs.has(hash))) return;
-  outcome.preserved!.push({ path: target.path, hash });
+  outcome.preserved!.push({ path: target.path, hash, mode: target.expectedMode });
 }
 
 /** Removes the empty directories the apply created at and below `target`'s path; true if its own went. */
@@ -236,10 +242,10 @@ export async function pinPreserved(store: Store, journal: Journal, outcome: Rest
  * Stores a parked file's content, then removes the parked file. The content is pinned before it is
  * stored, so a GC in any process cannot sweep it before {@link pinPreserved} gives it its owner.
  */
-export async function preserveParked(blobs: BlobStore, path: string, parkedAt: string, content: Buffer, outcome: RestoreOutcome): Promise<void> {
-  (outcome.pins ??= []).push(await blobs.pin([hashContent(content)]));
-  outcome.preserved!.push({ path, hash: await blobs.put(content) });
-  unlinkSync(parkedAt);
+export async function preserveParked(blobs: BlobStore, path: string, parked: DisplacedFile, outcome: RestoreOutcome): Promise<void> {
+  (outcome.pins ??= []).push(await blobs.pin([hashContent(parked.content)]));
+  outcome.preserved!.push({ path, hash: await blobs.put(parked.content), mode: parked.mode });
+  unlinkSync(parked.parkedAt);
 }
 
 /** Files a killed compare-and-replace left parked beside `resolved`: put back into an empty path, else stored and removed. */
@@ -259,11 +265,13 @@ async function recoverParked(resolved: ResolvedPath, item: JournalItem, blobs: B
       unlinkQuietly(parked);
       continue;
     }
-    const content = lstatSync(parked).isSymbolicLink() ? readlinkSync(parked, { encoding: 'buffer' }) : readFileSync(parked);
+    const stats = lstatSync(parked);
+    const link = stats.isSymbolicLink();
+    const content = link ? readlinkSync(parked, { encoding: 'buffer' }) : readFileSync(parked);
     const hash = hashContent(content);
     if (hash === item.expectedHash || hash === item.targetHash)
       unlinkSync(parked); // kept in the blob store already
-    else await preserveParked(blobs, item.path, parked, content, outcome);
+    else await preserveParked(blobs, item.path, { content, parkedAt: parked, mode: (link ? LINK_MODE : 0) | (stats.mode & 0o7777) }, outcome);
   }
 }
 

@@ -284,7 +284,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       timingMark(`unlink+dirsync(${directories.size})`);
       // A move back that found a save it could not put back, and then wrote the path anyway: that save is kept.
       const aside = emptyOutcome();
-      for (const file of displaced.splice(0)) await preserveParked(blobs, file.path, file.parkedAt, file.content, aside);
+      for (const file of displaced.splice(0)) await preserveParked(blobs, file.path, file, aside);
       await pinPreserved(store, journal, aside);
       const keptAside = preservedEntry(journal, aside.preserved ?? []);
       const extra = input.onCommit?.() ?? {};
@@ -314,7 +314,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       await removeTaken(taken).catch(() => undefined);
       input.hooks?.beforeCompensation?.();
       const unrestored = await compensate(steps, touched, blobs, durable, input.hooks, createdDirectories);
-      for (const file of displaced) await preserveParked(blobs, file.path, file.parkedAt, file.content, unrestored);
+      for (const file of displaced) await preserveParked(blobs, file.path, file, unrestored);
       unrestored.preserved!.push(...raced);
       removeCreatedDirectories(journal, workspace, durable);
       recreateReplacedDirectories(journal, workspace);

@@ -216,7 +216,7 @@ async function keepContents(input: LeftoverSweepInput, chosen: readonly Chosen[]
     const ids = chosen.map(() => newId('sweep'));
     for (const [index, { leftover, hash }] of chosen.entries()) {
       await input.store.addBlobPins(preservedPinOwner(input.sessionId, ids[index]!), [hash]);
-      const { entry } = preservedRecord(input.sessionId, ids[index]!, [{ path: leftover.targetKey ?? leftover.key, hash }], {
+      const { entry } = preservedRecord(input.sessionId, ids[index]!, [{ path: leftover.targetKey ?? leftover.key, hash, mode: leftover.mode }], {
         sweptFrom: { path: leftover.key, kind: leftover.kind },
       });
       await input.store.appendEntry(input.sessionId, entry);

@@ -1,7 +1,7 @@
 import type { BlobStore } from '../../blobs/index.js';
 import { WaypointError, type JsonObject, type Journal } from '../../model/index.js';
 import type { NewEntry, Store } from '../../store/index.js';
-import type { Workspace } from '../../workspace/index.js';
+import { isLinkMode, type Workspace } from '../../workspace/index.js';
 import { readDisk } from './disk-state.js';
 import { RewindConflictError } from './errors/index.js';
 import type { FileRewindEntryData, RewoundFile } from './file-rewind-types.js';
@@ -22,6 +22,11 @@ export interface PreservedSave {
   rewindId: string;
   path: string;
   hash: string;
+  /**
+   * Permission bits of a regular file, or `LINK_MODE | bits` of a symbolic link (its content is its
+   * target text); null for a record made before modes were kept (put back as a regular file).
+   */
+  mode: number | null;
   size: number | null;
   createdAt: number;
   /** True once `restorePreserved` put it back at its path. */
@@ -45,7 +50,14 @@ export function preservedRecord(
 ): { sessionId: string; entry: NewEntry } {
   return {
     sessionId,
-    entry: { type: PRESERVED_ENTRY, data: { rewindId: recordId, files: files.map((item) => ({ path: item.path, hash: item.hash })), ...extra } },
+    entry: {
+      type: PRESERVED_ENTRY,
+      data: {
+        rewindId: recordId,
+        files: files.map((item) => ({ path: item.path, hash: item.hash, ...(item.mode === null ? {} : { mode: item.mode }) })),
+        ...extra,
+      },
+    },
   };
 }
 
@@ -67,13 +79,14 @@ export async function listPreserved(store: Store, sessionId: string): Promise<Pr
   }
   const saves: PreservedSave[] = [];
   for (const entry of kept) {
-    const data = entry.data as { rewindId: string; files: Array<{ path: string; hash: string }> };
+    const data = entry.data as { rewindId: string; files: Array<{ path: string; hash: string; mode?: number }> };
     const records = await store.blobs.getRecords(data.files.map((file) => file.hash));
     for (const file of data.files)
       saves.push({
         rewindId: data.rewindId,
         path: file.path,
         hash: file.hash,
+        mode: typeof file.mode === 'number' ? file.mode : null,
         size: records.get(file.hash)?.size ?? null,
         createdAt: entry.createdAt,
         restored: restored.has(`${data.rewindId}\n${file.path}`),
@@ -131,7 +144,7 @@ export async function restorePreserved(input: {
             path: save.path,
             resolved: disk.resolved!,
             expected: disk.state,
-            target: { exists: true, hash: save.hash, content, mode: disk.state.mode ?? 0o644 },
+            target: { exists: true, hash: save.hash, content, mode: restoredMode(save, disk.state.mode) },
             moveFrom: null,
             resolution: 'force',
           },
@@ -153,4 +166,14 @@ export async function restorePreserved(input: {
       apply,
     );
   });
+}
+
+/**
+ * The mode a kept-aside content goes back with: the one it had (a symbolic link goes back as a
+ * link); for a record without one, the bits of the regular file at the path now, else 0644 — never
+ * a link's mode for content that was not known to be a link.
+ */
+function restoredMode(save: PreservedSave, current: number | null): number {
+  if (save.mode !== null) return save.mode;
+  return current !== null && !isLinkMode(current) ? current : 0o644;
 }
