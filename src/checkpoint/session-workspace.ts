@@ -7,11 +7,12 @@ export const PRIMARY_ROOT = 'workspace';
 
 /**
  * The files the SQLite store keeps for a database at `location`: the database, its WAL, shared
- * memory and rollback journal, and the directory of blob packs beside it.
+ * memory and rollback journal, the directory of blob packs beside it, and the directory where
+ * rewinds keep the files they replaced for reuse (`KeptFiles`).
  */
 export function storeFilesOf(location: string): string[] {
   const database = resolve(location);
-  return [database, `${database}-wal`, `${database}-shm`, `${database}-journal`, `${database}.blobs`];
+  return [database, `${database}-wal`, `${database}-shm`, `${database}-journal`, `${database}.blobs`, `${database}.kept`];
 }
 
 /**

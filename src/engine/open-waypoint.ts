@@ -4,6 +4,7 @@ import { SessionHistory } from '../history/index.js';
 import { FileRewinder, TaskRegistry, recoverJournals, type RecoveryReport } from '../rewind/index.js';
 import { parseInput } from '../model/index.js';
 import type { Store } from '../store/index.js';
+import { keptFilesOf } from '../workspace/index.js';
 import { OpenWaypointOptionsSchema } from './open-waypoint-options.js';
 import { defaultStoreLocation, openStore } from './store-location.js';
 
@@ -64,7 +65,11 @@ export async function openWaypoint(options: OpenWaypointOptions = {}): Promise<W
       tasks: new TaskRegistry(),
       recovery,
       recoveredWrites,
-      close: () => store.close(),
+      close: async () => {
+        // The files its rewinds kept for reuse go with it (their contents are in the store).
+        if (store.capabilities.blobFiles) keptFilesOf(store.location).clear();
+        await store.close();
+      },
     };
   } catch (error) {
     await store.close();

@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, readlinkSync, renameSync, unlinkSync, type BigIntStats, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { BACKUP_SUFFIX, fsyncDirectory, installIfAbsent, prepareDirectory, type PreparedFileWrite } from './atomic-write.js';
-import { lstatIfUnchanged, type FileIdentity } from './file-identity.js';
+import { identityOf, lstatIfUnchanged, type FileIdentity } from './file-identity.js';
 import { HIDDEN_NAME_KEPT, tempId } from './temp-id.js';
 import { errorReason, hasErrorCode } from './error-reason.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
@@ -29,6 +29,8 @@ export interface KnownFile extends FileIdentity {
   content?: Buffer;
   /** The hash of `content`, when the caller computed it (handed on as `HeldFile.hash`). */
   hash?: string;
+  /** Whether this process wrote it durably (its bytes fsynced before it went into place): see `KeptFiles`. */
+  durable?: boolean;
 }
 
 /** A file taken off a path that could not be put back, because someone wrote the path again meanwhile. */
@@ -41,8 +43,12 @@ export interface DisplacedFile {
 }
 
 export type ReplaceOutcome =
-  /** `taken`: with `keepTaken`, the hidden name the previous file still has (the caller removes it); else null. */
-  | { replaced: true; displaced: null; directory: string; taken: string | null }
+  /**
+   * `taken`: with `keepTaken`, the hidden name the previous file still has (the caller removes it);
+   * else null. `takenKnown`: its identity when it was the `known` file, unchanged (its content then
+   * the known one); else null.
+   */
+  | { replaced: true; displaced: null; directory: string; taken: string | null; takenKnown: FileIdentity | null }
   /** `accept` refused what was there; the path holds it again (or a newer file, see `displaced`). */
   | { replaced: false; reason: 'refused'; current: HeldFile; displaced: DisplacedFile | null; directory: string }
   /** Accepted, but a file appeared at the path before the new one was in place: that file stays. */
@@ -94,6 +100,8 @@ export function replaceIf(
   let held: HeldFile = { exists: false };
   /** The taken file's lstat when it was judged by a known hash, its bytes not read yet. */
   let parkedStats: EntryStats | null = null;
+  /** The taken file's lstat when it was the known file. */
+  let knownStats: BigIntStats | null = null;
   let taken = false;
   // Nothing there a moment ago: nothing to take. A file saved there since makes the link below
   // fail (`raced`) rather than be replaced.
@@ -116,6 +124,7 @@ export function replaceIf(
         return { replaced: false, reason: 'not_a_file', current: null, displaced: null, directory };
       }
       if (before && stillTheFile(stats, before)) {
+        knownStats = stats;
         held = {
           exists: true,
           content: known!.content ?? NOT_READ,
@@ -140,7 +149,7 @@ export function replaceIf(
     } else {
       const keep = taken && options.keepTaken === true;
       if (taken && !keep) unlinkSync(parked);
-      outcome = { replaced: true, displaced: null, directory, taken: keep ? parked : null };
+      outcome = { replaced: true, displaced: null, directory, taken: keep ? parked : null, takenKnown: keep && knownStats ? identityOf(knownStats) : null };
     }
   } catch (error) {
     // Whatever went wrong, what was taken goes back (unless someone wrote the path since).

@@ -10,6 +10,8 @@ export interface WrittenStamp extends FileIdentity {
   hash: string;
   /** Permission bits. */
   mode: number;
+  /** Whether its bytes were fsynced before it went into place (a durable write's). */
+  durable: boolean;
 }
 
 /** Stamps kept at most; the oldest go first (a miss only means a file is read again). */
@@ -41,7 +43,7 @@ class WrittenStamps {
    * untouched and went into place a clock tick after its bytes were written. Not kept yet: see
    * {@link keep}.
    */
-  stampOf(path: string, hash: string, written: WrittenIdentity): WrittenStamp | null {
+  stampOf(path: string, hash: string, written: WrittenIdentity, durable = false): WrittenStamp | null {
     let stats: BigIntStats;
     try {
       stats = lstatSync(path, { bigint: true });
@@ -50,12 +52,12 @@ class WrittenStamps {
     }
     const ours = stats.isFile() && stats.dev === written.dev && stats.ino === written.ino && stats.size === written.size && stats.mtimeNs === written.mtimeNs;
     if (!ours || stats.ctimeNs <= stats.mtimeNs || wholeSecond(stats.mtimeNs) || wholeSecond(stats.ctimeNs)) return null;
-    return { ...written, hash, mode: Number(stats.mode & 0o7777n), ctimeNs: stats.ctimeNs };
+    return { ...written, hash, mode: Number(stats.mode & 0o7777n), ctimeNs: stats.ctimeNs, durable };
   }
 
   /** Stamps the file at `path` as holding `hash`, written as `written`, when it can be proved (see {@link stampOf}); else forgets it. */
-  record(path: string, hash: string, written: WrittenIdentity | null): void {
-    this.keep(path, written === null ? null : this.stampOf(path, hash, written));
+  record(path: string, hash: string, written: WrittenIdentity | null, durable = false): void {
+    this.keep(path, written === null ? null : this.stampOf(path, hash, written, durable));
   }
 
   /** Keeps `stamp` for `path` (null: forgets what was kept for it). */

@@ -13,6 +13,8 @@ import {
   isLinkMode,
   sameMode,
   type HeldFile,
+  type FileIdentity,
+  type KeptFiles,
   type PreparedFileWrite,
 } from '../../workspace/index.js';
 import { timingEvent } from './apply-timing.js';
@@ -65,6 +67,7 @@ export async function prepareStep(
   durable: boolean,
   prepared: Map<PlannedStep, PreparedFileWrite>,
   begun?: Promise<PreparedFileWrite | null>,
+  kept?: KeptFiles,
 ): Promise<void> {
   if (begun) {
     // Begun while the step was planned (see `EarlyWrites`): null when it could not be made there.
@@ -76,6 +79,13 @@ export async function prepareStep(
   }
   let write: PreparedFileWrite;
   try {
+    // A file an earlier rewind replaced that holds this very content, already durable.
+    const reused =
+      step.target.mode === null || step.target.hash === null ? null : (kept?.take(step.resolved, step.target.hash, step.target.mode, durable) ?? null);
+    if (reused !== null) {
+      prepared.set(step, reused);
+      return;
+    }
     // No directory is created before the journal is durable: a write into a missing one is
     // prepared later, in turn.
     write = await beginTempWrite(step.resolved, step.target.content!, {
@@ -109,7 +119,7 @@ export function executeStep(
   displaced: Array<DisplacedFile & { path: string }>,
   raced: PreservedContent[],
   source: PlannedStep | undefined,
-  taken: string[],
+  taken: TakenFile[],
 ): PreparedFileWrite | null {
   const wasTouched = touched.has(step.path);
   if (source !== undefined && prepared === null) {
@@ -131,7 +141,7 @@ export function executeStep(
   if (step.replacesDirectories) {
     touched.add(step.path);
     // The files the steps before took out of these directories go first, or they would not be empty.
-    for (const path of taken.splice(0)) unlinkQuietly(path);
+    for (const file of taken.splice(0)) unlinkQuietly(file.path);
     removeEmptyDirectories(step, directories);
   }
   const write = step.target.exists
@@ -145,7 +155,11 @@ export function executeStep(
     known: step.expected.known ?? null,
   });
   directories.add(outcome.directory);
-  if (outcome.replaced && outcome.taken !== null) taken.push(outcome.taken);
+  if (outcome.replaced && outcome.taken !== null) {
+    // A file this process wrote durably, taken unchanged: its content is the known one, and it may be kept for reuse.
+    const known = outcome.takenKnown !== null && step.expected.known?.durable === true && step.expected.hash !== null ? outcome.takenKnown : null;
+    taken.push({ path: outcome.taken, keep: known ? { hash: step.expected.hash!, known, rootDir: step.resolved.root.realDir } : null });
+  }
   if (outcome.displaced) displaced.push({ path: step.path, ...outcome.displaced });
   // Taken off the path, and someone wrote the path before the new content went in: theirs stays,
   // and the content taken (kept in the store before any file changed) is kept aside on record.
@@ -187,9 +201,22 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-/** Removes the files `replaceIf` left under hidden names, all at once in the thread pool. */
-export async function removeTaken(taken: string[]): Promise<void> {
-  const paths = taken.splice(0);
+/** A replaced file still under the hidden name `replaceIf` took it to; `keep`: what lets {@link KeptFiles} keep it. */
+export interface TakenFile {
+  path: string;
+  keep: { hash: string; known: FileIdentity; rootDir: string } | null;
+}
+
+/**
+ * Removes the files `replaceIf` left under hidden names, all at once in the thread pool — but one
+ * `kept` can keep (a file this process wrote durably, unchanged) goes there instead, for a later
+ * rewind that puts the same content back to link into place.
+ */
+export async function removeTaken(taken: TakenFile[], kept?: KeptFiles): Promise<void> {
+  const files = taken.splice(0);
+  const paths = files
+    .filter((file) => !(kept && file.keep && kept.keep(file.path, file.keep.hash, file.keep.known, file.keep.rootDir)))
+    .map((file) => file.path);
   await Promise.all(paths.map((path) => unlink(path).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)))));
 }
 

@@ -106,8 +106,8 @@ export function readDisk(workspace: Workspace, path: string, resolving?: Resolve
   if (expected && entry?.isFile()) {
     const written = writtenStamps.holding(resolved.entryPath, expected, entry);
     if (written) {
-      const { dev, ino, size, mtimeNs, ctimeNs, hash, mode } = written;
-      return { ok: true, resolved, state: { exists: true, hash, content: null, mode, known: { dev, ino, size, mtimeNs, ctimeNs, hash } } };
+      const { dev, ino, size, mtimeNs, ctimeNs, hash, mode, durable } = written;
+      return { ok: true, resolved, state: { exists: true, hash, content: null, mode, known: { dev, ino, size, mtimeNs, ctimeNs, hash, durable } } };
     }
   }
   try {

@@ -1,4 +1,4 @@
-import { FileWriteFailedError, type EntryStat, type PreparedFileWrite, type ResolvedPath } from '../../workspace/index.js';
+import { FileWriteFailedError, type EntryStat, type KeptFiles, type PreparedFileWrite, type ResolvedPath } from '../../workspace/index.js';
 import { timingEvent } from './apply-timing.js';
 import { beginTempWrite } from './apply-step.js';
 import type { PlannedStep } from './rewind-plan.js';
@@ -25,7 +25,11 @@ interface EarlyWrite {
 export class EarlyWrites {
   private readonly writes = new Map<string, EarlyWrite>();
 
-  constructor(private readonly durable: boolean) {}
+  /** `kept`: files earlier rewinds replaced; one that holds a content begun here is taken instead of a temp file (see `KeptFiles`). */
+  constructor(
+    private readonly durable: boolean,
+    private readonly kept?: KeptFiles,
+  ) {}
 
   /**
    * Begins the temp file for `content` (hash `hash`, permission bits `mode`) at `target`, resolved
@@ -34,6 +38,16 @@ export class EarlyWrites {
    */
   begin(target: ResolvedPath, hash: string, content: Buffer, mode: number, resolvedEntry?: EntryStat): void {
     if (this.writes.has(target.realPath)) return;
+    let reused: PreparedFileWrite | null = null;
+    try {
+      reused = this.kept?.take(target, hash, mode, this.durable) ?? null;
+    } catch (error) {
+      if (!(error instanceof FileWriteFailedError)) throw error;
+    }
+    if (reused !== null) {
+      this.writes.set(target.realPath, { realPath: target.realPath, hash, mode, written: Promise.resolve(reused), taken: false });
+      return;
+    }
     const written = beginTempWrite(target, content, { mode, durable: this.durable, createParents: false, resolvedEntry }).then(
       (write) => {
         // The fsync starts once every write of the caller's loop is made (see `beginTempWrite`);

@@ -4,7 +4,7 @@ import { timingMark } from './apply-timing.js';
 import { sessionWorkspace } from '../../checkpoint/session-workspace.js';
 import { ConflictError, EventBus, InvalidArgumentError, NotFoundError, WaypointError, type Checkpoint, type Session } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
-import type { Workspace } from '../../workspace/index.js';
+import { keptFilesOf, type KeptFiles, type Workspace } from '../../workspace/index.js';
 import { checkpointsFromMessage, checkpointsOfTurn, requireUserMessage } from './checkpoint-selection.js';
 import { isDirectoryOp, recreateDirectory, removeDirectory, skippedError } from './turn-rollback-steps.js';
 import { ApplyOptionsSchema, FileRewinderOptionsSchema } from '../rewind-entry-schemas.js';
@@ -337,6 +337,15 @@ export class FileRewinder {
     return new SnapshotReader(this.blobs, { knownByStamp: this.store.capabilities.blobFiles });
   }
 
+  /**
+   * The files this process's rewinds replaced and keep for reuse (see `KeptFiles`), beside a store
+   * that keeps its contents in local files — a kept file is removed whenever it cannot serve, its
+   * content always in the store; none over a database server, where files are read as they are.
+   */
+  private kept(): KeptFiles | undefined {
+    return this.store.capabilities.blobFiles ? keptFilesOf(this.store.location) : undefined;
+  }
+
   private async computePreview(request: FileRewindPreviewRequest): Promise<ComputedPreview> {
     const session = await this.store.getSession(request.sessionId);
     let checkpoints: Checkpoint[];
@@ -387,7 +396,7 @@ export class FileRewinder {
     const workspace = this.workspaceOf(session);
     // The new contents' temp files are written while the rest is planned and the journal recorded;
     // those the apply does not take (a refusal, a plan that came out otherwise) are removed.
-    const early = new EarlyWrites(this.options.durable ?? true);
+    const early = new EarlyWrites(this.options.durable ?? true, this.kept());
     try {
       const plan = await planDirect({
         session,
@@ -442,6 +451,7 @@ export class FileRewinder {
         durable: this.options.durable ?? true,
         lock,
         early,
+        kept: this.kept(),
       });
       return { rewindId: journal.id, sessionId: session.id, kind, checkpointIds, files };
     };

@@ -2,9 +2,9 @@ import type { BlobInput, BlobStore, PendingBlobPut } from '../../blobs/index.js'
 import { timingEvent, timingMark } from './apply-timing.js';
 import { newId, WaypointError, type Journal, type JournalItem, hostId } from '../../model/index.js';
 import type { JournalCommitWrites, Store } from '../../store/index.js';
-import { FileWriteFailedError, fsyncDirectories, type DisplacedFile, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
+import { FileWriteFailedError, fsyncDirectories, type DisplacedFile, type KeptFiles, type PreparedFileWrite, type Workspace } from '../../workspace/index.js';
 import { missingDirectories } from './apply-directories.js';
-import { executeStep, prepareStep, removeTaken } from './apply-step.js';
+import { executeStep, prepareStep, removeTaken, type TakenFile } from './apply-step.js';
 import type { EarlyWrites } from './early-writes.js';
 import { CommitOutcomeUnknownError, commitJournal, whileUnavailable } from './commit-outcome.js';
 import { RewindApplyFailedError, RewindConflictError, RewindUnrecoverableError } from './errors/index.js';
@@ -70,6 +70,8 @@ export interface JournaledApplyInput {
   lock?: WorkspaceLock | undefined;
   /** Temp files begun while the steps were planned: a step takes the one made for it (see `EarlyWrites`). */
   early?: EarlyWrites | undefined;
+  /** Files earlier rewinds replaced, kept for reuse: a step links one that holds its content instead of writing a temp file, and files this apply replaces may be kept in turn. */
+  kept?: KeptFiles | undefined;
   /** For kind `preserved`: the kept-aside content this apply puts back (recorded in its entry). */
   restores?: { rewindId: string; path: string } | undefined;
 }
@@ -201,7 +203,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
   /** Contents taken off a path that someone wrote again before the new content went in. */
   const raced: PreservedContent[] = [];
   /** Replaced files still under their hidden names (see `replaceIf`'s `keepTaken`), to remove before the commit. */
-  const taken: string[] = [];
+  const taken: TakenFile[] = [];
   /** The new files this apply put in place, with what they hold: stamped once it commits (see `stampInstalled`). */
   const installed: InstalledFile[] = [];
   /** The temp-file writes in flight: all settled before any is given up. */
@@ -227,7 +229,7 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
         // A move back renames the file itself; its content is written only if that fails.
         // A file that replaces a directory is prepared once the directory is gone (its mode and owner are not the file's).
         if (!step.target.exists || step.moveFrom !== null || step.replacesDirectories) continue;
-        const write = prepareStep(step, durable, prepared, input.early?.take(step));
+        const write = prepareStep(step, durable, prepared, input.early?.take(step), input.kept);
         // Its failure is raised where the step awaits it; until then it must not count as unhandled.
         write.catch(() => undefined);
         ready.set(step, write);
@@ -274,10 +276,10 @@ async function applyLocked(input: JournaledApplyInput): Promise<{ journal: Journ
       // pool rather than one by one between the steps, while the directories are fsynced: every
       // replacement durable before the commit that says the files are at their targets. A kill
       // before that leaves them to recovery.
-      const removing = removeTaken(taken).finally(() => timingEvent('parked-removed'));
+      const removing = removeTaken(taken, input.kept).finally(() => timingEvent('parked-removed'));
       const syncing = durable ? fsyncDirectories(directories).finally(() => timingEvent('dirs-synced')) : undefined;
       // While the thread pool removes and fsyncs: which written files can be known later by their stat.
-      const stamps = stampInstalled(installed);
+      const stamps = stampInstalled(installed, durable);
       const [removed, synced] = await Promise.allSettled([removing, syncing]);
       if (removed.status === 'rejected') throw removed.reason;
       if (synced.status === 'rejected') throw synced.reason;

@@ -16,8 +16,8 @@ export interface InstalledFile {
  * thread pool fsyncs their directories — and returns what keeps them, to be called once the apply
  * has committed: a rewind that fails keeps none.
  */
-export function stampInstalled(installed: readonly InstalledFile[]): () => void {
-  const stamps: Array<[string, WrittenStamp | null]> = installed.map((file) => [file.path, writtenStamps.stampOf(file.path, file.hash, file.write)]);
+export function stampInstalled(installed: readonly InstalledFile[], durable: boolean): () => void {
+  const stamps: Array<[string, WrittenStamp | null]> = installed.map((file) => [file.path, writtenStamps.stampOf(file.path, file.hash, file.write, durable)]);
   return () => {
     for (const [path, stamp] of stamps) writtenStamps.keep(path, stamp);
   };
