@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fsyncDirectory, installIfAbsent, prepareDirectory, type AtomicWriteResult, type PreparedFileWrite } from './atomic-write.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
 import { identityOf, sameIdentity, type FileIdentity } from './file-identity.js';
-import type { ResolvedPath } from './resolve-path.js';
+import type { EntryStat, ResolvedPath } from './resolve-path.js';
 
 /** A file kept: where, what it holds, and the lstat that proves it still does. */
 interface KeptFile extends FileIdentity {
@@ -102,9 +102,9 @@ export class KeptFiles {
    * when none is kept (or the one kept changed since). Its `sync` has nothing to do; its commits link
    * the kept file into place (see `PreparedFileWrite`); `abort` keeps it again. The target's
    * directory is checked as `prepareFileWrite` checks it (inside the root, no link along it, not
-   * protected).
+   * protected); `resolvedEntry` as there: the target's lstat taken an instant ago while resolving it.
    */
-  take(target: ResolvedPath, hash: string, mode: number, durable: boolean): PreparedFileWrite | null {
+  take(target: ResolvedPath, hash: string, mode: number, durable: boolean, resolvedEntry?: EntryStat): PreparedFileWrite | null {
     const file = this.byHash.get(hash)?.find((candidate) => candidate.mode === mode);
     if (file === undefined || !this.onSameDevice(target.root.realDir)) return null;
     this.remove(file);
@@ -114,18 +114,20 @@ export class KeptFiles {
       return null;
     }
     const destination = target.realPath;
+    // Resolved an instant ago with its directory found real: checking again would find the same.
+    const fresh = resolvedEntry !== undefined && target.lexical === true && target.linkInPath === null;
     let directory: string;
     try {
-      directory = prepareDirectory(target, dirname(destination), false, 'write');
+      directory = prepareDirectory(target, dirname(destination), false, 'write', fresh);
     } catch (error) {
       this.add(file);
       throw error;
     }
     // As root a new file takes the owner of the file it replaces (see `prepareFileWrite`); a kept one must already have it.
     if (process.getuid?.() === 0) {
-      const existing = lstatSync(destination, { bigint: true, throwIfNoEntry: false });
-      const uid = existing ? existing.uid : BigInt(process.getuid());
-      const gid = existing ? existing.gid : BigInt(process.getgid?.() ?? 0);
+      const existing = fresh ? resolvedEntry : lstatSync(destination, { throwIfNoEntry: false });
+      const uid = BigInt(existing ? existing.uid : process.getuid());
+      const gid = BigInt(existing ? existing.gid : (process.getgid?.() ?? 0));
       if (file.uid !== uid || file.gid !== gid) {
         this.add(file);
         return null;

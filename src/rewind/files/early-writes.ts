@@ -40,7 +40,7 @@ export class EarlyWrites {
     if (this.writes.has(target.realPath)) return;
     let reused: PreparedFileWrite | null = null;
     try {
-      reused = this.kept?.take(target, hash, mode, this.durable) ?? null;
+      reused = this.kept?.take(target, hash, mode, this.durable, resolvedEntry) ?? null;
     } catch (error) {
       if (!(error instanceof FileWriteFailedError)) throw error;
     }
