@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeptFiles } from './kept-files.js';
+import { Workspace } from './workspace.js';
 
 const child = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'kept-files-child.ts');
 
@@ -71,6 +72,39 @@ describe('KeptFiles', () => {
       await running.exited;
     }
   }, 30_000);
+
+  it('keeps at most its limits, the oldest out first; a file taken and given back counts once', () => {
+    const kept = new KeptFiles(root, { files: 3, bytes: 1000 });
+    const files = Array.from({ length: 5 }, (_, index) => taken(`.f${index}.txt.00000000000${index}.wp-old`, `content ${index}\n`));
+    files.forEach((file, index) => kept.keep(file.path, String(index).repeat(64), file.stats, work));
+    expect(kept.size).toBe(3);
+    const ownDir = join(root, readdirSync(root)[0]!);
+    expect(readdirSync(ownDir)).toHaveLength(3);
+    expect(kept.keptBytes).toBe(3 * 'content 0\n'.length);
+    // Many rounds of taking a file and giving it back leave the count and bytes as they were.
+    const { resolved, entry } = new Workspace({ roots: [{ name: 'workspace', dir: work, kind: 'workspace' }] }).resolveKeyEntry('workspace:x.txt', {
+      followLink: false,
+    });
+    for (let round = 0; round < 50; round++) {
+      const write = kept.take(resolved, '4'.repeat(64), 0o644, true, entry);
+      expect(write).not.toBeNull();
+      write!.abort();
+    }
+    expect(kept.size).toBe(3);
+    expect(kept.keptBytes).toBe(3 * 'content 0\n'.length);
+    // Taken for good: linked into place, it no longer counts.
+    expect(kept.take(resolved, '4'.repeat(64), 0o644, true, entry)!.commitIfAbsent({ syncDirectory: false })).not.toBeNull();
+    expect(readFileSync(join(work, 'x.txt'), 'utf8')).toBe('content 4\n');
+    expect(kept.size).toBe(2);
+    expect(kept.keptBytes).toBe(2 * 'content 0\n'.length);
+    // A file larger than the byte limit pushes out the others.
+    const large = taken('.large.bin.00000000000f.wp-old', 'x'.repeat(995));
+    kept.keep(large.path, 'f'.repeat(64), large.stats, work);
+    expect(kept.size).toBe(1);
+    expect(kept.keptBytes).toBe(995);
+    expect(readdirSync(ownDir)).toHaveLength(1);
+    kept.clear();
+  });
 
   it('keeps nothing across file systems, nor a file that changed since it was known: the caller removes those as before', () => {
     const elsewhere = mkdtempSync('/dev/shm/waypoint-kept-');

@@ -50,12 +50,23 @@ export class KeptFiles {
   private readonly byHash = new Map<string, KeptFile[]>();
   private readonly sameDevice = new Map<string, boolean>();
 
-  /** `root`: the directory the process's own directory goes in (e.g. `<store>.kept`), on the store's file system. */
-  constructor(private readonly root: string) {}
+  /**
+   * `root`: the directory the process's own directory goes in (e.g. `<store>.kept`), on the store's
+   * file system; `limits`: how many files and bytes to keep at most.
+   */
+  constructor(
+    private readonly root: string,
+    private readonly limits: { files: number; bytes: number } = LIMITS,
+  ) {}
 
   /** How many files are kept now. */
   get size(): number {
     return this.files.size;
+  }
+
+  /** How many bytes the files kept now hold. */
+  get keptBytes(): number {
+    return this.bytes;
   }
 
   /**
@@ -92,8 +103,7 @@ export class KeptFiles {
     }
     const file: KeptFile = { ...identityOf(stats), path, hash, mode: Number(stats.mode & 0o7777n), uid: stats.uid, gid: stats.gid };
     this.add(file);
-    this.bytes += Number(file.size);
-    while (this.files.size > LIMITS.files || this.bytes > LIMITS.bytes) this.evict(this.files.values().next().value!);
+    while (this.files.size > this.limits.files || this.bytes > this.limits.bytes) this.evict(this.files.values().next().value!);
     return true;
   }
 
@@ -208,13 +218,15 @@ export class KeptFiles {
 
   private add(file: KeptFile): void {
     this.files.set(file.path, file);
+    this.bytes += Number(file.size);
     const same = this.byHash.get(file.hash);
     if (same) same.push(file);
     else this.byHash.set(file.hash, [file]);
   }
 
   private remove(file: KeptFile): void {
-    this.files.delete(file.path);
+    if (!this.files.delete(file.path)) return;
+    this.bytes -= Number(file.size);
     const same = this.byHash.get(file.hash)?.filter((candidate) => candidate !== file) ?? [];
     if (same.length > 0) this.byHash.set(file.hash, same);
     else this.byHash.delete(file.hash);
@@ -222,7 +234,6 @@ export class KeptFiles {
 
   private evict(file: KeptFile): void {
     this.remove(file);
-    this.bytes -= Number(file.size);
     unlinkQuietly(file.path);
   }
 
