@@ -76,7 +76,7 @@ describe('KeptFiles', () => {
   it('keeps at most its limits, the oldest out first; a file taken and given back counts once', () => {
     const kept = new KeptFiles(root, { files: 3, bytes: 1000 });
     const files = Array.from({ length: 5 }, (_, index) => taken(`.f${index}.txt.00000000000${index}.wp-old`, `content ${index}\n`));
-    files.forEach((file, index) => kept.keep(file.path, String(index).repeat(64), file.stats, work));
+    for (const [index, file] of files.entries()) expect(kept.keep(file.path, String(index).repeat(64), file.stats, work)).toBe(true);
     expect(kept.size).toBe(3);
     const ownDir = join(root, readdirSync(root)[0]!);
     expect(readdirSync(ownDir)).toHaveLength(3);
