@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } fro
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { BlobStore } from '../blobs/index.js';
 import { PRIMARY_ROOT } from '../checkpoint/index.js';
-import { InvalidArgumentError, WaypointError, type Checkpoint } from '../model/index.js';
+import { InvalidArgumentError, isProcessAlive, WaypointError, type Checkpoint } from '../model/index.js';
 import { FileWriteFailedError, fsyncDirectory, scanWorkspace, type Workspace } from '../workspace/index.js';
 import { errorReason } from '../workspace/error-reason.js';
 import { checkMaterializeTarget, createDirectories, removeStaleStaging, stagingPathFor } from '../workspace/materialize-target.js';
@@ -142,7 +142,7 @@ export async function materializeAtForkPoint(input: {
       if ('commit' in repository) repository = { reason: 'not_a_git_work_tree' };
     }
     const gitTree = 'commit' in repository ? repository : null;
-    if (gitTree) removeStaleRegistrations(gitTree.commonDir, stagingPid, isAlive);
+    if (gitTree) removeStaleRegistrations(gitTree.commonDir, stagingPid, isProcessAlive);
     let listed: ListedPath[];
     let ignoredPaths: string[];
     let index: 'copied' | 'read_from_head' | null = null;
@@ -389,13 +389,4 @@ function isDirectory(path: string): boolean {
 function stagingPid(name: string): number | null {
   const match = STAGING.exec(name);
   return match ? Number(match[1]) : null;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

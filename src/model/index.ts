@@ -6,4 +6,5 @@ export { hashContent } from './hash-content.js';
 export { parseInput } from './parse-input.js';
 export { callable, bytes, withMethods, count } from './input-shapes.js';
 export { hostId } from './host-id.js';
+export { isProcessAlive } from './process-alive.js';
 export { packagePath, packageRoot } from './package-root.js';

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, type BigIntStats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fsyncDirectory, installIfAbsent, prepareDirectory, type AtomicWriteResult, type PreparedFileWrite } from './atomic-write.js';
+import { isProcessAlive } from '../model/index.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
 import { identityOf, sameIdentity, type FileIdentity } from './file-identity.js';
 import type { EntryStat, ResolvedPath } from './resolve-path.js';
@@ -273,16 +274,7 @@ export class KeptFiles {
 function removeAbandoned(root: string): void {
   for (const name of readdirSync(root)) {
     const pid = OWN_DIRECTORY.exec(name)?.[1];
-    if (pid !== undefined && !isRunning(Number(pid))) rmSync(join(root, name), { recursive: true, force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if (pid !== undefined && !isProcessAlive(Number(pid))) rmSync(join(root, name), { recursive: true, force: true });
   }
 }
 

@@ -1,4 +1,5 @@
 import { accessSync, constants, lstatSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { isProcessAlive } from '../model/index.js';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { NameTooLongError, UnusableDirectoryError } from '../model/errors/index.js';
@@ -123,7 +124,7 @@ export function removeStaleStaging(parent: string): string[] {
     const match = STAGING.exec(name);
     if (!match) continue;
     const pid = Number(match[1]);
-    if (pid === process.pid || isAlive(pid)) continue;
+    if (pid === process.pid || isProcessAlive(pid)) continue;
     const path = join(parent, name);
     try {
       rmSync(path, { recursive: true, force: true });
@@ -133,15 +134,6 @@ export function removeStaleStaging(parent: string): string[] {
     }
   }
   return removed;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return hasErrorCode(error, 'EPERM');
-  }
 }
 
 /** `text` cut to at most `max` UTF-8 bytes, never inside a character. */

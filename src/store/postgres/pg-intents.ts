@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hostId, type Checkpoint, type JsonObject } from '../../model/index.js';
+import { hostId, isProcessAlive, type Checkpoint, type JsonObject } from '../../model/index.js';
 import type { NewCheckpoint, WorkspaceLockHolder, WorkspaceLockRequest } from '../store.js';
 import type { BlobSweepResult, NewWriteIntent, WriteIntent, WriteIntentFile } from '../write-intent.js';
 import { exclusiveRootsLock, shareRootsLock, type PgContext, type Sql } from './pg-context.js';
@@ -91,16 +91,6 @@ async function writeIntentRoots(sql: Sql, expire: boolean): Promise<Set<string>>
     for (const hash of JSON.parse(row.hashes) as string[]) roots.add(hash);
   }
   return roots;
-}
-
-function isProcessAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
 }
 
 export async function blobRoots(context: PgContext): Promise<Set<string>> {

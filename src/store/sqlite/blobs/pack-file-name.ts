@@ -28,16 +28,4 @@ export function isPackFileName(name: string): boolean {
   return PACK_NAME.test(name);
 }
 
-/**
- * Whether the process that wrote a pack may still be appending to it. Conservative: any doubt
- * (permission denied, unknown) counts as alive, so compaction never moves bytes under a live writer.
- */
-export function isProcessAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
+export { isProcessAlive } from '../../../model/index.js';
