@@ -3,6 +3,7 @@ import type { GcReport } from '../blobs/index.js';
 import { planSessionTrim, trimSessions, type SessionTrimPlan, type TrimSessionsReport } from '../checkpoint/index.js';
 import { parseInput } from '../model/index.js';
 import type { BlobStorageStats } from '../store/index.js';
+import { removeAbandonedKeptFiles } from '../workspace/index.js';
 import { requireIdle, type OperationContext } from './operation-context.js';
 import { GcNeedsConfirmationError, type SessionToDelete } from './operation-errors.js';
 
@@ -83,6 +84,8 @@ export async function collectGarbage(
     gc = await blobs.gc({ dryRun: input.dryRun });
   }
   const databaseFreedBytes = input.dryRun ? 0 : ((await store.compactDatabase?.())?.freedBytes ?? 0);
+  // Files a killed process's rewinds kept for reuse (their contents are in the store).
+  if (!input.dryRun && store.capabilities.blobFiles) removeAbandonedKeptFiles(store.location);
   const after = await store.blobs.stats();
   return {
     dryRun: input.dryRun,

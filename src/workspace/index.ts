@@ -43,7 +43,7 @@ export {
 export { replaceIf, moveIf, type HeldFile, type KnownFile, type DisplacedFile, type ReplaceOutcome, type MoveIfOutcome } from './replace-if.js';
 export { movePath, type MoveOptions } from './move-path.js';
 export { writtenStamps, type WrittenIdentity, type WrittenStamp } from './written-stamps.js';
-export { KeptFiles, keptFilesOf } from './kept-files.js';
+export { KeptFiles, keptFilesOf, removeAbandonedKeptFiles } from './kept-files.js';
 export type { FileIdentity } from './file-identity.js';
 export { readFileState, type FileState, type ExistingFileState, type FileKind, type ReadFileStateOptions } from './file-state.js';
 

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KeptFiles } from './kept-files.js';
+import { KeptFiles, removeAbandonedKeptFiles } from './kept-files.js';
 import { Workspace } from './workspace.js';
 
 const child = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'kept-files-child.ts');
@@ -49,6 +49,15 @@ describe('KeptFiles', () => {
     killed.process.kill('SIGKILL');
     await killed.exited;
     expect(readdirSync(root)).toHaveLength(1);
+    // gc removes it (`removeAbandonedKeptFiles`) …
+    removeAbandonedKeptFiles(root.slice(0, -'.kept'.length));
+    expect(readdirSync(root)).toEqual([]);
+    // … and so does the next process to keep a file.
+    const killedAgain = keeper(root, work, 'wait');
+    await killedAgain.kept;
+    killedAgain.process.kill('SIGKILL');
+    await killedAgain.exited;
+    expect(readdirSync(root)).toHaveLength(1);
     const file = taken('.b.txt.00000000000b.wp-old', 'b\n');
     const kept = new KeptFiles(root);
     expect(kept.keep(file.path, 'e'.repeat(64), file.stats, work)).toBe(true);
@@ -65,6 +74,8 @@ describe('KeptFiles', () => {
       const file = taken('.c.txt.00000000000c.wp-old', 'c\n');
       const kept = new KeptFiles(root);
       expect(kept.keep(file.path, 'd'.repeat(64), file.stats, work)).toBe(true);
+      expect(readdirSync(root)).toHaveLength(2);
+      removeAbandonedKeptFiles(root.slice(0, -'.kept'.length));
       expect(readdirSync(root)).toHaveLength(2);
       kept.clear();
     } finally {

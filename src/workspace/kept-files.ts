@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, type BigIntStats } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, type BigIntStats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fsyncDirectory, installIfAbsent, prepareDirectory, type AtomicWriteResult, type PreparedFileWrite } from './atomic-write.js';
 import { isProcessAlive } from '../model/index.js';
@@ -268,6 +268,16 @@ export class KeptFiles {
     }
     return this.directory;
   }
+}
+
+/**
+ * Removes the kept files of processes that died without removing them (their contents are in the
+ * store), beside the store at `storeLocation`: what a process does when it first keeps a file, and
+ * `gc` does too.
+ */
+export function removeAbandonedKeptFiles(storeLocation: string): void {
+  const root = `${storeLocation}.kept`;
+  if (existsSync(root)) removeAbandoned(root);
 }
 
 /** The directories of processes no longer running (their files' contents are in the store). */
