@@ -18,6 +18,9 @@
  *   the disk's floor (bench/durable-floor.ts): the same file changes made durable with plain writes
  *   and fsyncs, no Waypoint code; and against the floor of a safe undo, the same with each path
  *   changed by compare-and-replace (a save made meanwhile is never overwritten), as the undo must.
+ *   An undo after a redo gets back the very files the redo replaced (`KeptFiles`); each round also
+ *   times an undo with nothing kept, as the first undo after the agent's turns is, against the
+ *   same git runs.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
@@ -25,6 +28,7 @@ import { dirname, join } from 'node:path';
 import { collectGarbage, rewind, redo, storeUsage } from '../../src/operations/index.js';
 import { buildGitHistory, git, random } from '../../test/replay/git-history.js';
 import { openReplay, type TurnMode } from '../../test/replay/replay-driver.js';
+import { keptFilesOf } from '../../src/workspace/index.js';
 import { durableFloor, floorChanges } from '../durable-floor.js';
 import type { BenchContext, BenchResult, BenchSuite } from '../harness.js';
 
@@ -162,6 +166,7 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
   const gitDurableTimes: number[] = [];
   const floorTimes: number[] = [];
   const safeFloorTimes: number[] = [];
+  const nothingKeptTimes: number[] = [];
   let journalBytes = 0;
   for (let round = 0; round < ROUNDS; round++) {
     // Every round starts with the disk clean (what the previous round left synced, untimed), so no
@@ -172,6 +177,13 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
     waypointTimes.push(elapsed(start));
     journalBytes = Buffer.byteLength(JSON.stringify(undone.files!.files));
     await redo({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, rewindId: undone.files!.rewindId!, conversation: true });
+    // The same undo with no file kept from the redo: every content written to a temp file and fsynced.
+    keptFilesOf(replay.waypoint.store.location).clear();
+    execFileSync('sync', ['-f', checkout]);
+    start = process.hrtime.bigint();
+    const undoneAnew = await rewind({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, messageId: target.inputId, scope: 'both', cascade: true });
+    nothingKeptTimes.push(elapsed(start));
+    await redo({ waypoint: replay.waypoint }, { sessionId: replay.sessionId, rewindId: undoneAnew.files!.rewindId!, conversation: true });
     execFileSync('sync', ['-f', checkout]);
     start = process.hrtime.bigint();
     execFileSync('git', ['reset', '-q', '--hard', back], { cwd: checkout });
@@ -211,6 +223,15 @@ async function run(context: BenchContext): Promise<BenchResult[]> {
       ratio: gitUndo / undo,
       goal: '≥ 2× faster',
       met: gitUndo / undo >= 2,
+    },
+    {
+      suite: SUITE,
+      name: `undo of ${UNDO_TURNS} turns with nothing kept (every content written anew)`,
+      value: median(nothingKeptTimes),
+      unit: 'ms',
+      baseline: { name: 'git reset --hard + clean -fd', value: gitUndo },
+      ratio: gitUndo / median(nothingKeptTimes),
+      note: 'the kept files cleared before it: every content written to a temp file and fsynced',
     },
     {
       suite: SUITE,
