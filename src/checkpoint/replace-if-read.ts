@@ -1,5 +1,4 @@
-import { unlinkSync } from 'node:fs';
-import { deletePath, replaceIf, type HeldFile, type PreparedFileWrite, type ResolvedPath } from '../workspace/index.js';
+import { deletePath, replaceIf, unlinkQuietly, type HeldFile, type PreparedFileWrite, type ResolvedPath } from '../workspace/index.js';
 import type { CapturedEntry } from './file-capture.js';
 import { FileChangedDuringWriteError } from './file-changed-during-write-error.js';
 
@@ -33,12 +32,4 @@ function sameAsRead(held: HeldFile, before: CapturedEntry): boolean {
   // Contents over the size limit are not read up front (nor kept): the size is all there is to compare.
   if (before.content === null) return held.content.length === before.size;
   return held.content.equals(before.content);
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
-  }
 }

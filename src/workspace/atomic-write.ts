@@ -16,7 +16,6 @@ import {
   realpathSync,
   renameSync,
   symlinkSync,
-  unlinkSync,
   write,
   writeSync,
   type BigIntStats,
@@ -33,6 +32,7 @@ import { prepareLinkWrite } from './link-write.js';
 import { isInside } from './real-path.js';
 import type { WrittenIdentity } from './written-stamps.js';
 import { linkAlongDirectory, refuseProtectedDirectory, type EntryStat, type ResolvedPath } from './resolve-path.js';
+import { unlinkQuietly } from './quiet-unlink.js';
 
 /** The suffix of the temp files atomic writes rename into place (`.<name>.<12 hex>.wp-tmp`). */
 export const TEMP_SUFFIX = '.wp-tmp';
@@ -484,13 +484,5 @@ function closeQuietly(fd: number): void {
     closeSync(fd);
   } catch {
     // already closed or invalid: nothing left to release
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // never created, or already gone
   }
 }

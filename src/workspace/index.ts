@@ -29,6 +29,7 @@ export {
   type PreparedFileWrite,
 } from './atomic-write.js';
 export { HIDDEN_NAME_KEPT } from './temp-id.js';
+export { unlinkQuietly } from './quiet-unlink.js';
 export { deletePath, type DeleteResult } from './delete-path.js';
 export {
   findLeftovers,

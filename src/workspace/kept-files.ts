@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, type BigIntStats } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, type BigIntStats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fsyncDirectory, installIfAbsent, prepareDirectory, type AtomicWriteResult, type PreparedFileWrite } from './atomic-write.js';
 import { isProcessAlive } from '../model/index.js';
+import { errorReason } from './error-reason.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
 import { identityOf, sameIdentity, type FileIdentity } from './file-identity.js';
 import type { EntryStat, ResolvedPath } from './resolve-path.js';
+import { unlinkQuietly } from './quiet-unlink.js';
 
 /** A file kept: where, what it holds, and the lstat that proves it still does. */
 interface KeptFile extends FileIdentity {
@@ -85,20 +87,9 @@ export class KeptFiles {
     } catch {
       return false;
     }
-    let stats: BigIntStats | undefined;
-    try {
-      stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
-    } catch {
-      stats = undefined;
-    }
-    if (
-      !stats?.isFile() ||
-      stats.nlink !== 1n ||
-      stats.dev !== known.dev ||
-      stats.ino !== known.ino ||
-      stats.size !== known.size ||
-      stats.mtimeNs !== known.mtimeNs
-    ) {
+    // The rename set a new change time: what is checked here is the rest of the known identity.
+    const stats = soleLinkStats(path);
+    if (stats === null || !sameIdentity(stats, { ...known, ctimeNs: stats.ctimeNs })) {
       unlinkQuietly(path);
       return true;
     }
@@ -119,8 +110,8 @@ export class KeptFiles {
     const file = this.byHash.get(hash)?.find((candidate) => candidate.mode === mode);
     if (file === undefined || !this.onSameDevice(target.root.realDir)) return null;
     this.remove(file);
-    const stats = lstatSync(file.path, { bigint: true, throwIfNoEntry: false });
-    if (!stats?.isFile() || stats.nlink !== 1n || !sameIdentity(stats, file) || Number(stats.mode & 0o7777n) !== mode) {
+    const stats = soleLinkStats(file.path);
+    if (stats === null || !sameIdentity(stats, file) || Number(stats.mode & 0o7777n) !== mode) {
       unlinkQuietly(file.path);
       return null;
     }
@@ -179,7 +170,7 @@ export class KeptFiles {
     const fail = (error: unknown) =>
       error instanceof FileWriteFailedError
         ? error
-        : new FileWriteFailedError({ path: target.key, operation: 'write', reason: error instanceof Error ? error.message : String(error), cause: error });
+        : new FileWriteFailedError({ path: target.key, operation: 'write', reason: errorReason(error), cause: error });
     return {
       target,
       directory,
@@ -280,19 +271,21 @@ export function removeAbandonedKeptFiles(storeLocation: string): void {
   if (existsSync(root)) removeAbandoned(root);
 }
 
+/** The lstat of `path` when it is a regular file with one link (no other name shares it); null otherwise, or when it cannot be read. */
+function soleLinkStats(path: string): BigIntStats | null {
+  try {
+    const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    return stats?.isFile() && stats.nlink === 1n ? stats : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The directories of processes no longer running (their files' contents are in the store). */
 function removeAbandoned(root: string): void {
   for (const name of readdirSync(root)) {
     const pid = OWN_DIRECTORY.exec(name)?.[1];
     if (pid !== undefined && !isProcessAlive(Number(pid))) rmSync(join(root, name), { recursive: true, force: true });
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
   }
 }
 

@@ -1,4 +1,4 @@
-import { lstatSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
+import { lstatSync, renameSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { InvalidArgumentError } from '../model/errors/index.js';
 import { fsyncDirectory, installIfAbsent, prepareDirectory, TEMP_SUFFIX, type AtomicWriteResult, type PreparedFileWrite } from './atomic-write.js';
@@ -7,6 +7,7 @@ import { errorReason } from './error-reason.js';
 import { FileWriteFailedError } from './file-write-failed-error.js';
 import { LINK_MODE } from './link-mode.js';
 import type { ResolvedPath } from './resolve-path.js';
+import { unlinkQuietly } from './quiet-unlink.js';
 
 /**
  * A symbolic link whose target text is `text`, made at a temp name beside `target`'s entry
@@ -85,12 +86,4 @@ export function prepareLinkWrite(
       unlinkQuietly(temp);
     },
   };
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // never created, or already gone
-  }
 }

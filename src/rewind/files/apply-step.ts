@@ -1,4 +1,3 @@
-import { unlinkSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { hashContent } from '../../model/index.js';
 import {
@@ -16,6 +15,7 @@ import {
   type FileIdentity,
   type KeptFiles,
   type PreparedFileWrite,
+  unlinkQuietly,
 } from '../../workspace/index.js';
 import { timingEvent } from './apply-timing.js';
 import { removeEmptyDirectories } from './apply-directories.js';
@@ -191,14 +191,6 @@ export function executeStep(
       },
     ],
   });
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
-  }
 }
 
 /** A replaced file still under the hidden name `replaceIf` took it to; `keep`: what lets {@link KeptFiles} keep it. */

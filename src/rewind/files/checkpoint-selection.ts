@@ -137,3 +137,14 @@ export async function checkpointsOfTurn(store: Store, turnId: string, sessionId?
   }
   return { sessionId: turn.sessionId, checkpoints: await store.listCheckpoints(turn.sessionId, { turnId }) };
 }
+
+/** `ids` in the order `newestFirst` has them. */
+export function orderLike(newestFirst: Checkpoint[], ids: string[]): string[] {
+  const wanted = new Set(ids);
+  return newestFirst.filter((checkpoint) => wanted.has(checkpoint.id)).map((checkpoint) => checkpoint.id);
+}
+
+/** Whether two id lists are the same, in the same order. */
+export function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, index) => id === b[index]);
+}

@@ -5,7 +5,7 @@ import { sessionWorkspace } from '../../checkpoint/session-workspace.js';
 import { ConflictError, EventBus, InvalidArgumentError, NotFoundError, WaypointError, type Checkpoint, type Session } from '../../model/index.js';
 import type { Store } from '../../store/index.js';
 import { keptFilesOf, type KeptFiles, type Workspace } from '../../workspace/index.js';
-import { checkpointsFromMessage, checkpointsOfTurn, requireUserMessage } from './checkpoint-selection.js';
+import { checkpointsFromMessage, checkpointsOfTurn, orderLike, requireUserMessage, sameIds } from './checkpoint-selection.js';
 import { isDirectoryOp, recreateDirectory, removeDirectory, skippedError } from './turn-rollback-steps.js';
 import { ApplyOptionsSchema, FileRewinderOptionsSchema } from '../rewind-entry-schemas.js';
 import { RewindConflictError, RewindNotFoundError, SnapshotMissingError, type RewindConflictFile } from './errors/index.js';
@@ -88,12 +88,15 @@ export class FileRewinder {
   readonly events: EventBus<FileRewindEvents>;
   private readonly store: Store;
   private readonly blobs: BlobStore;
+  /** Files this process's rewinds replaced, kept for reuse (`KeptFiles`): only beside a store that keeps its contents in local files. */
+  private readonly kept: KeptFiles | undefined;
 
   constructor(private readonly options: FileRewinderOptions) {
     parseInput(FileRewinderOptionsSchema, options, 'options');
     this.store = options.store;
     this.blobs = options.blobs ?? new BlobStore(options.store);
     this.events = options.events ?? new EventBus<FileRewindEvents>();
+    this.kept = this.store.capabilities.blobFiles ? keptFilesOf(this.store.location) : undefined;
   }
 
   /** Restores one checkpoint's file to its state before that change (a rename is moved back). */
@@ -337,15 +340,6 @@ export class FileRewinder {
     return new SnapshotReader(this.blobs, { knownByStamp: this.store.capabilities.blobFiles });
   }
 
-  /**
-   * The files this process's rewinds replaced and keep for reuse (see `KeptFiles`), beside a store
-   * that keeps its contents in local files — a kept file is removed whenever it cannot serve, its
-   * content always in the store; none over a database server, where files are read as they are.
-   */
-  private kept(): KeptFiles | undefined {
-    return this.store.capabilities.blobFiles ? keptFilesOf(this.store.location) : undefined;
-  }
-
   private async computePreview(request: FileRewindPreviewRequest): Promise<ComputedPreview> {
     const session = await this.store.getSession(request.sessionId);
     let checkpoints: Checkpoint[];
@@ -396,7 +390,7 @@ export class FileRewinder {
     const workspace = this.workspaceOf(session);
     // The new contents' temp files are written while the rest is planned and the journal recorded;
     // those the apply does not take (a refusal, a plan that came out otherwise) are removed.
-    const early = new EarlyWrites(this.options.durable ?? true, this.kept());
+    const early = new EarlyWrites(this.options.durable ?? true, this.kept);
     try {
       const plan = await planDirect({
         session,
@@ -451,7 +445,7 @@ export class FileRewinder {
         durable: this.options.durable ?? true,
         lock,
         early,
-        kept: this.kept(),
+        kept: this.kept,
       });
       return { rewindId: journal.id, sessionId: session.id, kind, checkpointIds, files };
     };
@@ -497,13 +491,4 @@ export class FileRewinder {
   private workspaceOf(session: Session): Workspace {
     return this.options.workspaceFor ? this.options.workspaceFor(session) : sessionWorkspace(session, this.store.location);
   }
-}
-
-function orderLike(newestFirst: Checkpoint[], ids: string[]): string[] {
-  const wanted = new Set(ids);
-  return newestFirst.filter((checkpoint) => wanted.has(checkpoint.id)).map((checkpoint) => checkpoint.id);
-}
-
-function sameIds(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((id, index) => id === b[index]);
 }

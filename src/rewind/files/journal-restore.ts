@@ -17,6 +17,7 @@ import {
   type HeldFile,
   type ResolvedPath,
   type Workspace,
+  unlinkQuietly,
 } from '../../workspace/index.js';
 import type { UnrestoredFile } from './errors/index.js';
 import { preservedPinOwner } from './preserved-contents.js';
@@ -337,14 +338,6 @@ function removeTempFiles(workspace: Workspace, path: string, realPath: string, d
 
 function escapeText(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone (the fallback rename moved it)
-  }
 }
 
 /** Journal paths are workspace keys (`root:relative`); a bare relative path is taken in the primary root. */
