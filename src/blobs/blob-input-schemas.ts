@@ -16,6 +16,7 @@ export const BlobInputSchema = z.union([bytes, z.object({ content: bytes, hash: 
 export const BlobInputsSchema = z.array(BlobInputSchema);
 export const CompressOptionsSchema = z.object({ budgetMs: count.optional(), maxBytes: count.optional() }).loose();
 export const GcOptionsSchema = z.object({ dryRun: z.boolean().optional() }).loose();
+export const ReadOptionsSchema = z.object({ readOnly: z.boolean().optional() }).loose();
 
 /** `put(content, options)`. */
 export function checkPut(content: unknown, options: unknown): void {

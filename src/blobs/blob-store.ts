@@ -1,4 +1,13 @@
-import { checkHash, checkHashes, checkOptions, checkPut, checkPutMany, CompressOptionsSchema, GcOptionsSchema } from './blob-input-schemas.js';
+import {
+  checkHash,
+  checkHashes,
+  checkOptions,
+  checkPut,
+  checkPutMany,
+  CompressOptionsSchema,
+  GcOptionsSchema,
+  ReadOptionsSchema,
+} from './blob-input-schemas.js';
 import { BlobCorruptError, InvalidArgumentError, NotFoundError, WaypointError, type BlobRecord } from '../model/index.js';
 import type { PendingBlobWrite, StagedBlobBatch, Store, StoredBlobInput } from '../store/store.js';
 import { BROTLI_WHOLE_MIN_BYTES, deltaSeq, encodeDeltaBlob, encodeWhole, PACKED_RECOMPRESS, type EncodedBlob } from './blob-codec.js';
@@ -283,6 +292,7 @@ export class BlobStore {
    */
   async getManySettled(hashes: readonly string[], options: { readOnly?: boolean } = {}): Promise<Map<string, PromiseSettledResult<Buffer>>> {
     checkHashes(hashes);
+    checkOptions(ReadOptionsSchema, options);
     const readOnly = options.readOnly === true;
     const decoded = new Map<string, Buffer>();
     const result = new Map<string, PromiseSettledResult<Buffer>>();

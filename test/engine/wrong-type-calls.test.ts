@@ -108,6 +108,7 @@ describe('library entry points called with wrong types', () => {
       ['blobs.get(123)', 'hash', () => waypoint.blobs.get(bad(123))],
       ['blobs.getMany(null)', 'hashes', () => waypoint.blobs.getMany(bad(null))],
       ['blobs.getManySettled("abc")', 'hashes', () => waypoint.blobs.getManySettled(bad('abc'))],
+      ['blobs.getManySettled([], { readOnly: "yes" })', 'options.readOnly', () => waypoint.blobs.getManySettled([], bad({ readOnly: 'yes' }))],
       ['blobs.has(null)', 'hash', () => waypoint.blobs.has(bad(null))],
       ['blobs.stat(1)', 'hash', () => waypoint.blobs.stat(bad(1))],
       ['files.restoreCheckpoint(null)', 'checkpointId', () => files.restoreCheckpoint(bad(null))],
